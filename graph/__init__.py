@@ -1,0 +1,1 @@
+"""engram graph package."""

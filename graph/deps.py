@@ -1,0 +1,63 @@
+"""Live handles a run needs (model, stores, indexes), built by the composition roots.
+
+Nothing here is a module global: ``Deps`` is created by ``graph/cli.py``, ``studio/graph.py`` or
+the MCP server and handed to ``build_graph(deps)``. Per-project resources (code index, code
+graph) are opened lazily and cached on the ``Deps`` instance, keyed by project root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.store.base import BaseStore
+
+from graph.context import Context
+
+__all__ = ["Deps", "ModelFactory"]
+
+ModelFactory = Callable[[Context], BaseChatModel | None]
+
+
+def _no_model(_: Context) -> BaseChatModel | None:
+    return None
+
+
+@dataclass
+class Deps:
+    """Handles shared by the nodes of one compiled graph."""
+
+    model_factory: ModelFactory = _no_model
+    """Builds the chat model for a run's settings; returns None when none is configured."""
+
+    store: BaseStore | None = None
+    """Memory store (facts and experience) used when the runtime does not inject one."""
+
+    count_tokens: Callable[[str], int] | None = None
+    """Token counter for budgets; None uses the built-in estimator."""
+
+    openers: dict[str, Callable[[Context], Any]] = field(default_factory=dict)
+    """Per-project resource openers by name ("code_index", "code_graph")."""
+
+    _opened: dict[tuple[str, Path], Any] = field(default_factory=dict, repr=False)
+
+    def resource(self, name: str, context: Context) -> Any:
+        """Return the named per-project resource, opening it once per project root.
+
+        Returns None when no opener is registered under ``name``. Errors from the opener
+        propagate: nodes turn them into notes.
+        """
+        opener = self.openers.get(name)
+        if opener is None:
+            return None
+        key = (name, context.project_path)
+        if key not in self._opened:
+            self._opened[key] = opener(context)
+        return self._opened[key]
+
+    def forget(self, name: str, context: Context) -> None:
+        """Drop a cached resource so the next ``resource`` call reopens it."""
+        self._opened.pop((name, context.project_path), None)

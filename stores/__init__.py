@@ -1,0 +1,1 @@
+"""engram stores package."""

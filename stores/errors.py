@@ -1,0 +1,59 @@
+"""Error types raised by the persistence and index layer.
+
+Hierarchy::
+
+    StoreError
+    ├── IndexNotBuiltError (LookupError)   no code index for this project yet
+    ├── IndexCorruptError                  the on-disk index cannot be read
+    ├── BackendUnavailableError (ConnectionError)  Chroma/Postgres/embedding endpoint down
+    ├── ConflictError                      a memory write collides with an existing one
+    └── SecretRefusedError (ValueError)    a memory write contains a secret
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BackendUnavailableError",
+    "ConflictError",
+    "IndexCorruptError",
+    "IndexNotBuiltError",
+    "SecretRefusedError",
+    "StoreError",
+]
+
+
+class StoreError(Exception):
+    """Base class for store errors."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        if hint:
+            self.hint = hint
+
+
+class IndexNotBuiltError(StoreError, LookupError):
+    """The project has no code index yet."""
+
+    hint = "run `engram index` first"
+
+
+class IndexCorruptError(StoreError):
+    """The on-disk index cannot be read."""
+
+    hint = "delete .engram/index and run `engram index` again"
+
+
+class BackendUnavailableError(StoreError, ConnectionError):
+    """An external backend (Chroma server, Postgres, embeddings endpoint) cannot be reached."""
+
+
+class ConflictError(StoreError):
+    """A memory write collides with an existing entry; the user has to choose."""
+
+
+class SecretRefusedError(StoreError, ValueError):
+    """A memory write contains something that looks like a secret."""
+
+    hint = "remove the secret from the text; engram never stores credentials"
