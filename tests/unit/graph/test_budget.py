@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from graph.budget import (
+    MESSAGE_OVERHEAD_TOKENS,
+    REQUEST_OVERHEAD_TOKENS,
+    TOOL_CALL_OVERHEAD_TOKENS,
+    Thresholds,
+    count_text,
+    estimate_messages,
+    reconcile,
+    thresholds,
+)
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+@pytest.mark.parametrize(
+    ("window", "trigger", "clear", "memory_cap"),
+    [
+        (32_000, 20_000, 12_000, 500),
+        (128_000, 95_000, 57_000, 640),
+        (200_000, 167_000, 100_000, 1_000),
+        (256_000, 223_000, 100_000, 1_280),
+        (1_000_000, 967_000, 100_000, 5_000),
+    ],
+)
+def test_thresholds_pinned(window, trigger, clear, memory_cap):
+    assert thresholds(window) == Thresholds(window, trigger, clear, memory_cap)
+
+
+def test_thresholds_tiny_window_stays_inside_window():
+    t = thresholds(1024)
+    assert 0 < t.clear < t.trigger <= t.window
+
+
+def test_thresholds_reject_non_positive():
+    with pytest.raises(ValueError):
+        thresholds(0)
+
+
+def test_count_text_scripts():
+    assert count_text("") == 0
+    assert count_text("abcd" * 10) == 10
+    assert count_text("上下文压缩") == 5
+    # mixed: 8 ascii chars -> 2, 3 CJK -> 3
+    assert count_text("abcdefgh中文字") == 5
+    # other scripts ~2 chars per token
+    assert count_text("привет") == 3
+
+
+def test_estimate_messages_with_word_counter_is_exact():
+    msgs = [
+        SystemMessage("you are helpful"),
+        HumanMessage("fix the bug"),
+        AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "a.py"}, "id": "c1"}]),
+        ToolMessage("one two three", tool_call_id="c1"),
+    ]
+    got = estimate_messages(msgs, system_prompt="stable prompt", count=words)
+    expected = (
+        REQUEST_OVERHEAD_TOKENS
+        + MESSAGE_OVERHEAD_TOKENS + 2  # system_prompt
+        + MESSAGE_OVERHEAD_TOKENS + 3
+        + MESSAGE_OVERHEAD_TOKENS + 3
+        + MESSAGE_OVERHEAD_TOKENS + 0 + TOOL_CALL_OVERHEAD_TOKENS + 1 + 2  # '{"path": "a.py"}'
+        + MESSAGE_OVERHEAD_TOKENS + 3
+    )
+    assert got == expected
+
+
+def test_estimate_counts_tool_schemas_and_blocks():
+    schema = {"name": "grep_code", "description": "search code", "parameters": {}}
+    base = estimate_messages([HumanMessage("hi")])
+    assert estimate_messages([HumanMessage("hi")], tool_schemas=[schema]) > base
+    blocks = HumanMessage(content=[{"type": "text", "text": "hello world"}])
+    assert estimate_messages([blocks], count=words) == (
+        REQUEST_OVERHEAD_TOKENS + MESSAGE_OVERHEAD_TOKENS + 2
+    )
+
+
+def test_reconcile():
+    assert reconcile(1000, None, None) == 1000
+    assert reconcile(1000, 0, 500) == 1000
+    assert reconcile(1000, 1200, 1000) == 1200
+    assert reconcile(2000, 600, 500) == 2400
+    # absurd ratios are clamped
+    assert reconcile(100, 1_000_000, 10) == 400
