@@ -1,0 +1,65 @@
+"""Helpers shared by every CLI command: settings, JSON output, error reporting."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+
+from graph.context import Context
+from graph.errors import EngramError
+from stores.errors import StoreError
+
+__all__ = ["err_console", "fail", "handle_errors", "load_context", "out_console", "print_json"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+out_console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+EXIT_USER_ERROR = 2
+EXIT_FAILURE = 1
+
+
+def load_context(path: Path | None = None, **overrides: Any) -> Context:
+    """Build run settings from the environment, with the project from ``--path`` or the CWD."""
+    project = str((path or Path.cwd()).expanduser().resolve())
+    home = os.environ.get("ENGRAM_HOME")
+    return Context.from_env(project=project, engram_home=home, **overrides)
+
+
+def print_json(data: Any) -> None:
+    """Write ``data`` as JSON to stdout (no Rich markup, stable key order)."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str, hint: str = "", code: int = EXIT_USER_ERROR) -> NoReturn:
+    """Print an error with what to do next and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/] {message}")
+    if hint:
+        err_console.print(f"[dim]hint:[/] {hint}")
+    raise typer.Exit(code)
+
+
+def handle_errors(func: F) -> F:
+    """Turn engram's own errors into a message and exit code instead of a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (EngramError, StoreError) as exc:
+            fail(str(exc), getattr(exc, "hint", ""))
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted[/]")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,77 @@
+"""Node ``call_model``: send the cache-ordered request to the chat model and record usage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.errors import ModelNotConfiguredError
+from graph.llm import usage_of
+from graph.prompts import render_turn_context
+from graph.state import State
+from graph.toolset import build_tools
+from nodes._common import record_messages
+
+__all__ = ["call_model", "with_turn_context"]
+
+STEP_LIMIT_NOTE = "step limit reached: the model was asked to answer without further tool calls"
+
+
+def with_turn_context(state: State) -> HumanMessage | None:
+    """Return the current user message with the memory block and code context appended.
+
+    Dynamic context goes after the history (never into the system prompt), so the cached
+    prefix of the request stays byte-identical. Returns None when there is nothing to append
+    or it was appended already.
+    """
+    extra = render_turn_context(state.memory_block, str(state.context_pack.get("text", "")))
+    if not extra:
+        return None
+    for message in reversed(state.messages):
+        if isinstance(message, HumanMessage):
+            content = message.content if isinstance(message.content, str) else state.task
+            if extra in content:
+                return None
+            return HumanMessage(content=f"{content}\n\n{extra}", id=message.id)
+    return None
+
+
+def _request(state: State, messages: list[AnyMessage]) -> list[AnyMessage]:
+    return [SystemMessage(content=state.system_prompt), *messages]
+
+
+async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Call the model with the system prompt, the history and the bound tools."""
+    context = runtime.context
+    model = deps.model_factory(context)
+    if model is None:
+        raise ModelNotConfiguredError("no chat model is configured for this run")
+    messages: list[AnyMessage] = list(state.messages)
+    updated: list[AnyMessage] = []
+    if state.steps == 0:
+        augmented = with_turn_context(state)
+        if augmented is not None:
+            messages = [augmented if m.id == augmented.id else m for m in messages]
+            updated.append(augmented)
+    notes: list[str] = []
+    last_step = state.steps + 1 >= context.max_steps
+    tools = [] if last_step else build_tools(context, deps)
+    if last_step:
+        notes.append(STEP_LIMIT_NOTE)
+    runnable: Any = model.bind_tools(tools) if tools else model
+    reply = await runnable.ainvoke(_request(state, messages))
+    if not isinstance(reply, AIMessage):
+        reply = AIMessage(content=str(reply.content))
+    usage = usage_of(reply)
+    record_messages(context, [*updated, reply])
+    return {
+        "messages": [*updated, reply],
+        "usage": usage,
+        "last_usage": usage,
+        "steps": state.steps + 1,
+        "notes": notes,
+    }

@@ -1,0 +1,63 @@
+"""Node ``run_tools``: execute the model's tool calls and return wrapped, paired results."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import BaseTool
+from langgraph.runtime import Runtime
+from pydantic import ValidationError
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.errors import EngramError
+from graph.state import State
+from graph.tools import wrap_tool_result
+from graph.toolset import build_tools
+from nodes._common import record_messages
+from stores.errors import StoreError
+
+__all__ = ["run_tools"]
+
+EXTERNAL_TOOLS: frozenset[str] = frozenset()
+"""Tools whose output comes from outside the project (web, MCP); none are built in yet."""
+
+
+async def _run_one(tool: BaseTool | None, call: dict[str, Any]) -> tuple[str, bool]:
+    """Return (output text, failed) for one tool call; failures go back to the model."""
+    if tool is None:
+        return f"error: unknown tool {call['name']!r}", True
+    try:
+        result = await tool.ainvoke(call.get("args") or {})
+    except (EngramError, StoreError, ValidationError, OSError, ValueError) as exc:
+        hint = getattr(exc, "hint", "")
+        return f"error: {exc}" + (f"\nhint: {hint}" if hint else ""), True
+    return str(result), False
+
+
+async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Run every tool call of the last assistant message, one tool message per call id."""
+    last = state.messages[-1] if state.messages else None
+    if not isinstance(last, AIMessage) or not last.tool_calls:
+        raise ValueError("run_tools was reached without pending tool calls")
+    tools = {t.name: t for t in build_tools(runtime.context, deps)}
+    calls = list(last.tool_calls)
+    outcomes = await asyncio.gather(*(_run_one(tools.get(c["name"]), dict(c)) for c in calls))
+    results: list[ToolMessage] = []
+    for call, (text, failed) in zip(calls, outcomes, strict=True):
+        results.append(
+            ToolMessage(
+                content=wrap_tool_result(call["name"], text),
+                tool_call_id=call["id"],
+                name=call["name"],
+                status="error" if failed else "success",
+            )
+        )
+    record_messages(runtime.context, list(results))
+    return {
+        "messages": results,
+        "tool_errors": state.tool_errors + sum(1 for _, failed in outcomes if failed),
+        "external_content_seen": any(c["name"] in EXTERNAL_TOOLS for c in calls),
+    }
