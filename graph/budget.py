@@ -62,10 +62,13 @@ MEMORY_CAP_DIVISOR = 200
 # --- estimator ------------------------------------------------------------------------------
 ASCII_CHARS_PER_TOKEN = 4.0
 """English prose and code average about four characters per token."""
-CJK_TOKENS_PER_CHAR = 1.0
-"""Chinese, Japanese and Korean characters cost about one token each."""
-OTHER_CHARS_PER_TOKEN = 2.0
-"""Other non-ASCII scripts (Cyrillic, Greek, Arabic, accents) pack about two chars a token."""
+CJK_TOKENS_PER_CHAR = 1.1
+"""Chinese, Japanese and Korean characters cost about 1.1 tokens each."""
+SPACE_PAIR_CHARS = 0.5
+"""Each pair of consecutive spaces (indentation, alignment) weighs this many characters:
+tokenizers merge runs of spaces, so indentation is cheap."""
+OTHER_CHARS_PER_TOKEN = 1.5
+"""Other non-ASCII scripts (Cyrillic, Greek, Arabic, accents) pack about 1.5 chars a token."""
 MESSAGE_OVERHEAD_TOKENS = 4
 """Role markers and separators the chat format adds around every message."""
 TOOL_CALL_OVERHEAD_TOKENS = 8
@@ -103,12 +106,13 @@ def count_text(text: str) -> int:
     """
     if not text:
         return 0
+    space_discount = text.count("  ") * (2 - SPACE_PAIR_CHARS)
     if text.isascii():
-        return math.ceil(len(text) / ASCII_CHARS_PER_TOKEN)
+        return max(1, math.ceil((len(text) - space_discount) / ASCII_CHARS_PER_TOKEN))
     non_ascii = len(_NON_ASCII.findall(text))
     cjk = len(_CJK.findall(text))
     other = non_ascii - cjk
-    ascii_chars = len(text) - non_ascii
+    ascii_chars = len(text) - non_ascii - space_discount
     estimate = (
         ascii_chars / ASCII_CHARS_PER_TOKEN
         + cjk * CJK_TOKENS_PER_CHAR

@@ -46,11 +46,13 @@ def test_thresholds_reject_non_positive():
 def test_count_text_scripts():
     assert count_text("") == 0
     assert count_text("abcd" * 10) == 10
-    assert count_text("上下文压缩") == 5
-    # mixed: 8 ascii chars -> 2, 3 CJK -> 3
-    assert count_text("abcdefgh中文字") == 5
-    # other scripts ~2 chars per token
-    assert count_text("привет") == 3
+    assert count_text("上下文压缩上下文压缩") == 11  # 1.1 per CJK char
+    # mixed: 8 ascii chars -> 2, 10 CJK -> 11
+    assert count_text("abcdefgh上下文压缩上下文压缩") == 13
+    # other scripts ~1.5 chars per token
+    assert count_text("привет") == 4
+    # runs of spaces are cheap: 8 spaces = 4 pairs of half a char each -> 2 chars
+    assert count_text(" " * 8 + "abcdef") == 2
 
 
 def test_estimate_messages_with_word_counter_is_exact():
