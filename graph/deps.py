@@ -16,8 +16,9 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore
 
 from graph.context import Context
+from graph.llm import make_model
 
-__all__ = ["Deps", "ModelFactory"]
+__all__ = ["Deps", "ModelFactory", "make_default_deps"]
 
 ModelFactory = Callable[[Context], BaseChatModel | None]
 
@@ -61,3 +62,8 @@ class Deps:
     def forget(self, name: str, context: Context) -> None:
         """Drop a cached resource so the next ``resource`` call reopens it."""
         self._opened.pop((name, context.project_path), None)
+
+
+def make_default_deps(store: BaseStore | None = None) -> Deps:
+    """Return the handles of a normal run: the configured chat model and the given store."""
+    return Deps(model_factory=make_model, store=store)

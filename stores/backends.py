@@ -5,17 +5,36 @@ SQLite under ``ENGRAM_HOME`` by default; Postgres when a database URL is configu
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.store.base import BaseStore
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.store.base import BaseStore, Op, Result
+from langgraph.store.sqlite import SqliteStore
 
 from stores.errors import BackendUnavailableError
 
-__all__ = ["MEMORY_DB", "CHECKPOINT_DB", "open_checkpointer", "open_memory_store", "sqlite_connect"]
+__all__ = [
+    "CHECKPOINT_DB",
+    "MEMORY_DB",
+    "ThreadedSqliteSaver",
+    "ThreadedSqliteStore",
+    "open_checkpointer",
+    "open_memory_store",
+    "sqlite_connect",
+]
 
 MEMORY_DB = "memory.sqlite"
 CHECKPOINT_DB = "checkpoints.sqlite"
@@ -31,6 +50,77 @@ def sqlite_connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     return conn
+
+
+class ThreadedSqliteStore(SqliteStore):
+    """``SqliteStore`` whose async API runs the (locked) sync calls in a worker thread.
+
+    LangGraph's ``SqliteStore`` only supports the sync API; engram's nodes are async, and one
+    store must serve both the CLI (sync) and the graph (async) in the same process.
+    """
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run a batch of operations off the event loop."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+
+class ThreadedSqliteSaver(SqliteSaver):
+    """``SqliteSaver`` with its async API delegated to the sync one in a worker thread.
+
+    The sync saver serialises access with its own lock, so this is safe for one process; it
+    lets the async graph and sync session commands share one checkpoint database.
+    """
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Fetch a checkpoint tuple."""
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """List checkpoints, newest first."""
+        items = await asyncio.to_thread(
+            lambda: list(self.list(config, filter=filter, before=before, limit=limit))
+        )
+        for item in items:
+            yield item
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Save a checkpoint."""
+        return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Save pending writes of a task."""
+        await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint of a thread."""
+        await asyncio.to_thread(self.delete_thread, thread_id)
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, Any]:
+        """Read channel history through the sync fast path."""
+        return await asyncio.to_thread(
+            lambda: self.get_delta_channel_history(config=config, channels=channels)
+        )
 
 
 @contextmanager
@@ -54,11 +144,9 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
         except OSError as exc:
             raise BackendUnavailableError(f"cannot reach Postgres: {exc}") from exc
         return
-    from langgraph.store.sqlite import SqliteStore
-
     conn = sqlite_connect(home / MEMORY_DB)
     try:
-        store = SqliteStore(conn)
+        store = ThreadedSqliteStore(conn)
         store.setup()
         yield store
     finally:
@@ -79,11 +167,9 @@ def open_checkpointer(home: Path, database_url: str = "") -> Iterator[BaseCheckp
             pg_saver.setup()
             yield pg_saver
         return
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
     conn = sqlite_connect(home / CHECKPOINT_DB)
     try:
-        saver = SqliteSaver(conn)
+        saver = ThreadedSqliteSaver(conn)
         saver.setup()
         yield saver
     finally:

@@ -1,0 +1,52 @@
+# engram — set-up, demo and tests. `make demo` and `make test` work on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export ANONYMIZED_TELEMETRY := False
+
+.PHONY: install install-dev demo test lint typecheck unit integration clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# torch is installed first and pinned: the CPU wheel, never a multi-GB CUDA build.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --prefer-binary torch==2.13.0
+	$(BIN)/pip install --quiet --prefer-binary -e .
+	touch $(STAMP)
+
+$(DEV_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/pip install --quiet --prefer-binary -e '.[dev]'
+	touch $(DEV_STAMP)
+
+install: $(STAMP)
+
+install-dev: $(DEV_STAMP)
+
+demo: install
+	@bash scripts/demo.sh
+
+lint: install-dev
+	$(BIN)/ruff check graph nodes stores studio tests bench
+
+typecheck: install-dev
+	$(BIN)/mypy
+
+unit: install-dev
+	$(BIN)/pytest -q tests/unit
+
+integration: install-dev
+	$(BIN)/pytest -q tests/integration
+
+test: install-dev
+	$(BIN)/ruff check graph nodes stores studio tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest -q -p no:cacheprovider tests
+
+clean:
+	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache

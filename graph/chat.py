@@ -1,0 +1,101 @@
+"""The ``engram chat`` REPL: turns, slash commands, history, and safe Ctrl-C handling."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+
+from graph.cli_common import err_console, out_console
+from graph.context import Context
+from graph.runner import print_answer, run_turn, status_line, thread_config
+from graph.runtime import App, open_app
+
+__all__ = ["SLASH_HELP", "chat_loop"]
+
+SLASH_HELP = """Commands:
+  /status            context use, tokens, cache hits of this session
+  /help              this help
+  /exit, /quit       leave (the session is saved; resume with --thread)"""
+
+
+def _read_line(prompt: str) -> str | None:
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
+
+
+def _setup_history(context: Context) -> None:
+    try:
+        import readline
+    except ImportError:
+        return
+    history = context.home_path / "chat_history"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        readline.read_history_file(history)
+    except OSError:
+        pass
+    import atexit
+
+    atexit.register(readline.write_history_file, str(history))
+
+
+def _status(engram: App, thread_id: str) -> str:
+    values = engram.graph.get_state({"configurable": {"thread_id": thread_id}}).values or {}
+    return status_line(dict(values), engram.context, thread_id)
+
+
+def handle_slash(line: str, engram: App, thread_id: str) -> bool:
+    """Run one slash command; return False when the REPL should exit."""
+    command = line.split(maxsplit=1)[0].lower()
+    if command in {"/exit", "/quit"}:
+        return False
+    if command == "/status":
+        out_console.print(_status(engram, thread_id))
+    elif command == "/help":
+        out_console.print(SLASH_HELP)
+    else:
+        out_console.print(f"unknown command {command}; /help lists them")
+    return True
+
+
+def chat_loop(
+    context: Context, thread_id: str, *, approve: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
+    """Read user turns until /exit or Ctrl-D; Ctrl-C stops the running turn, not the session."""
+    _setup_history(context)
+    with open_app(context) as engram:
+        out_console.print(f"[bold]engram[/] · session {thread_id} · {context.project_path}")
+        out_console.print("[dim]/help for commands, /exit to leave[/]")
+        while True:
+            try:
+                line = _read_line("engram> ")
+            except KeyboardInterrupt:
+                out_console.print("\n[dim](Ctrl-C) type /exit to leave[/]")
+                continue
+            if line is None:
+                break
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("/"):
+                if not handle_slash(line, engram, thread_id):
+                    break
+                continue
+            config = thread_config(thread_id, context, line)
+            try:
+                result = asyncio.run(run_turn(
+                    engram.graph, config, context, {"messages": [HumanMessage(content=line)]},
+                    console=err_console, approve=approve,
+                ))
+            except KeyboardInterrupt:
+                err_console.print("[yellow]turn interrupted; the session is saved up to the "
+                                  "last finished step[/]")
+                continue
+            print_answer(out_console, result.answer)
+            err_console.print(f"[dim]{status_line(result.values, context, thread_id)}[/]")
+    out_console.print(f"[dim]session saved: engram chat --thread {thread_id}[/]")

@@ -1,0 +1,245 @@
+"""``engram sessions``: list, show, history, resume, replay and fork checkpointed sessions."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import typer
+from langchain_core.messages import AnyMessage
+from rich.table import Table
+
+from graph.cli_common import err_console, fail, handle_errors, load_context, out_console, print_json
+from graph.errors import SessionError
+from graph.runner import new_thread_id, print_answer, run_turn, status_line, thread_config
+from graph.runtime import App, open_app
+
+__all__ = ["register"]
+
+sessions_app = typer.Typer(help="Persisted sessions: list, inspect, resume, replay, fork.")
+PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
+JsonOption = typer.Option(False, "--json", help="Print JSON.")
+PREVIEW_CHARS = 300
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``sessions`` group to the root command."""
+    app.add_typer(sessions_app, name="sessions")
+
+
+def _threads(engram: App, all_projects: bool) -> list[dict[str, Any]]:
+    latest: dict[str, dict[str, Any]] = {}
+    counts: dict[str, int] = {}
+    project = str(engram.context.project_path)
+    for item in engram.checkpointer.list(None):
+        thread_id = str(item.config["configurable"]["thread_id"])
+        meta = dict(item.metadata or {})
+        if not all_projects and meta.get("project") != project:
+            continue
+        counts[thread_id] = counts.get(thread_id, 0) + 1
+        entry = latest.get(thread_id)
+        checkpoint_id = str(item.config["configurable"]["checkpoint_id"])
+        if entry is None or checkpoint_id > entry["checkpoint_id"]:
+            latest[thread_id] = {
+                "thread_id": thread_id,
+                "checkpoint_id": checkpoint_id,
+                "updated": item.checkpoint.get("ts", ""),
+                "title": meta.get("title", ""),
+                "project": meta.get("project", ""),
+                "step": meta.get("step"),
+            }
+    rows = sorted(latest.values(), key=lambda r: r["updated"], reverse=True)
+    for row in rows:
+        row["checkpoints"] = counts[row["thread_id"]]
+    return rows
+
+
+def _snapshot(engram: App, thread_id: str, checkpoint_id: str | None = None) -> Any:
+    config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
+    if checkpoint_id:
+        config["configurable"]["checkpoint_id"] = checkpoint_id
+    snapshot = engram.graph.get_state(config)
+    if not snapshot.values and not snapshot.next:
+        raise SessionError(f"no session {thread_id!r}" + (
+            f" at checkpoint {checkpoint_id}" if checkpoint_id else ""))
+    return snapshot
+
+
+def _message_row(message: AnyMessage) -> dict[str, Any]:
+    text = str(message.content)
+    row: dict[str, Any] = {"role": message.type, "id": message.id, "content": text}
+    calls = getattr(message, "tool_calls", None)
+    if calls:
+        row["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c["id"]} for c in calls]
+    if getattr(message, "tool_call_id", None):
+        row["tool_call_id"] = message.tool_call_id  # type: ignore[attr-defined]
+    return row
+
+
+@sessions_app.command("list")
+@handle_errors
+def list_sessions(
+    path: Path | None = PathOption,
+    all_projects: bool = typer.Option(False, "--all", help="Sessions of every project."),
+    as_json: bool = JsonOption,
+) -> None:
+    """List this project's sessions, newest first."""
+    context = load_context(path)
+    with open_app(context) as engram:
+        rows = _threads(engram, all_projects)
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        out_console.print("no sessions yet — start one with `engram run TASK` or `engram chat`")
+        return
+    table = Table("session", "updated", "checkpoints", "title")
+    for row in rows:
+        table.add_row(row["thread_id"], row["updated"][:19], str(row["checkpoints"]), row["title"])
+    out_console.print(table)
+
+
+@sessions_app.command("show")
+@handle_errors
+def show(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOption) -> None:
+    """Show a session's messages, usage and notes."""
+    context = load_context(path)
+    with open_app(context) as engram:
+        snapshot = _snapshot(engram, thread_id)
+    values = snapshot.values
+    messages = [_message_row(m) for m in values.get("messages", [])]
+    data = {
+        "thread_id": thread_id,
+        "next": list(snapshot.next),
+        "messages": messages,
+        "usage": values.get("usage", {}),
+        "notes": values.get("notes", []),
+        "compaction_log": values.get("compaction_log", []),
+    }
+    if as_json:
+        print_json(data)
+        return
+    for row in messages:
+        text = row["content"][:PREVIEW_CHARS]
+        calls = ", ".join(c["name"] for c in row.get("tool_calls", []))
+        out_console.print(f"[bold]{row['role']}[/]{' → ' + calls if calls else ''}: {text}")
+    if snapshot.next:
+        out_console.print(f"[yellow]paused before {', '.join(snapshot.next)}[/] — "
+                          f"`engram sessions resume {thread_id}` continues it")
+    out_console.print(f"[dim]{status_line(values, context, thread_id)}[/]")
+
+
+@sessions_app.command("history")
+@handle_errors
+def history(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOption) -> None:
+    """List a session's checkpoints, newest first."""
+    context = load_context(path)
+    with open_app(context) as engram:
+        _snapshot(engram, thread_id)
+        rows = [
+            {
+                "checkpoint_id": s.config["configurable"]["checkpoint_id"],
+                "step": s.metadata.get("step") if s.metadata else None,
+                "source": s.metadata.get("source") if s.metadata else None,
+                "next": list(s.next),
+                "messages": len(s.values.get("messages", [])),
+                "created": s.created_at,
+            }
+            for s in engram.graph.get_state_history({"configurable": {"thread_id": thread_id}})
+        ]
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("checkpoint", "step", "next", "messages", "created")
+    for row in rows:
+        table.add_row(row["checkpoint_id"], str(row["step"]), ",".join(row["next"]) or "—",
+                      str(row["messages"]), str(row["created"])[:19])
+    out_console.print(table)
+
+
+def _continue(engram: App, config: dict[str, Any], as_json: bool) -> None:
+    from graph.cli import ask_approval
+
+    result = asyncio.run(run_turn(engram.graph, config, engram.context, None,
+                                  console=err_console, approve=ask_approval, quiet=as_json))
+    thread_id = config["configurable"]["thread_id"]
+    if as_json:
+        print_json({"thread_id": thread_id, "answer": result.answer,
+                    "usage": result.values.get("usage", {})})
+        return
+    print_answer(out_console, result.answer)
+    err_console.print(f"[dim]{status_line(result.values, engram.context, thread_id)}[/]")
+
+
+@sessions_app.command("resume")
+@handle_errors
+def resume(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOption) -> None:
+    """Finish a session that stopped part-way (crash, Ctrl-C, pending confirmation)."""
+    from graph.cli import require_model
+
+    context = load_context(path)
+    require_model(context)
+    with open_app(context) as engram:
+        snapshot = _snapshot(engram, thread_id)
+        if not snapshot.next:
+            fail(f"session {thread_id} has nothing pending",
+                 f"continue it with `engram chat --thread {thread_id}`", code=1)
+        _continue(engram, thread_config(thread_id, context), as_json)
+
+
+@sessions_app.command("replay")
+@handle_errors
+def replay(
+    thread_id: str,
+    checkpoint_id: str = typer.Argument(..., help="Checkpoint to replay from (see history)."),
+    path: Path | None = PathOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Re-run a session from an earlier checkpoint (the old branch stays in history)."""
+    from graph.cli import require_model
+
+    context = load_context(path)
+    require_model(context)
+    with open_app(context) as engram:
+        _snapshot(engram, thread_id, checkpoint_id)
+        config = thread_config(thread_id, context)
+        config["configurable"]["checkpoint_id"] = checkpoint_id
+        _continue(engram, config, as_json)
+
+
+@sessions_app.command("fork")
+@handle_errors
+def fork(
+    thread_id: str,
+    checkpoint_id: str | None = typer.Option(None, "--checkpoint", help="Fork point."),
+    to: str | None = typer.Option(None, "--to", help="Id of the new session."),
+    path: Path | None = PathOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Copy a session (at its latest or a given checkpoint) into a new session."""
+    context = load_context(path)
+    with open_app(context) as engram:
+        snapshot = _snapshot(engram, thread_id, checkpoint_id)
+        new_id = to or new_thread_id()
+        if engram.graph.get_state({"configurable": {"thread_id": new_id}}).values:
+            fail(f"session {new_id} already exists", "pick another --to name")
+        config = thread_config(new_id, context, f"fork of {thread_id}")
+        as_node = "call_model" if not snapshot.next else _last_writer(snapshot)
+        engram.graph.update_state(config, dict(snapshot.values), as_node=as_node)
+    if as_json:
+        print_json({"thread_id": new_id, "forked_from": thread_id, "checkpoint_id": checkpoint_id})
+        return
+    out_console.print(f"forked {thread_id} → [bold]{new_id}[/]; continue with "
+                      f"`engram chat --thread {new_id}` or `engram run --thread {new_id} TASK`")
+
+
+def _last_writer(snapshot: Any) -> str:
+    """Pick the node whose write leads to the same pending step in the forked session."""
+    pending = set(snapshot.next)
+    if "run_tools" in pending:
+        return "call_model"
+    if "call_model" in pending:
+        return "load_rules"
+    raise SessionError(f"cannot fork a session paused before {', '.join(pending)}",
+                       hint="resume it first, or fork from another checkpoint")

@@ -1,0 +1,53 @@
+"""Composition root for CLI processes: open stores, build ``Deps`` and compile the graph."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.store.base import BaseStore
+
+from graph.builder import build_graph
+from graph.context import Context
+from graph.deps import Deps, make_default_deps
+from stores.backends import open_checkpointer, open_memory_store
+
+__all__ = ["App", "open_app", "open_store"]
+
+
+@dataclass
+class App:
+    """Everything a CLI command needs to drive sessions."""
+
+    context: Context
+    graph: Any
+    deps: Deps
+    store: BaseStore
+    checkpointer: BaseCheckpointSaver[Any]
+
+
+def _database_url() -> str:
+    return os.environ.get("ENGRAM_DATABASE_URL", "")
+
+
+@contextmanager
+def open_store(context: Context) -> Iterator[BaseStore]:
+    """Open only the memory store (for memory commands that need no graph)."""
+    with open_memory_store(context.home_path, _database_url()) as store:
+        yield store
+
+
+@contextmanager
+def open_app(context: Context) -> Iterator[App]:
+    """Open the memory store and checkpointer and compile the graph over them."""
+    url = _database_url()
+    with open_memory_store(context.home_path, url) as store, open_checkpointer(
+        context.home_path, url
+    ) as saver:
+        deps = make_default_deps(store=store)
+        graph = build_graph(deps, checkpointer=saver, store=store)
+        yield App(context, graph, deps, store, saver)
