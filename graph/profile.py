@@ -1,0 +1,330 @@
+"""Profile a task from its text: task type, features and risk grade, each with its reasons.
+
+Pure and deterministic: keyword and pattern rules in English and Chinese, no model, no I/O.
+Every decision adds a human-readable reason so ``engram profile`` can explain the grade.
+Risk follows DESIGN §3.3: production, auth/permission/role, schema/migration/data deletion or
+more than five files make a task high risk; single-file changes and feature work are medium;
+formatting, comments, renames and explanations are low.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = [
+    "MANY_FILES",
+    "MULTI_FILE_THRESHOLD",
+    "RISKS",
+    "Risk",
+    "TASK_TYPES",
+    "TaskProfile",
+    "TaskType",
+    "profile_task",
+]
+
+TaskType = Literal["debug", "refactor", "feature", "explain", "test", "docs", "ops"]
+Risk = Literal["low", "medium", "high"]
+TASK_TYPES: tuple[TaskType, ...] = (
+    "debug", "refactor", "feature", "explain", "test", "docs", "ops",
+)
+RISKS: tuple[Risk, ...] = ("low", "medium", "high")
+
+MULTI_FILE_THRESHOLD = 5
+"""More files than this make a task high risk (DESIGN §3.3)."""
+MANY_FILES = 10
+"""Files-affected estimate for wording like "every file" or "the whole codebase"."""
+DEFAULT_TASK_TYPE: TaskType = "feature"
+"""Type of a task that matches no rule: most unlabelled requests ask for a change."""
+TIE_ORDER: tuple[TaskType, ...] = ("debug", "test", "ops", "docs", "refactor", "explain", "feature")
+"""Which type wins when scores tie: the more specific intent first."""
+
+_W = r"(?<![A-Za-z0-9_])"  # left word boundary that also works next to CJK text
+_E = r"(?![A-Za-z0-9_])"
+
+
+def _rx(*alternatives: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)
+
+
+def _en(*words: str) -> str:
+    return _W + "(?:" + "|".join(words) + ")" + _E
+
+
+# (type, weight, pattern): weights let a specific phrase beat a generic verb ("add tests").
+TYPE_RULES: tuple[tuple[TaskType, int, re.Pattern[str]], ...] = (
+    ("debug", 3, _rx(_en(r"fix(es|ed|ing)?", r"bugs?", r"crash(es|ed|ing)?", r"broken",
+                         r"exceptions?", r"traceback", r"stack ?trace", r"regression",
+                         r"debug(ging)?", r"errors?", r"fail(s|ed|ing|ure)?", r"hangs?",
+                         r"leaks?", r"deadlocks?", r"flaky", r"wrong", r"incorrect",
+                         r"not working", r"doesn'?t work", r"panics?", r"timeouts?",
+                         r"500s?", r"NPE", r"null ?pointer", r"off-by-one", r"race condition",
+                         r"investigate", r"diagnose", r"troubleshoot", r"\w+(Exception|Error)",
+                         r"garbled", r"mojibake"),
+                     r"修复|修正|报错|错误|崩溃|异常|故障|排查|定位|调试|失败|卡死|泄漏|不生效|"
+                     r"不工作|闪退|超时|问题出在|乱码|修一下|修好|bug")),
+    ("refactor", 3, _rx(_en(r"refactor(s|ed|ing)?", r"renam(e|es|ed|ing)", r"extract",
+                            r"restructur(e|ing)", r"reorganiz(e|ing)", r"clean ?up",
+                            r"simplif(y|ies|ying)", r"split", r"decouple", r"deduplicate",
+                            r"dedupe", r"consolidate", r"inline", r"modernize",
+                            r"move", r"reformat",
+                            r"format(ting)?",
+                            r"(remove|delete|drop) (the |all )?"
+                            r"(unused|dead|obsolete|legacy|deprecated)\w*",
+                            r"lint", r"tidy", r"dead code", r"sort imports", r"typos?",
+                            r"migrate .{1,40} to"),
+                        r"重构|重命名|改名|提取|拆分|整理|简化|解耦|合并重复|格式化|"
+                        r"清理|去重|抽取|迁移到|缩进|移到|废弃")),
+    ("feature", 2, _rx(_en(r"add(s|ed|ing)?", r"implement(s|ed|ing)?", r"support",
+                           r"create", r"build", r"introduce", r"new", r"enable",
+                           r"allow", r"endpoint", r"feature", r"integrate", r"expose",
+                           r"make it possible", r"let users?"),
+                       r"添加|实现|新增|支持|开发|增加|加一个|加上|接入|集成|做一个|允许")),
+    ("explain", 3, _rx(_en(r"explain", r"what (does|is|are)", r"how (does|do|is)",
+                           r"why (does|is|do)", r"walk me through", r"understand",
+                           r"describe", r"overview", r"tell me about", r"where is",
+                           r"which .{1,30} (calls|uses)", r"summari[sz]e"),
+                       r"解释|讲解|是什么|什么意思|怎么工作|如何工作|为什么|说明一下|"
+                       r"介绍一下|梳理|看懂|理解|在哪里|原理|流程是")),
+    ("test", 4, _rx(_en(r"(unit|integration|e2e|regression|property|snapshot) tests?",
+                        r"(write|add|more|missing|new) (unit )?tests?",
+                        r"test (coverage|cases?|suite) for", r"coverage", r"tests? for",
+                        r"pytest", r"junit", r"jest", r"mock(s|ing)?", r"fixtures?"),
+                    r"单元测试|集成测试|测试用例|补充测试|写测试|加测试|添加测试|覆盖率|补测试|"
+                    r"编写测试")),
+    ("docs", 4, _rx(_en(r"docs?", r"documentation", r"document(s|ing)?", r"readme",
+                        r"docstrings?", r"comments?", r"changelog", r"javadoc", r"jsdoc",
+                        r"api reference", r"usage guide", r"tutorial", r"annotate"),
+                    r"文档|注释|说明文档|使用说明|更新日志|README")),
+    ("ops", 4, _rx(_en(r"deploy(s|ed|ing|ment)?", r"ci", r"cd", r"pipelines?",
+                       r"docker(file)?", r"kubernetes", r"k8s", r"helm", r"terraform",
+                       r"release", r"roll ?back", r"rollout", r"infra(structure)?",
+                       r"monitoring", r"alerts?", r"scale (up|out|down)", r"provision",
+                       r"cron", r"nginx", r"backups?", r"github actions", r"workflow file",
+                       r"restart", r"upgrade .{1,30} (version|cluster|server)",
+                       r"bump .{1,30} version", r"certificates?", r"ssl", r"dns",
+                       r"(delete|purge|wipe|truncate|archive) .{0,80}(from|in) the (database|db)"),
+                   r"部署|上线|发布|回滚|运维|流水线|扩容|缩容|监控|告警|容器|镜像|备份|"
+                   r"重启|证书|灰度|清空|清库|数据清理")),
+)
+
+# High-risk triggers (DESIGN §3.3), each with the reason shown to the user.
+PRODUCTION = _rx(_en(r"production", r"prod", r"live (site|environment|traffic|system|db|database)",
+                     r"customers?'? data", r"real users"),
+                 r"生产|线上|正式环境|现网")
+AUTH = _rx(_en(r"auth", r"authn", r"authz", r"authentication", r"authori[sz]ation",
+               r"authenticat\w*", r"login", r"log ?in", r"logout", r"sign ?in", r"sign ?up",
+               r"passwords?", r"permissions?", r"roles?", r"rbac", r"acl", r"oauth\d?",
+               r"jwt", r"sso", r"saml", r"access control", r"access tokens?",
+               r"refresh tokens?", r"session tokens?", r"api keys?", r"credentials?",
+               r"privileges?", r"admin rights"),
+           r"认证|鉴权|授权|权限|角色|登录|登陆|密码|令牌|凭证|单点登录")
+SCHEMA = _rx(_en(r"schemas?", r"migrations?", r"alter table", r"ddl", r"drop (table|column|index)",
+                 r"add (a )?column", r"rename (a |the )?column", r"foreign keys?",
+                 r"migrat(e|ing) (the )?(database|db|data|tables?|schema|records)"),
+             r"表结构|数据迁移|迁移数据|数据库迁移|迁移脚本|加字段|删字段|改字段|字段类型|建表|删表")
+DELETION = _rx(_en(r"delet(e|es|ed|ing|ion)", r"purge", r"truncate", r"wipe", r"drop",
+                   r"remove (all )?(the )?(old |stale |inactive |expired )?"
+                   r"(users?|records?|rows?|data|accounts?|tables?|buckets?|backups?)"),
+               r"删除|删掉|清空|清除数据|清库|销毁")
+# Deleting code (a comment, an import) is not data deletion.
+CODE_DELETION = _rx(_en(r"(delete|remove|drop) (the |an |a |all |any )?(unused |dead |old |"
+                        r"obsolete |duplicate |commented[- ]out )?(comments?|imports?|code|"
+                        r"functions?|methods?|variables?|helpers?|lines?|print statements?|"
+                        r"logs? statements?|debug output|whitespace|blank lines|todos?|"
+                        r"parameters?|arguments?|branch(es)?|dependenc(y|ies))"),
+                    r"删除(无用|多余|未使用|废弃|注释掉的)?(代码|注释|导入|import|函数|方法|变量|空行|"
+                    r"日志|打印)")
+MANY_FILES_WORDS = _rx(_en(r"(all|every|each) (the )?(files?|modules?|services?|packages?|"
+                           r"call ?sites?|callers|usages?|endpoints?|controllers?|repos?)",
+                           r"whole (codebase|code base|project|repo(sitory)?)",
+                           r"entire (codebase|code base|project|repo(sitory)?)",
+                           r"across the (codebase|code base|project|repo(sitory)?|services?)",
+                           r"codebase-wide", r"project-wide", r"repo-wide", r"monorepo",
+                           r"everywhere"),
+                       r"所有文件|全部文件|所有模块|整个项目|整个代码库|全项目|全局替换|所有调用|"
+                       r"每个文件|所有服务|全仓库")
+FILE_COUNT = _rx(_W + r"(\d+)\s*(?:source |code |python |java )?(?:files?|modules?|classes|"
+                 r"services?|packages?)" + _E,
+                 r"(\d+)\s*个(?:文件|模块|类|服务|包)")
+PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|java|js|jsx|ts|tsx|go|rs|rb|kt|"
+                  r"scala|c|cc|cpp|h|hpp|cs|php|swift|sql|json|ya?ml|toml|ini|cfg|md|rst|txt|"
+                  r"sh|proto|gradle|xml|html|css|vue)|(?:[\w.-]+/)+[\w.-]+/?)(?![\w/])")
+NO_TESTS = _rx(_en(r"no (existing |unit )?tests?", r"without (any )?tests?", r"untested",
+                   r"no test coverage", r"lacks? tests?", r"zero coverage"),
+               r"没有(任何)?测试|无测试|没有单元测试|缺少测试|没写测试")
+HAS_TESTS = _rx(_en(r"(existing|current) (unit )?tests?", r"test suite", r"tests? (pass|fail)",
+                    r"failing tests?", r"keep (the )?tests? green", r"ci is red", r"pytest",
+                    r"(unit|integration) tests?"),
+                _W + r"tests?/", r"现有测试|测试用例|测试套件|单元测试|测试通过|测试失败")
+# Low-risk work: formatting, comments, renames, explanations (DESIGN §3.3).
+COSMETIC = _rx(_en(r"renam(e|es|ed|ing)", r"reformat", r"format(ting)?", r"typos?",
+                   r"spelling", r"comments?", r"docstrings?", r"whitespace", r"indentation",
+                   r"sort imports", r"lint( warnings?)?", r"unused imports?", r"naming",
+                   r"readme", r"changelog"),
+               r"重命名|改名|格式化|注释|拼写|错别字|缩进|命名|空格|文档")
+READ_ONLY_TYPES: frozenset[str] = frozenset({"explain"})
+WRITE_FREE_TYPES: frozenset[str] = frozenset({"explain", "docs"})
+
+
+@dataclass(frozen=True)
+class TaskProfile:
+    """What Phase 0 knows about a task before any planning."""
+
+    task_type: TaskType
+    risk: Risk
+    files_affected: int
+    """Estimated number of files the task touches (0 when the text names none)."""
+    files: tuple[str, ...] = ()
+    """Paths named in the task text (or located for it), in order of appearance."""
+    has_tests: bool | None = None
+    """Whether tests cover the code: from the text, else from the project; None if unknown."""
+    production: bool = False
+    features: tuple[str, ...] = ()
+    """Trigger tags: ``production``, ``auth``, ``schema``, ``data-deletion``, ``multi-file``,
+    ``no-tests``, ``has-tests``, ``cosmetic``."""
+    reasons: tuple[str, ...] = field(default=())
+    """Why the type and the grade were chosen, one sentence each."""
+
+    def keys(self) -> tuple[str, ...]:
+        """Return the lookup keys for strategies: the task type, then the feature tags."""
+        return (self.task_type, *self.features)
+
+    def to_dict(self) -> dict[str, object]:
+        """Return a JSON-ready dict (used for state and the CLI)."""
+        return {
+            "task_type": self.task_type,
+            "risk": self.risk,
+            "files_affected": self.files_affected,
+            "files": list(self.files),
+            "has_tests": self.has_tests,
+            "production": self.production,
+            "features": list(self.features),
+            "reasons": list(self.reasons),
+        }
+
+
+def _hits(pattern: re.Pattern[str], text: str) -> list[str]:
+    return [m.group(0).strip() for m in pattern.finditer(text)]
+
+
+def classify_type(text: str) -> tuple[TaskType, str]:
+    """Return the task type and the reason, by weighted keyword score."""
+    scores: dict[TaskType, int] = {}
+    words: dict[TaskType, list[str]] = {}
+    for task_type, weight, pattern in TYPE_RULES:
+        found = _hits(pattern, text)
+        if found:
+            scores[task_type] = scores.get(task_type, 0) + weight * len(found)
+            words.setdefault(task_type, []).extend(found)
+    question = text.rstrip().endswith(("?", "？"))
+    if question and not scores.get("debug"):
+        scores["explain"] = scores.get("explain", 0) + 2
+        words.setdefault("explain", []).append("question")
+    if not scores:
+        return DEFAULT_TASK_TYPE, f"no type keyword found; defaulting to {DEFAULT_TASK_TYPE}"
+    best = max(scores.values())
+    chosen = next(t for t in TIE_ORDER if scores.get(t) == best)
+    shown = ", ".join(dict.fromkeys(words[chosen]))
+    return chosen, f"task type {chosen}: matched {shown}"
+
+
+def _count_files(text: str, extra: Iterable[str]) -> tuple[int, tuple[str, ...], str]:
+    paths = tuple(dict.fromkeys([*(m.group(1) for m in PATH.finditer(text)), *extra]))
+    counts = [int(m.group(1) or m.group(2)) for m in FILE_COUNT.finditer(text)]
+    many = _hits(MANY_FILES_WORDS, text)
+    estimate = max([len(paths), *counts, MANY_FILES if many else 0])
+    if many and estimate == MANY_FILES:
+        why = f"wide scope ({many[0]})"
+    elif counts and estimate == max(counts):
+        why = f"{estimate} files stated"
+    else:
+        why = f"{len(paths)} file path(s) named"
+    return estimate, paths, why
+
+
+def profile_task(
+    text: str, *, located_files: Iterable[str] = (), project_has_tests: bool | None = None
+) -> TaskProfile:
+    """Profile ``text``: type, features and risk with the reasons for each.
+
+    Args:
+        text: The task as the user wrote it (English, Chinese or mixed).
+        located_files: Files found for the task elsewhere (e.g. by the code index).
+        project_has_tests: Whether the project has a test suite, when the caller knows.
+    """
+    task_type, type_reason = classify_type(text)
+    reasons = [type_reason]
+    files_affected, files, files_why = _count_files(text, located_files)
+    features: list[str] = []
+    high: list[str] = []
+
+    production = bool(_hits(PRODUCTION, text))
+    checks = (
+        ("production", PRODUCTION, "touches production"),
+        ("auth", AUTH, "touches authentication/permissions"),
+        ("schema", SCHEMA, "changes a schema or runs a migration"),
+    )
+    for tag, pattern, why in checks:
+        found = _hits(pattern, text)
+        if found:
+            features.append(tag)
+            high.append(f"{why} ({found[0]})")
+    deletions = _hits(DELETION, text)
+    if deletions and len(deletions) > len(_hits(CODE_DELETION, text)):
+        features.append("data-deletion")
+        high.append(f"deletes data ({deletions[0]})")
+    if files_affected > MULTI_FILE_THRESHOLD:
+        features.append("multi-file")
+        high.append(f"affects {files_affected} files, more than {MULTI_FILE_THRESHOLD} "
+                    f"({files_why})")
+    elif files_affected:
+        reasons.append(f"affects {files_affected} file(s) ({files_why})")
+
+    has_tests = _tests_known(text, project_has_tests, reasons)
+    if has_tests is False:
+        features.append("no-tests")
+    elif has_tests:
+        features.append("has-tests")
+    cosmetic = _hits(COSMETIC, text)
+    if cosmetic:
+        features.append("cosmetic")
+
+    risk = _grade(task_type, high, cosmetic, reasons)
+    return TaskProfile(
+        task_type=task_type, risk=risk, files_affected=files_affected, files=files,
+        has_tests=has_tests, production=production, features=tuple(features),
+        reasons=tuple(reasons),
+    )
+
+
+def _tests_known(text: str, project_has_tests: bool | None, reasons: list[str]) -> bool | None:
+    if _hits(NO_TESTS, text):
+        reasons.append("the task says there are no tests")
+        return False
+    if _hits(HAS_TESTS, text):
+        reasons.append("the task mentions existing tests")
+        return True
+    if project_has_tests is not None:
+        reasons.append("the project " + ("has" if project_has_tests else "has no") + " tests")
+    return project_has_tests
+
+
+def _grade(task_type: TaskType, high: list[str], cosmetic: list[str], reasons: list[str]) -> Risk:
+    if high and task_type in WRITE_FREE_TYPES:
+        # Reading or documenting sensitive code changes nothing, but it is never graded low.
+        reasons.append(f"medium risk: {task_type} task on sensitive ground: " + "; ".join(high))
+        return "medium"
+    if high:
+        reasons.append("high risk: " + "; ".join(high))
+        return "high"
+    if task_type in WRITE_FREE_TYPES:
+        reasons.append(f"low risk: {task_type} task changes no behaviour")
+        return "low"
+    if cosmetic and task_type == "refactor":
+        reasons.append(f"low risk: cosmetic change ({cosmetic[0]})")
+        return "low"
+    reasons.append(f"medium risk: {task_type} work that changes behaviour in a bounded area")
+    return "medium"
