@@ -1,0 +1,173 @@
+"""Phase 0 selection: decay, densities per risk, conflicts, token budgets, confirmation."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graph.context import Context
+from graph.phase0 import (
+    DENSITY,
+    RISK_BUDGETS,
+    episode_weight,
+    needs_confirmation,
+    retrieval_config,
+    select_experience,
+)
+from graph.profile import TaskProfile, profile_task
+from graph.state import State
+from stores.experience_records import Episode, Pattern, Strategy, Trigger
+
+NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def _episode(eid="ep", days=1.0, **kw) -> Episode:
+    values = dict(id=eid, date=NOW - timedelta(days=days), task_type="refactor",
+                  summary="refactor broke checkout", outcome="failure", lesson="test first")
+    values.update(kw)
+    return Episode(**values)
+
+
+@pytest.mark.parametrize(
+    ("days", "weight"),
+    [(0, 1.0), (7, 1.0), (7.001, 0.7), (30, 0.7), (30.001, 0.4), (90, 0.4), (90.001, None)],
+)
+def test_decay_boundaries(days, weight):
+    assert episode_weight(_episode(days=days), NOW) == weight
+
+
+def test_decay_exceptions():
+    old = _episode(days=400)
+    assert episode_weight(old, NOW) is None
+    assert episode_weight(old, NOW, referenced=True) == 1.0
+    assert episode_weight(_episode(days=400, severity=1), NOW) == 0.4
+    assert episode_weight(_episode(days=3, severity=1), NOW) == 1.0
+
+
+def _strategies(n=6):
+    return [Strategy(id=f"s{i}", principle=f"principle number {i}", applies_to=("refactor",),
+                     priority="high" if i % 2 else "low") for i in range(n)]
+
+
+def _patterns(n=6):
+    return [Pattern(id=f"p{i}", name=f"pattern {i}",
+                    trigger=Trigger(task_types=("refactor",), features=(f"f{i}",)),
+                    prevention="do the safe thing", confidence=1 + i % 5, last_validated=NOW)
+            for i in range(n)]
+
+
+def _profile(risk: str) -> TaskProfile:
+    return TaskProfile(task_type="refactor", risk=risk, files_affected=8, files=("pay.py",),
+                       has_tests=False, production=False,
+                       features=tuple(f"f{i}" for i in range(6)))
+
+
+@pytest.mark.parametrize("risk", ["low", "medium", "high"])
+def test_density_per_risk(risk):
+    episodes = [_episode(f"e{i}", days=i) for i in range(6)]
+    sel = select_experience(_profile(risk), strategies=_strategies(), patterns=_patterns(),
+                            episodes=episodes, now=NOW, count_tokens=words)
+    density = DENSITY[risk]
+    kinds = [i.kind for i in sel.items]
+    assert kinds.count("strategy") <= density.strategies
+    assert kinds.count("pattern") <= density.patterns
+    assert kinds.count("episode") <= density.episodes
+    assert len(kinds) <= density.max_items
+    expected_min = {"low": 2, "medium": 3, "high": 5}[risk]
+    assert len(kinds) >= expected_min
+    if risk == "low":
+        assert set(kinds) == {"strategy"}
+    if risk == "high":
+        assert {"strategy", "pattern", "episode"} <= set(kinds)
+    assert sel.tokens <= RISK_BUDGETS[risk]
+    for item in sel.items:
+        assert item.id in sel.block
+
+
+def test_strategies_ranked_by_priority_and_direct_lookup_only():
+    strategies = [*_strategies(4),
+                  Strategy(id="dbg", principle="bisect", applies_to=("debug",), priority="high")]
+    sel = select_experience(_profile("low"), strategies=strategies, patterns=[], episodes=[],
+                            now=NOW, count_tokens=words)
+    ids = [i.id for i in sel.items]
+    assert "dbg" not in ids
+    assert ids[:2] == ["s1", "s3"]
+
+
+def test_patterns_sorted_by_confidence_and_conflicts_resolved():
+    shared = Trigger(task_types=("refactor",))
+    a = Pattern(id="a", name="incremental", trigger=shared, confidence=4,
+                last_validated=NOW - timedelta(days=50))
+    b = Pattern(id="b", name="copy and switch", trigger=shared, confidence=3, last_validated=NOW)
+    c = Pattern(id="c", name="other", trigger=Trigger(has_tests=False), confidence=5,
+                last_validated=NOW)
+    sel = select_experience(_profile("medium"), strategies=[], patterns=[a, b, c], episodes=[],
+                            now=NOW, count_tokens=words)
+    assert [i.id for i in sel.items] == ["c", "b"]
+    assert sel.conflicts == (("b", ("a",)),)
+    assert ("pattern", "a", "conflicts with b, which wins") in sel.skipped
+
+
+def test_retired_and_unmatched_patterns_not_injected():
+    retired = Pattern(id="r", name="gone", trigger=Trigger(), confidence=0, status="retired")
+    unmatched = Pattern(id="u", name="debug only", trigger=Trigger(task_types=("debug",)))
+    sel = select_experience(_profile("medium"), strategies=[], patterns=[retired, unmatched],
+                            episodes=[], now=NOW, count_tokens=words)
+    assert sel.items == () and sel.block == ""
+
+
+def test_episodes_failures_only_archived_out_referenced_in():
+    episodes = [
+        _episode("fresh", days=1),
+        _episode("ok", days=1, outcome="success"),
+        _episode("archived", days=120),
+        _episode("kept", days=200, task_type="debug", files=("x.py",)),
+        _episode("unrelated", days=1, task_type="docs"),
+    ]
+    pattern = Pattern(id="p", name="n", trigger=Trigger(task_types=("refactor",)),
+                      evidence=("kept",))
+    sel = select_experience(_profile("high"), strategies=[], patterns=[pattern],
+                            episodes=episodes, now=NOW, count_tokens=words)
+    ids = {i.id for i in sel.items if i.kind == "episode"}
+    assert ids == {"fresh", "kept"}
+
+
+def test_block_never_exceeds_budget_even_with_huge_items():
+    huge = [Strategy(id=f"h{i}", principle="word " * 5000, applies_to=("refactor",))
+            for i in range(5)]
+    for budget in (30, 120, 400):
+        sel = select_experience(_profile("low"), strategies=huge, patterns=[], episodes=[],
+                                now=NOW, count_tokens=words, budget=budget)
+        assert sel.tokens <= budget
+        if budget < 400:
+            assert any("budget" in why for _, _, why in sel.skipped)
+
+
+def test_report_lists_injected_and_skipped():
+    sel = select_experience(_profile("low"), strategies=_strategies(), patterns=[], episodes=[],
+                            now=NOW, count_tokens=words)
+    report = sel.report()
+    assert [i["id"] for i in report["injected"]] == [i.id for i in sel.items]
+    assert report["tokens"] == sel.tokens and report["budget"] == RISK_BUDGETS["low"]
+    assert report["skipped"]
+
+
+def test_needs_confirmation():
+    high = State(task_profile=profile_task("Deploy to production").to_dict())
+    low = State(task_profile=profile_task("Fix the typo in README").to_dict())
+    assert needs_confirmation(high, Context())
+    assert not needs_confirmation(high, Context(auto_approve=True))
+    assert not needs_confirmation(low, Context())
+    decided = State(task_profile=high.task_profile, approval={"action": "approve"})
+    assert not needs_confirmation(decided, Context())
+
+
+def test_retrieval_config_mirrors_constants():
+    config = retrieval_config()
+    assert config["risk_budgets"] == RISK_BUDGETS
+    assert config["density"]["high"]["max_items"] == DENSITY["high"].max_items

@@ -1,0 +1,110 @@
+"""Task profiling: the labelled table (English and Chinese) and the individual rules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graph.profile import MULTI_FILE_THRESHOLD, RISKS, TASK_TYPES, profile_task
+
+TABLE = Path(__file__).parents[2] / "data" / "task_profiles.jsonl"
+ROWS = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]
+TYPE_ACCURACY_MIN = 0.90
+RISK_ACCURACY_MIN = 0.95
+
+
+def _has_cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def test_table_is_large_and_covers_every_type_risk_and_language():
+    assert len(ROWS) >= 60
+    assert {r["type"] for r in ROWS} == set(TASK_TYPES)
+    assert {r["risk"] for r in ROWS} == set(RISKS)
+    chinese = [r for r in ROWS if _has_cjk(r["task"])]
+    assert len(chinese) >= 15 and len(ROWS) - len(chinese) >= 30
+
+
+def test_accuracy_on_labelled_table():
+    profiles = [profile_task(r["task"]) for r in ROWS]
+    type_ok = sum(p.task_type == r["type"] for p, r in zip(profiles, ROWS, strict=True))
+    risk_ok = sum(p.risk == r["risk"] for p, r in zip(profiles, ROWS, strict=True))
+    assert type_ok / len(ROWS) >= TYPE_ACCURACY_MIN
+    assert risk_ok / len(ROWS) >= RISK_ACCURACY_MIN
+    high_as_low = [r["task"] for p, r in zip(profiles, ROWS, strict=True)
+                   if r["risk"] == "high" and p.risk == "low"]
+    assert high_as_low == []
+
+
+@pytest.mark.parametrize("task", [r["task"] for r in ROWS[:10]])
+def test_profile_is_deterministic_and_explained(task):
+    first, second = profile_task(task), profile_task(task)
+    assert first == second
+    assert first.reasons and any(first.risk in reason for reason in first.reasons)
+
+
+@pytest.mark.parametrize(
+    ("task", "tag"),
+    [
+        ("Hotfix the checkout total on prod", "production"),
+        ("线上环境的配置需要调整", "production"),
+        ("Change the permission check for editors", "auth"),
+        ("修改登录接口的返回值", "auth"),
+        ("Write a migration that renames the column", "schema"),
+        ("修改订单表结构", "schema"),
+        ("Purge the expired sessions from the database", "data-deletion"),
+    ],
+)
+def test_high_risk_triggers(task, tag):
+    profile = profile_task(task)
+    assert profile.risk == "high"
+    assert tag in profile.features
+    assert any("high risk" in reason for reason in profile.reasons)
+
+
+def test_file_count_threshold_is_strictly_more_than_five():
+    five = " ".join(f"m{n}.py" for n in range(MULTI_FILE_THRESHOLD))
+    six = " ".join(f"m{n}.py" for n in range(MULTI_FILE_THRESHOLD + 1))
+    assert profile_task(f"Fix the import cycle in {five}").risk == "medium"
+    six_profile = profile_task(f"Fix the import cycle in {six}")
+    assert six_profile.risk == "high" and six_profile.files_affected == 6
+    assert "multi-file" in six_profile.features
+    assert profile_task("Update the logger in 8 files").files_affected == 8
+    assert profile_task("修改 12 个文件里的日志调用").risk == "high"
+
+
+def test_located_files_count_toward_scope():
+    located = [f"src/m{n}.py" for n in range(7)]
+    assert profile_task("Fix the date bug", located_files=located).risk == "high"
+
+
+def test_code_deletion_is_not_data_deletion():
+    profile = profile_task("Delete the unused helper functions in utils.py")
+    assert "data-deletion" not in profile.features
+    assert profile.risk != "high"
+
+
+def test_read_only_tasks_on_sensitive_code_are_medium_not_low():
+    assert profile_task("Explain how the auth middleware works").risk == "medium"
+    assert profile_task("Explain how the retry helper works").risk == "low"
+
+
+def test_has_tests_from_text_then_project():
+    assert profile_task("Refactor the parser; there are no tests").has_tests is False
+    assert profile_task("Refactor the parser and keep the existing tests green").has_tests
+    assert profile_task("Refactor the parser", project_has_tests=True).has_tests is True
+    assert profile_task("Refactor the parser").has_tests is None
+
+
+def test_unknown_text_defaults_explained():
+    profile = profile_task("hmm")
+    assert profile.task_type == "feature"
+    assert "default" in profile.reasons[0]
+
+
+def test_to_dict_is_json_ready():
+    data = profile_task("Add OAuth login to api/auth.py").to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert data["files"] == ["api/auth.py"]
