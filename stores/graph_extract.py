@@ -1,0 +1,259 @@
+"""Turn one parsed source file into language-neutral facts: definitions, imports, references.
+
+The per-language walkers (``graph_extract_<lang>.py``) only read the syntax tree; resolving
+names across files happens later in ``stores.graph_resolve``, which sees every file's facts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import tree_sitter
+
+from stores.languages import parse
+
+__all__ = [
+    "Definition",
+    "FactsBuilder",
+    "FileFacts",
+    "Import",
+    "Reference",
+    "UNKNOWN",
+    "access_chain",
+    "content_digest",
+    "extract_file",
+    "node_text",
+]
+
+DefKind = Literal["class", "interface", "struct", "function", "method"]
+RefKind = Literal["call", "new", "use"]
+CLASS_KINDS: frozenset[str] = frozenset({"class", "interface", "struct"})
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A class-like or function-like definition inside one file."""
+
+    qualname: str
+    """Dotted name inside the file (``Outer.method``); Java overloads get ``/arity``."""
+    name: str
+    kind: DefKind
+    start_line: int
+    end_line: int
+    parent: str = ""
+    """Qualname of the enclosing definition; empty for top level."""
+    bases: tuple[tuple[str, str], ...] = ()
+    """(type expression, "inherits" | "implements") pairs as written."""
+    var_types: tuple[tuple[str, str], ...] = ()
+    """Declared types: parameters and locals for functions, fields for classes."""
+    arity: int = -1
+    receiver: str = ""
+    """Go methods: the receiver type name (the method's owner may live in another file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """One imported binding as written in the file."""
+
+    module: str
+    """Module spec as written: ``os.path``, ``.models``, ``./x``, ``com.a.Foo``, ``a.com/pkg``."""
+    name: str = ""
+    """Imported member (``from m import name``); empty when the module itself is bound."""
+    alias: str = ""
+    """Local name bound by the import; empty means no local binding (side-effect import)."""
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A use of a name inside a scope: a call, an instantiation or a plain use."""
+
+    scope: str
+    """Qualname of the innermost enclosing definition; empty for file level."""
+    chain: tuple[str, ...]
+    """Dotted access chain, e.g. ``("self", "repo", "find")``."""
+    kind: RefKind
+    line: int
+    arity: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    """Everything the graph needs from one file, independent of every other file."""
+
+    path: str
+    language: str
+    digest: str
+    package: str = ""
+    """Java package or Go package name; empty for other languages."""
+    definitions: tuple[Definition, ...] = ()
+    imports: tuple[Import, ...] = ()
+    references: tuple[Reference, ...] = ()
+    constants: tuple[tuple[str, int, int], ...] = ()
+    """Top-level constants and variables: (name, start_line, end_line)."""
+    exports: tuple[tuple[str, str], ...] = ()
+    """JS/TS export aliases: (exported name, local name), including ``default``."""
+    line_count: int = 0
+
+
+@dataclass
+class FactsBuilder:
+    """Mutable accumulator the language walkers fill while visiting a tree."""
+
+    source: bytes
+    definitions: list[Definition] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    constants: list[tuple[str, int, int]] = field(default_factory=list)
+    exports: list[tuple[str, str]] = field(default_factory=list)
+    package: str = ""
+    _uses: set[tuple[str, str]] = field(default_factory=set)
+    _types: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def add_type(self, qualname: str, name: str, type_expr: str) -> None:
+        """Record a local name of definition ``qualname`` with its declared type (maybe empty).
+
+        Untyped names are kept too: a local variable shadows an imported name of the same
+        spelling, so resolution must know it exists even without a type.
+        """
+        if not name:
+            return
+        types = self._types.setdefault(qualname, {})
+        if not types.get(name):
+            types[name] = type_expr
+
+    def text(self, node: tree_sitter.Node | None) -> str:
+        """Return the source text of ``node`` (empty for None)."""
+        return node_text(node, self.source)
+
+    def types_of(self, qualname: str) -> dict[str, str]:
+        """Return the declared types recorded so far for definition ``qualname``."""
+        return self._types.get(qualname, {})
+
+    def ref(
+        self, scope: str, chain: tuple[str, ...], kind: RefKind, node: tree_sitter.Node,
+        arity: int = -1,
+    ) -> None:
+        """Record a reference; plain uses are kept once per scope and name."""
+        if not chain or not all(chain):
+            return
+        if kind == "use":
+            key = (scope, chain[0])
+            if key in self._uses:
+                return
+            self._uses.add(key)
+        self.references.append(Reference(scope, chain, kind, node.start_point[0] + 1, arity))
+
+    def build(self, path: str, language: str, digest: str) -> FileFacts:
+        """Freeze the accumulated facts."""
+        return FileFacts(
+            path=path,
+            language=language,
+            digest=digest,
+            package=self.package,
+            definitions=tuple(
+                replace(d, var_types=tuple(self._types[d.qualname].items()))
+                if d.qualname in self._types
+                else d
+                for d in self.definitions
+            ),
+            imports=tuple(self.imports),
+            references=tuple(self.references),
+            constants=tuple(self.constants),
+            exports=tuple(self.exports),
+            line_count=self.source.count(b"\n") + 1,
+        )
+
+
+def node_text(node: tree_sitter.Node | None, source: bytes) -> str:
+    """Return the UTF-8 text a node spans in ``source``."""
+    if node is None:
+        return ""
+    return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+UNKNOWN = "?"
+"""Chain head standing for a receiver that static analysis cannot name (a call result, …)."""
+
+
+def access_chain(
+    node: tree_sitter.Node,
+    source: bytes,
+    members: dict[str, tuple[str, str]],
+    leaves: frozenset[str],
+) -> tuple[str, ...]:
+    """Flatten a member-access expression into a chain of names.
+
+    Args:
+        node: The expression (``a.b.c``, ``this.x``, ``pkg.F``).
+        source: File content.
+        members: Member-access node types mapped to their (object field, name field).
+        leaves: Node types whose text is a chain head (identifiers, ``this``, ``self``).
+
+    Returns:
+        The names from head to tail; the head is ``UNKNOWN`` when the receiver is not a plain
+        name (a call result, an index expression), and ``super()`` for a Python super call.
+    """
+    parts: list[str] = []
+    current: tree_sitter.Node | None = node
+    while current is not None:
+        spec = members.get(current.type)
+        if spec is None:
+            break
+        parts.append(node_text(current.child_by_field_name(spec[1]), source))
+        current = current.child_by_field_name(spec[0])
+    if current is None:
+        return ()
+    if current.type in leaves:
+        parts.append(node_text(current, source))
+    elif current.type == "call" and node_text(current, source).startswith("super("):
+        parts.append("super()")
+    else:
+        parts.append(UNKNOWN)
+    return tuple(reversed(parts))
+
+
+def content_digest(source: bytes) -> str:
+    """Return the content hash used to detect changed files."""
+    return hashlib.blake2b(source, digest_size=16).hexdigest()
+
+
+Walker = Callable[[tree_sitter.Node, FactsBuilder], None]
+
+WALKER_MODULES = {
+    "python": "python",
+    "java": "java",
+    "javascript": "js",
+    "typescript": "js",
+    "tsx": "js",
+    "go": "go",
+}
+"""Language name to the suffix of its ``stores.graph_extract_<suffix>`` walker module."""
+
+
+def _walker(language: str) -> Walker:
+    # Imported lazily: the language modules import this one for the dataclasses.
+    module = importlib.import_module(f"stores.graph_extract_{WALKER_MODULES[language]}")
+    walker: Walker = module.walk
+    return walker
+
+
+def extract_file(path: str, source: bytes, language: str) -> FileFacts:
+    """Parse ``source`` and return its facts.
+
+    Args:
+        path: Posix path relative to the project root.
+        source: File content.
+        language: A name from ``stores.languages``.
+
+    Raises:
+        KeyError: ``language`` has no extractor.
+    """
+    walker = _walker(language)
+    builder = FactsBuilder(source)
+    walker(parse(source, language).root_node, builder)
+    return builder.build(path, language, content_digest(source))
