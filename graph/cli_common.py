@@ -26,6 +26,10 @@ err_console = Console(stderr=True, highlight=False)
 
 EXIT_USER_ERROR = 2
 EXIT_FAILURE = 1
+ENDPOINT_HINT = (
+    "check that the server is running and that ENGRAM_BASE_URL (or OPENAI_BASE_URL), "
+    "ENGRAM_MODEL and OPENAI_API_KEY are right"
+)
 
 
 def load_context(path: Path | None = None, **overrides: Any) -> Context:
@@ -49,6 +53,30 @@ def fail(message: str, hint: str = "", code: int = EXIT_USER_ERROR) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _endpoint_errors() -> tuple[type[BaseException], ...]:
+    """Return the OpenAI client's endpoint errors, if that client was ever imported.
+
+    An ``openai`` error can only be raised once the package is loaded, so nothing is imported
+    here (importing ``openai`` costs half a second of CLI start-up).
+    """
+    openai = sys.modules.get("openai")
+    if openai is None:
+        return ()
+    return (openai.APIConnectionError, openai.APIStatusError)
+
+
+def _endpoint_message(exc: BaseException) -> str:
+    """Describe a failed model call, naming the endpoint's base URL."""
+    request = getattr(exc, "request", None)
+    url = str(getattr(request, "url", "") or "the configured endpoint")
+    base = url.removesuffix("/chat/completions")
+    status = getattr(exc, "status_code", None)
+    detail = getattr(exc, "message", "") or str(exc)
+    if status is None:
+        return f"cannot reach the model endpoint {base}: {detail}"
+    return f"the model endpoint {base} answered {status}: {detail}"
+
+
 def handle_errors(func: F) -> F:
     """Turn engram's own errors into a message and exit code instead of a traceback."""
 
@@ -58,6 +86,8 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except (EngramError, StoreError) as exc:
             fail(str(exc), getattr(exc, "hint", ""))
+        except _endpoint_errors() as exc:
+            fail(_endpoint_message(exc), ENDPOINT_HINT, code=EXIT_FAILURE)
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/]")
             raise typer.Exit(130) from None
