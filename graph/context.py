@@ -126,11 +126,9 @@ class Context:
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
         for f in fields(cls):
-            raw = env.get(f"ENGRAM_{f.name.upper()}")
+            raw = env.get(_env_name(f.name))
             if raw is None and f.name == "base_url":
                 raw = env.get("OPENAI_BASE_URL")
-            if raw is None and f.name == "project":
-                raw = env.get("ENGRAM_PROJECT")
             if raw is None or raw == "":
                 continue
             values[f.name] = _convert(f, raw)
@@ -156,9 +154,14 @@ class Context:
             raise ConfigError("budget, branch timeout and max steps must be positive")
 
 
+def _env_name(field_name: str) -> str:
+    """Return the environment variable of a setting (``engram_home`` is ``ENGRAM_HOME``)."""
+    return "ENGRAM_HOME" if field_name == "engram_home" else f"ENGRAM_{field_name.upper()}"
+
+
 def _convert(f: dataclasses.Field[Any], raw: str) -> Any:
     """Convert one environment string to the type of field ``f``."""
-    name = f"ENGRAM_{f.name.upper()}"
+    name = _env_name(f.name)
     kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
     raw = raw.strip()
     try:

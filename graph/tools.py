@@ -93,7 +93,7 @@ def read_project_file(
 
 
 def _glob(root: Path, pattern: str, max_results: int) -> str:
-    spec = pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+    spec = pathspec.PathSpec.from_lines("gitignore", [pattern])
     files = [f.path for f in walk_project(root).files if spec.match_file(f.path)]
     if not files:
         return f"no files match {pattern!r}"

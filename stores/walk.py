@@ -47,7 +47,7 @@ def _load_spec(folder: Path, names: tuple[str, ...]) -> pathspec.PathSpec | None
             continue
     if not lines:
         return None
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return pathspec.PathSpec.from_lines("gitignore", lines)
 
 
 def _ignored(specs: list[tuple[Path, pathspec.PathSpec]], path: Path, is_dir: bool) -> bool:

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from stores.paths import PathEscapeError, confine, is_secret_path
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('hi')\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
+    (root / ".env").write_text("KEY=secret\n")
+    (root / "keys").mkdir()
+    (root / "keys" / "server.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    (root / "id_rsa").write_text("x")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("nope")
+    os.symlink(outside / "secret.txt", root / "link_out.txt")
+    os.symlink(outside, root / "linked_dir")
+    os.symlink("/etc", root / "etc_link")
+    os.symlink(root / "src" / "app.py", root / "inner_link.py")
+    return root.resolve()
+
+
+ESCAPES = [
+    "../outside/secret.txt",
+    "../../etc/passwd",
+    "src/../../outside/secret.txt",
+    "/etc/passwd",
+    "/",
+    "~/.ssh/id_rsa",
+    "~",
+    "link_out.txt",
+    "linked_dir/secret.txt",
+    "etc_link/passwd",
+    "src/app.py\x00.txt",
+    "a" * 5000,
+    ".git/config",
+    ".git",
+    ".env",
+    "keys/server.pem",
+    "id_rsa",
+    "",
+    "   ",
+    "./../outside",
+    "src/./../../outside/secret.txt",
+]
+
+
+@pytest.mark.parametrize("raw", ESCAPES)
+def test_escape_attempts_are_refused(project: Path, raw: str):
+    with pytest.raises(PathEscapeError):
+        confine(project, raw)
+
+
+def test_absolute_path_of_the_parent_is_refused(project: Path):
+    with pytest.raises(PathEscapeError):
+        confine(project, str(project.parent / "outside" / "secret.txt"))
+
+
+@pytest.mark.parametrize("raw", ["src/app.py", "./src/app.py", "src//app.py", "inner_link.py",
+                                 "src/../src/app.py", ".engram/tool-outputs/x.txt"])
+def test_paths_inside_are_allowed(project: Path, raw: str):
+    resolved = confine(project, raw)
+    assert project in resolved.parents
+
+
+def test_absolute_path_inside_is_allowed(project: Path):
+    assert confine(project, str(project / "src" / "app.py")) == project / "src" / "app.py"
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [(".env", True), (".env.production", True), ("prod.env", True), ("id_ed25519", True),
+     ("cert.pem", True), (".netrc", True), (".env.example", False), ("envelope.py", False),
+     ("keys.py", False), ("README.md", False)],
+)
+def test_secret_names(name: str, secret: bool):
+    assert is_secret_path(name) is secret

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from stores.rules import load_rules_files
+
+
+def test_order_labels_and_interop_files(tmp_path: Path):
+    home, project = tmp_path / "home", tmp_path / "proj"
+    (project / ".engram").mkdir(parents=True)
+    home.mkdir()
+    (home / "ENGRAM.md").write_text("user rule")
+    (project / "ENGRAM.md").write_text("project rule")
+    (project / ".engram" / "ENGRAM.md").write_text("hidden project rule")
+    (project / "ENGRAM.local.md").write_text("local rule")
+    (project / "AGENTS.md").write_text("agents rule")
+    (project / "CLAUDE.md").write_text("claude rule")
+    rules = load_rules_files(project, home)
+    order = [rules.text.index(x) for x in ("user rule", "project rule", "hidden project rule",
+                                           "local rule", "agents rule", "claude rule")]
+    assert order == sorted(order)
+    assert [f.path for f in rules.files] == [
+        "~engram/ENGRAM.md", "ENGRAM.md", ".engram/ENGRAM.md", "ENGRAM.local.md",
+        "AGENTS.md", "CLAUDE.md",
+    ]
+    assert not rules.truncated
+
+
+def test_truncation_is_reported(tmp_path: Path):
+    (tmp_path / "ENGRAM.md").write_text("a" * 30_000)
+    (tmp_path / "AGENTS.md").write_text("b" * 100)
+    rules = load_rules_files(tmp_path, tmp_path / "nohome", max_chars=24_000)
+    assert rules.truncated
+    assert rules.total_chars == 30_100
+    assert rules.text.count("a") == 24_000 and "b" not in rules.text
+    assert rules.files[1].included_chars == 0
+
+
+def test_no_files_and_invalid_utf8(tmp_path: Path):
+    assert load_rules_files(tmp_path, tmp_path).text == ""
+    (tmp_path / "AGENTS.md").write_bytes(b"ok \xff\xfe rule")
+    assert "rule" in load_rules_files(tmp_path, tmp_path / "h").text
