@@ -12,22 +12,35 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage
 
 __all__ = [
     "CLEAR_FRACTION",
     "CLEAR_MAX",
+    "CLEAR_MIN_BATCH_FRACTION",
+    "KEEP_RECENT_TOOL_RESULTS",
+    "KEEP_USER_TURNS",
+    "KEEP_USER_TURNS_MANUAL",
+    "MIN_DROP_FRACTION",
+    "SUMMARY_CHUNK_CHARS",
     "Counter",
+    "Decision",
     "MEMORY_CAP_DIVISOR",
     "MEMORY_CAP_MAX",
     "MEMORY_CAP_MIN",
     "Thresholds",
+    "clear_batch_minimum",
     "content_text",
     "count_text",
+    "decide",
+    "drop_is_enough",
     "estimate_message",
     "estimate_messages",
+    "plan_chunks",
+    "plan_clear",
+    "plan_cut",
     "reconcile",
     "thresholds",
 ]
@@ -243,3 +256,110 @@ def reconcile(
     ratio = last_reported_input / estimate_at_last_report
     ratio = min(RECONCILE_MAX_RATIO, max(RECONCILE_MIN_RATIO, ratio))
     return math.ceil(estimate * ratio)
+
+
+# --- compaction planning --------------------------------------------------------------------
+Decision = Literal["ok", "clear", "summarize"]
+"""What ``check_budget`` decided: nothing, tier 2 (clear), or tier 3 (summarize)."""
+
+KEEP_RECENT_TOOL_RESULTS = 3
+"""Tool results that tier 2 never clears: the most recent ones (seed default)."""
+CLEAR_MIN_BATCH_FRACTION = 0.05
+"""A clearing pass must free at least this fraction of the clearing threshold; a smaller edit
+costs more in prompt-cache misses (everything after the first edit is re-read) than it saves."""
+KEEP_USER_TURNS = 3
+"""Tier 3 keeps the tail starting at the 3rd-last user message (seed default)."""
+KEEP_USER_TURNS_MANUAL = 1
+"""``/compact`` keeps only the last user turn."""
+SUMMARY_CHUNK_CHARS = 60_000
+"""Most characters of history sent to one summary call; longer spans go in ordered chunks."""
+MIN_DROP_FRACTION = 0.10
+"""A compaction is rolled back unless the estimate drops by at least this fraction."""
+
+
+def decide(estimate: int, limits: Thresholds) -> Decision:
+    """Return the tier an estimate calls for: summarize at the trigger, clear at the threshold."""
+    if estimate >= limits.trigger:
+        return "summarize"
+    if estimate >= limits.clear:
+        return "clear"
+    return "ok"
+
+
+def clear_batch_minimum(limits: Thresholds, fraction: float = CLEAR_MIN_BATCH_FRACTION) -> int:
+    """Return the fewest tokens a clearing pass must free to be worth its cache miss."""
+    return max(1, math.floor(limits.clear * fraction))
+
+
+def plan_clear(
+    savings: Sequence[tuple[int, int | None]],
+    *,
+    min_saving: int,
+    keep_recent: int = KEEP_RECENT_TOOL_RESULTS,
+) -> list[int]:
+    """Choose the tool results to clear in one batch.
+
+    Args:
+        savings: For every tool result in history order, ``(position, tokens freed)``; the
+            saving is None for a result that is already cleared.
+        min_saving: The batch is only worth doing when it frees at least this many tokens.
+        keep_recent: The most recent results (cleared or not) that always stay.
+
+    Returns:
+        Positions to clear, in order; empty when the batch would not pay for itself.
+    """
+    older = savings[: max(0, len(savings) - keep_recent)]
+    chosen = [(pos, saved) for pos, saved in older if saved is not None and saved > 0]
+    if sum(saved for _, saved in chosen) < min_saving:
+        return []
+    return [pos for pos, _ in chosen]
+
+
+def plan_cut(roles: Sequence[str], keep_users: int = KEEP_USER_TURNS) -> int | None:
+    """Return where the kept tail starts for a summary, or None when there is nothing to cut.
+
+    The cut always falls on a user message, so no tool call is ever separated from its result.
+    Earlier compaction summaries (role ``summary``) do not count as user turns.
+
+    Args:
+        roles: Role of each message (``system``, ``user``, ``summary``, ``assistant``,
+            ``tool``).
+        keep_users: How many of the last user turns to keep whole.
+
+    Raises:
+        ValueError: ``keep_users`` is less than 1 (the latest request must survive verbatim).
+    """
+    if keep_users < 1:
+        raise ValueError("at least the latest user turn must be kept")
+    users = [i for i, role in enumerate(roles) if role == "user"]
+    if len(users) < keep_users:
+        return None
+    cut = users[-keep_users]
+    span = roles[:cut]
+    worth = any(role in ("user", "tool") for role in span) or sum(
+        1 for role in span if role == "assistant"
+    ) > span.count("summary")
+    return cut if worth else None
+
+
+def plan_chunks(sizes: Sequence[int], limit: int = SUMMARY_CHUNK_CHARS) -> list[range]:
+    """Split a span into ordered runs of messages of at most ``limit`` characters each.
+
+    A single message longer than ``limit`` gets a run of its own (its text is clipped when
+    rendered for the summary call).
+    """
+    chunks: list[range] = []
+    start, used = 0, 0
+    for index, size in enumerate(sizes):
+        if index > start and used + size > limit:
+            chunks.append(range(start, index))
+            start, used = index, 0
+        used += size
+    if start < len(sizes):
+        chunks.append(range(start, len(sizes)))
+    return chunks
+
+
+def drop_is_enough(before: int, after: int, min_fraction: float = MIN_DROP_FRACTION) -> bool:
+    """Return True when ``after`` is at least ``min_fraction`` below ``before``."""
+    return after <= before * (1 - min_fraction)

@@ -91,3 +91,71 @@ def test_reconcile():
     assert reconcile(2000, 600, 500) == 2400
     # absurd ratios are clamped
     assert reconcile(100, 1_000_000, 10) == 400
+
+
+# --- planning --------------------------------------------------------------------------------
+from graph.budget import (  # noqa: E402
+    clear_batch_minimum,
+    decide,
+    drop_is_enough,
+    plan_chunks,
+    plan_clear,
+    plan_cut,
+)
+
+
+def test_decide():
+    t = thresholds(128_000)
+    assert decide(t.clear - 1, t) == "ok"
+    assert decide(t.clear, t) == "clear"
+    assert decide(t.trigger, t) == "summarize"
+
+
+def test_clear_batch_minimum():
+    assert clear_batch_minimum(thresholds(128_000)) == 2_850
+
+
+def test_plan_clear_keeps_recent_and_skips_cleared():
+    savings = [(2, 100), (4, None), (6, 50), (8, 500), (9, 10), (11, 10)]
+    assert plan_clear(savings, min_saving=1) == [2, 6]
+    assert plan_clear(savings, min_saving=1, keep_recent=1) == [2, 6, 8, 9]
+    # too small a batch is not worth the cache miss
+    assert plan_clear(savings, min_saving=151) == []
+    assert plan_clear(savings[:3], min_saving=1) == []
+
+
+def test_plan_cut_on_user_boundaries():
+    roles = ["system", "user", "assistant", "tool", "user", "assistant", "user", "assistant", "user"]
+    assert plan_cut(roles, 3) == 4
+    assert plan_cut(roles, 1) == 8
+    assert plan_cut(roles, 4) is None  # the span would hold only the system message
+    assert plan_cut(roles, 5) is None
+
+
+def test_plan_cut_ignores_summary_turns_and_bare_summaries():
+    roles = ["summary", "assistant", "user", "assistant", "user"]
+    assert plan_cut(roles, 2) is None  # only the old summary would be re-summarized
+    assert plan_cut(roles, 1) == 4
+
+
+def test_plan_cut_needs_one_user():
+    import pytest
+
+    with pytest.raises(ValueError):
+        plan_cut(["user"], 0)
+
+
+def test_plan_chunks():
+    assert plan_chunks([10, 20, 30, 40], limit=50) == [range(0, 2), range(2, 3), range(3, 4)]
+    assert plan_chunks([100, 1, 1], limit=50) == [range(0, 1), range(1, 3)]
+    assert plan_chunks([], limit=50) == []
+    sizes = [7] * 100
+    chunks = plan_chunks(sizes, limit=60)
+    assert [i for c in chunks for i in c] == list(range(100))
+    assert all(sum(sizes[i] for i in c) <= 60 for c in chunks)
+
+
+def test_drop_is_enough():
+    assert drop_is_enough(1000, 900)
+    assert not drop_is_enough(1000, 901)
+    assert drop_is_enough(1000, 990, min_fraction=0.01)

@@ -1,0 +1,208 @@
+"""Pure message-history rules and rewrites: validation, tool-result clearing, rebuilt history.
+
+Everything here takes and returns LangChain messages without I/O. The rules are the ones
+OpenAI-compatible chat APIs enforce (a broken history is answered with HTTP 400).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from graph.budget import content_text
+from stores.spill import find_spill_path
+
+__all__ = [
+    "ACKNOWLEDGEMENT",
+    "CLEARED_PREFIX",
+    "SUMMARY_HEADER",
+    "SUMMARY_SECTIONS",
+    "Role",
+    "clear_tool_results",
+    "commit_messages",
+    "is_cleared",
+    "is_summary",
+    "missing_sections",
+    "rebuild_history",
+    "roles_of",
+    "tool_names",
+    "validate_history",
+]
+
+Role = Literal["system", "user", "summary", "assistant", "tool", "other"]
+
+SUMMARY_HEADER = "[Compacted conversation summary]"
+"""First line of the user message that carries a compaction summary."""
+ACKNOWLEDGEMENT = "Understood. I have the context of the earlier conversation; let's continue."
+"""Assistant reply placed after the summary so roles keep alternating."""
+SUMMARY_SECTIONS = (
+    "User goals and constraints",
+    "Progress and decisions",
+    "Files and code locations",
+    "Open items and next steps",
+)
+"""The four sections every summary must contain, in this order."""
+CLEARED_PREFIX = "[cleared tool result:"
+"""Start of the placeholder that replaces a cleared tool result body."""
+
+
+def roles_of(messages: Sequence[BaseMessage]) -> list[Role]:
+    """Return the role of each message; compaction summaries get their own role."""
+    roles: list[Role] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            roles.append("system")
+        elif isinstance(message, HumanMessage):
+            roles.append("summary" if is_summary(message) else "user")
+        elif isinstance(message, AIMessage):
+            roles.append("assistant")
+        elif isinstance(message, ToolMessage):
+            roles.append("tool")
+        else:
+            roles.append("other")
+    return roles
+
+
+def is_summary(message: BaseMessage) -> bool:
+    """Return True for the user message that carries a compaction summary."""
+    return isinstance(message, HumanMessage) and content_text(message.content).startswith(
+        SUMMARY_HEADER
+    )
+
+
+def is_cleared(message: BaseMessage) -> bool:
+    """Return True for a tool message whose body was already replaced by a placeholder."""
+    return isinstance(message, ToolMessage) and content_text(message.content).startswith(
+        CLEARED_PREFIX
+    )
+
+
+def validate_history(messages: Sequence[BaseMessage]) -> list[str]:
+    """List every way ``messages`` breaks the chat-completions message rules.
+
+    Rules: the first non-system message is a user message; every assistant tool call is
+    answered by exactly one tool message carrying its id before the next assistant, user or
+    system message; no tool message without a pending call (orphan or duplicate answer);
+    tool call ids are unique within an assistant message.
+
+    Returns:
+        Human-readable problems; empty when the history is valid.
+    """
+    problems: list[str] = []
+    pending: dict[str, int] = {}
+    first = next((i for i, m in enumerate(messages) if not isinstance(m, SystemMessage)), None)
+    if first is not None and not isinstance(messages[first], HumanMessage):
+        problems.append(f"message {first}: first non-system message is not a user message")
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            if message.tool_call_id in pending:
+                del pending[message.tool_call_id]
+            else:
+                problems.append(
+                    f"message {index}: tool message {message.tool_call_id!r} answers no "
+                    "pending tool call (orphan or duplicate)"
+                )
+            continue
+        if pending:
+            problems.append(
+                f"message {index}: tool calls {sorted(pending)} were not answered before it"
+            )
+            pending.clear()
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                call_id = call.get("id") or ""
+                if not call_id or call_id in pending:
+                    problems.append(f"message {index}: missing or repeated tool call id")
+                pending[call_id] = index
+    if pending:
+        problems.append(f"end of history: tool calls {sorted(pending)} were never answered")
+    return problems
+
+
+def tool_names(messages: Sequence[BaseMessage]) -> dict[str, str]:
+    """Map each tool call id to the name of the tool it called."""
+    names: dict[str, str] = {}
+    for message in messages:
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call.get("id"):
+                    names[str(call["id"])] = str(call.get("name", ""))
+    return names
+
+
+def _placeholder(message: ToolMessage, name: str) -> str:
+    text = content_text(message.content)
+    spilled = find_spill_path(text)
+    where = (
+        f"full output at {spilled}" if spilled else "re-run the tool if you need it again"
+    )
+    return f"{CLEARED_PREFIX} {name or message.name or 'tool'}, {len(text):,} chars; {where}]"
+
+
+def clear_tool_results(
+    messages: Sequence[BaseMessage], positions: Sequence[int]
+) -> list[ToolMessage]:
+    """Return replacements for the tool messages at ``positions`` with placeholder bodies.
+
+    Each replacement keeps the message id, ``tool_call_id``, name and status, so applying them
+    through the ``add_messages`` reducer edits in place: count, order and pairing unchanged.
+
+    Raises:
+        ValueError: A position does not hold a tool message.
+    """
+    names = tool_names(messages)
+    out: list[ToolMessage] = []
+    for position in positions:
+        message = messages[position]
+        if not isinstance(message, ToolMessage):
+            raise ValueError(f"message {position} is not a tool message")
+        out.append(
+            message.model_copy(
+                update={"content": _placeholder(message, names.get(message.tool_call_id, ""))}
+            )
+        )
+    return out
+
+
+def missing_sections(summary: str) -> list[str]:
+    """Return the required summary sections that ``summary`` lacks (case-insensitive)."""
+    lowered = summary.lower()
+    return [s for s in SUMMARY_SECTIONS if s.lower() not in lowered]
+
+
+def rebuild_history(
+    messages: Sequence[BaseMessage], cut: int, summary: str
+) -> list[BaseMessage]:
+    """Build the compacted history: system messages, summary, acknowledgement, then the tail.
+
+    Args:
+        messages: The full history.
+        cut: Index of the first message of the kept tail (a user message).
+        summary: The four-section summary of everything before ``cut``.
+
+    Returns:
+        New history; the tail messages are the original objects (ids preserved).
+    """
+    head = [m for m in messages[:cut] if isinstance(m, SystemMessage)]
+    return [
+        *head,
+        HumanMessage(content=f"{SUMMARY_HEADER}\n{summary.strip()}"),
+        AIMessage(content=ACKNOWLEDGEMENT),
+        *messages[cut:],
+    ]
+
+
+def commit_messages(new_history: Sequence[BaseMessage]) -> list[AnyMessage]:
+    """Return the ``messages`` update that replaces the whole history under ``add_messages``."""
+    return [RemoveMessage(id=REMOVE_ALL_MESSAGES), *new_history]  # type: ignore[list-item]

@@ -1,0 +1,106 @@
+"""Node ``check_budget``: estimate the next request, clear old tool results, flag a summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from graph.budget import (
+    KEEP_RECENT_TOOL_RESULTS,
+    clear_batch_minimum,
+    count_text,
+    decide,
+    reconcile,
+    thresholds,
+)
+from graph.budget_request import request_for
+from graph.compaction import clear_pass
+from graph.context import Context
+from graph.deps import Deps
+from graph.state import State
+from graph.toolset import build_tools
+from nodes._common import current_thread_id
+from stores.ledger import Ledger
+
+__all__ = ["check_budget", "needs_summary"]
+
+STUCK_NOTE = (
+    "context is over the compaction trigger but the last summary attempt was rolled back; "
+    "it is retried after the next user turn"
+)
+
+
+def _user_turns(state: State) -> int:
+    return sum(1 for m in state.messages if isinstance(m, HumanMessage))
+
+
+def _summary_blocked(state: State) -> bool:
+    """Return True when the last summary attempt failed and no user turn came since."""
+    for event in reversed(state.compaction_log):
+        if event.get("tier") == "summarize":
+            return (
+                event.get("status") == "rolled_back"
+                and event.get("user_turns") == _user_turns(state)
+            )
+    return False
+
+
+def needs_summary(state: State) -> bool:
+    """Router predicate: True when ``check_budget`` decided that tier 3 must run."""
+    return state.budget.get("decision") == "summarize"
+
+
+async def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Estimate the next request and apply tier 2 (clear) when past the clearing threshold.
+
+    The estimate covers system prompt, tool schemas, messages and the turn context still to be
+    appended, reconciled with the provider's last reported input tokens. Clearing is written
+    to state, so it never re-fires on the same messages; ``decision`` is "summarize" only when
+    the estimate is still over the trigger afterwards.
+    """
+    context = runtime.context
+    count = deps.count_tokens or count_text
+    limits = thresholds(context.context_window)
+    request = request_for(state, build_tools(context, deps), count)
+    reported = state.last_usage.get("input") if state.last_usage else None
+    previous = state.budget.get("raw_estimate")
+
+    raw = request.estimate(state.messages)
+    estimate = reconcile(raw, reported, previous)
+    decision = decide(estimate, limits)
+    update: dict[str, Any] = {}
+    if decision != "ok":
+        cleared = clear_pass(
+            state.messages,
+            request,
+            min_saving=clear_batch_minimum(limits),
+            keep_recent=KEEP_RECENT_TOOL_RESULTS,
+        )
+        if cleared.committed:
+            raw = cleared.tokens_after
+            estimate = reconcile(raw, reported, previous)
+            event = cleared.event()
+            update["messages"] = cleared.update()
+            update["compaction_log"] = [event]
+            Ledger.for_project(context.project_path).append(
+                current_thread_id(), "compaction", event
+            )
+        decision = decide(estimate, limits)
+        if decision == "clear":
+            decision = "clear" if cleared.committed else "ok"
+        elif decision == "summarize" and _summary_blocked(state):
+            decision = "ok"
+            update["notes"] = [STUCK_NOTE]
+    update["budget"] = {
+        "estimate": estimate,
+        "raw_estimate": raw,
+        "window": limits.window,
+        "trigger": limits.trigger,
+        "clear": limits.clear,
+        "memory_cap": limits.memory_cap,
+        "decision": decision,
+        "reported_input": reported or 0,
+    }
+    return update

@@ -1,0 +1,66 @@
+"""Node ``compact_history``: tier 3, summarize older history as a validated transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from graph.budget import KEEP_USER_TURNS, count_text, reconcile, thresholds
+from graph.budget_request import request_for
+from graph.compaction import compact_now
+from graph.context import Context
+from graph.deps import Deps
+from graph.state import State
+from graph.toolset import build_tools
+from nodes._common import current_thread_id
+from stores.ledger import Ledger
+
+__all__ = ["compact_history"]
+
+
+async def compact_history(
+    state: State, runtime: Runtime[Context], *, deps: Deps
+) -> dict[str, Any]:
+    """Replace the history before the 3rd-last user turn with a four-section summary.
+
+    The summary comes from the run's model (its instruction appended after the unchanged
+    history, same tools bound, so the cached prefix is reused) or, without a model or when it
+    fails, from the extractive summarizer. The new history is committed only when valid and
+    smaller; otherwise the original stays. Either way the attempt is logged in
+    ``compaction_log`` and the project ledger.
+    """
+    context = runtime.context
+    count = deps.count_tokens or count_text
+    tools = build_tools(context, deps)
+    request = request_for(state, tools, count)
+    result = await compact_now(
+        state.messages,
+        keep_users=KEEP_USER_TURNS,
+        model=deps.model_factory(context),
+        request=request,
+        tools=tools,
+    )
+    users = sum(1 for m in result.messages if isinstance(m, HumanMessage))
+    event = {**result.event(), "user_turns": users}
+    Ledger.for_project(context.project_path).append(current_thread_id(), "compaction", event)
+    limits = thresholds(context.context_window)
+    reported = state.last_usage.get("input") if state.last_usage else None
+    estimate = reconcile(result.tokens_after, reported, state.budget.get("raw_estimate"))
+    update: dict[str, Any] = {
+        "compaction_log": [event],
+        "budget": {
+            **state.budget,
+            "estimate": estimate if result.committed else state.budget.get("estimate", 0),
+            "raw_estimate": result.tokens_after if result.committed else result.tokens_before,
+            "decision": "ok" if estimate < limits.trigger or not result.committed else "summarize",
+        },
+    }
+    if result.usage.get("calls"):
+        update["usage"] = dict(result.usage)
+    if result.committed:
+        update["messages"] = result.update()
+    else:
+        update["notes"] = [f"compaction rolled back: {result.reason}"]
+    return update
