@@ -1,0 +1,391 @@
+"""Scoped long-term facts on a LangGraph ``BaseStore``: the record, writes, visibility, search.
+
+Namespaces: ``("facts", "global")`` and ``("facts", "project", <label>)`` where the label is
+the project key encoded by :func:`stores.project_key.namespace_label` (store labels may not
+contain "."). Each namespace has a revision token in ``("facts_meta", ...)`` that every write
+replaces, so a long-lived :class:`FactStore` can keep its search and conflict indexes in
+memory and rebuild them only when some process changed the facts.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal, Protocol, cast
+
+from langgraph.store.base import BaseStore
+
+from stores.conflicts import ConflictIndex, ConflictMatch
+from stores.errors import ConflictError, SecretRefusedError
+from stores.fact_search import FactIndex, TextEmbedder, load_vectors
+from stores.project_key import namespace_label
+from stores.secrets import find_secret
+
+__all__ = [
+    "DENSE_MIN_FACTS",
+    "Fact",
+    "FactConflictError",
+    "FactMemory",
+    "FactStore",
+    "GLOBAL_NAMESPACE",
+    "ScoredFact",
+    "Scope",
+    "Source",
+    "Status",
+    "bump_revision",
+    "check_secret",
+    "fact_namespace",
+    "load_facts",
+    "new_fact_id",
+]
+
+Scope = Literal["project", "global"]
+Source = Literal["user", "agent", "auto"]
+Status = Literal["verified", "unverified"]
+
+GLOBAL_NAMESPACE = ("facts", "global")
+META_ROOT = "facts_meta"
+REVISION_KEY = "revision"
+LOAD_LIMIT = 1_000_000
+DENSE_MIN_FACTS = 300
+"""Visible facts above which dense similarity joins lexical scoring (when an embedder is set)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fact:
+    """One long-term fact as stored and shown."""
+
+    id: str
+    text: str
+    scope: Scope
+    project_key: str
+    """Normalized project path for project facts; empty for global ones."""
+    created: datetime
+    last_verified: datetime | None
+    """When a person last confirmed it; None for facts nobody verified."""
+    source: Source
+    status: Status
+    provenance: Mapping[str, str] = field(default_factory=dict)
+    """Where it came from: session/thread id, message id, tool call id."""
+
+    def to_record(self) -> dict[str, Any]:
+        """Return the JSON-ready record stored in the store and written by export."""
+        return {
+            "id": self.id,
+            "text": self.text,
+            "scope": self.scope,
+            "project_key": self.project_key,
+            "created": self.created.isoformat(),
+            "last_verified": self.last_verified.isoformat() if self.last_verified else None,
+            "source": self.source,
+            "status": self.status,
+            "provenance": dict(self.provenance),
+        }
+
+    @classmethod
+    def from_record(
+        cls, record: Mapping[str, Any], *, project_key: str = "", now: datetime | None = None
+    ) -> Fact:
+        """Build a fact from a stored or imported record; missing fields take defaults.
+
+        Raises:
+            ValueError: The record has no text or id, or an unknown scope, source or status.
+        """
+        text, fact_id = record.get("text"), record.get("id")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("a fact needs a non-empty 'text'")
+        if not isinstance(fact_id, str) or not fact_id.strip():
+            raise ValueError("a fact needs a non-empty 'id'")
+        scope = record.get("scope") or ("project" if project_key else "global")
+        source = record.get("source") or "user"
+        status = record.get("status") or "unverified"
+        if scope not in ("project", "global") or source not in ("user", "agent", "auto"):
+            raise ValueError(f"unknown scope {scope!r} or source {source!r}")
+        if status not in ("verified", "unverified"):
+            raise ValueError(f"unknown status {status!r}")
+        key = "" if scope == "global" else str(record.get("project_key") or project_key)
+        if scope == "project" and not key:
+            raise ValueError("a project fact needs a project key")
+        created = _parse_time(record.get("created")) or now or datetime.now(UTC)
+        return cls(
+            id=fact_id,
+            text=text,
+            scope=cast(Scope, scope),
+            project_key=key,
+            created=created,
+            last_verified=_parse_time(record.get("last_verified")),
+            source=cast(Source, source),
+            status=cast(Status, status),
+            provenance={str(k): str(v) for k, v in (record.get("provenance") or {}).items()},
+        )
+
+
+@dataclass(frozen=True)
+class ScoredFact:
+    """A fact returned by a search, with its retrieval score (higher is better)."""
+
+    fact: Fact
+    score: float
+
+
+class FactMemory(Protocol):
+    """What the rest of engram needs from a facts memory."""
+
+    def add(
+        self,
+        text: str,
+        *,
+        scope: Scope,
+        project_key: str,
+        source: Source,
+        force: bool = False,
+        provenance: Mapping[str, str] | None = None,
+        now: datetime | None = None,
+    ) -> Fact:
+        """Store a new fact after secret and conflict checks."""
+        ...
+
+    def search(self, query: str, *, project_key: str, k: int = 10) -> list[ScoredFact]:
+        """Return the best facts visible from a project."""
+        ...
+
+    def get(self, fact_id: str, *, project_key: str) -> Fact | None:
+        """Return a visible fact by id."""
+        ...
+
+    def facts(self, *, project_key: str) -> list[Fact]:
+        """Return every fact visible from a project, global ones first."""
+        ...
+
+
+def fact_namespace(scope: Scope, project_key: str = "") -> tuple[str, ...]:
+    """Return the store namespace of a scope (``project_key`` is needed for projects)."""
+    if scope == "global":
+        return GLOBAL_NAMESPACE
+    if not project_key:
+        raise ValueError("a project fact needs a project key")
+    return ("facts", "project", namespace_label(project_key))
+
+
+def new_fact_id() -> str:
+    """Return a fresh fact id: short enough to type, unique across processes."""
+    return uuid.uuid4().hex[:12]
+
+
+def check_secret(text: str) -> None:
+    """Refuse text that contains a credential.
+
+    Raises:
+        SecretRefusedError: ``text`` contains something that looks like a secret.
+    """
+    kind = find_secret(text)
+    if kind is not None:
+        raise SecretRefusedError(f"refused to store this memory: it contains a {kind}")
+
+
+def bump_revision(store: BaseStore, namespace: tuple[str, ...]) -> str:
+    """Mark the facts of ``namespace`` as changed and return the new revision token."""
+    token = uuid.uuid4().hex
+    store.put((META_ROOT, *namespace[1:]), REVISION_KEY, {"token": token}, index=False)
+    return token
+
+
+def read_revision(store: BaseStore, namespace: tuple[str, ...]) -> str:
+    """Return the current revision token of ``namespace`` ("" before the first write)."""
+    item = store.get((META_ROOT, *namespace[1:]), REVISION_KEY)
+    return str(item.value.get("token", "")) if item else ""
+
+
+def load_facts(store: BaseStore, namespace: tuple[str, ...]) -> list[Fact]:
+    """Read every fact stored in exactly ``namespace``, oldest first.
+
+    Items that are not fact records are ignored: the namespace is engram's own, but a
+    hand-edited database should not make memory unusable.
+    """
+    facts = []
+    for item in store.search(namespace, limit=LOAD_LIMIT):
+        if tuple(item.namespace) != namespace:
+            continue
+        try:
+            facts.append(Fact.from_record({**item.value, "id": item.key}))
+        except ValueError:
+            continue
+    facts.sort(key=lambda f: (f.created, f.id))
+    return facts
+
+
+@dataclass
+class _Snapshot:
+    """Facts of one namespace as of one revision, with a lazily built conflict index."""
+
+    revision: str
+    facts: list[Fact]
+    conflicts: ConflictIndex | None = None
+
+    def conflict_index(self) -> ConflictIndex:
+        if self.conflicts is None:
+            self.conflicts = ConflictIndex(f.text for f in self.facts)
+        return self.conflicts
+
+
+class FactStore:
+    """Facts memory over any LangGraph ``BaseStore`` (SQLite, Postgres, in-memory).
+
+    Indexes are cached per instance and checked against the store's revision tokens on
+    every call, so writes from other processes are seen on the next search.
+    """
+
+    def __init__(
+        self,
+        store: BaseStore,
+        *,
+        embedder: TextEmbedder | None = None,
+        dense_min_facts: int = DENSE_MIN_FACTS,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.dense_min_facts = dense_min_facts
+        self._snapshots: dict[tuple[str, ...], _Snapshot] = {}
+        self._indexes: dict[str, tuple[tuple[str, str], FactIndex, list[Fact]]] = {}
+
+    def add(
+        self,
+        text: str,
+        *,
+        scope: Scope,
+        project_key: str,
+        source: Source,
+        force: bool = False,
+        provenance: Mapping[str, str] | None = None,
+        now: datetime | None = None,
+        status: Status | None = None,
+    ) -> Fact:
+        """Store a new fact after the secret and conflict checks.
+
+        Args:
+            text: The fact, as the user (or the user's own words) stated it.
+            scope: ``project`` (visible in this project only) or ``global``.
+            project_key: Normalized project key (see ``stores.project_key.project_key``).
+            source: Who wrote it: ``user``, ``agent`` (save_memory tool) or ``auto``.
+            force: Keep both facts when the text conflicts with an existing one.
+            provenance: Session/thread and message ids it came from.
+            now: Clock for the created/verified dates.
+            status: Defaults to ``verified`` for the user's own saves, else ``unverified``.
+
+        Raises:
+            SecretRefusedError: The text contains a credential.
+            ConflictError: The text conflicts with facts of the same scope (``.conflicts``).
+            ValueError: The text is empty.
+        """
+        text = text.strip()
+        if not text:
+            raise ValueError("a fact needs some text")
+        check_secret(text)
+        now = now or datetime.now(UTC)
+        namespace = fact_namespace(scope, project_key)
+        snapshot = self._snapshot(namespace)
+        if not force:
+            matches = snapshot.conflict_index().matches(text)
+            if matches:
+                raise FactConflictError(text, [snapshot.facts[m.index] for m in matches], matches)
+        status = status or ("verified" if source == "user" else "unverified")
+        fact = Fact(
+            id=new_fact_id(),
+            text=text,
+            scope=scope,
+            project_key=project_key if scope == "project" else "",
+            created=now,
+            last_verified=now if status == "verified" else None,
+            source=source,
+            status=status,
+            provenance=dict(provenance or {}),
+        )
+        self.store.put(namespace, fact.id, fact.to_record(), index=False)
+        token = bump_revision(self.store, namespace)
+        # Adopt our own write instead of reloading the whole namespace next time.
+        snapshot.facts.append(fact)
+        if snapshot.conflicts is not None:
+            snapshot.conflicts.add(text)
+        snapshot.revision = token
+        return fact
+
+    def search(self, query: str, *, project_key: str, k: int = 10) -> list[ScoredFact]:
+        """Return up to ``k`` facts visible from ``project_key`` that best match ``query``.
+
+        Visibility comes first: only global facts and this project's facts are scored.
+        """
+        index, facts = self._index(project_key)
+        query_vector = None
+        if index.has_vectors and self.embedder is not None and query.strip():
+            query_vector = self.embedder.embed([query])[0]
+        return [ScoredFact(facts[i], s) for i, s in index.search(query, k, query_vector)]
+
+    def get(self, fact_id: str, *, project_key: str) -> Fact | None:
+        """Return the fact with ``fact_id`` if it is visible from ``project_key``."""
+        namespaces: list[tuple[str, ...]] = [GLOBAL_NAMESPACE]
+        if project_key:
+            namespaces.insert(0, fact_namespace("project", project_key))
+        for namespace in namespaces:
+            item = self.store.get(namespace, fact_id)
+            if item is not None:
+                return Fact.from_record({**item.value, "id": item.key})
+        return None
+
+    def facts(self, *, project_key: str) -> list[Fact]:
+        """Return every fact visible from ``project_key``: global first, then the project's."""
+        visible = list(self._snapshot(GLOBAL_NAMESPACE).facts)
+        if project_key:
+            visible += self._snapshot(fact_namespace("project", project_key)).facts
+        return visible
+
+    def _snapshot(self, namespace: tuple[str, ...]) -> _Snapshot:
+        revision = read_revision(self.store, namespace)
+        cached = self._snapshots.get(namespace)
+        if cached is None or cached.revision != revision:
+            cached = _Snapshot(revision, load_facts(self.store, namespace))
+            self._snapshots[namespace] = cached
+        return cached
+
+    def _index(self, project_key: str) -> tuple[FactIndex, list[Fact]]:
+        shared = self._snapshot(GLOBAL_NAMESPACE)
+        own = self._snapshot(fact_namespace("project", project_key)) if project_key else None
+        revisions = (shared.revision, own.revision if own else "")
+        cached = self._indexes.get(project_key)
+        if cached is not None and cached[0] == revisions:
+            return cached[1], cached[2]
+        facts = shared.facts + (own.facts if own else [])
+        vectors = None
+        if self.embedder is not None and len(facts) > self.dense_min_facts:
+            vectors = load_vectors(self.store, self.embedder, [f.text for f in facts])
+        index = FactIndex([f.text for f in facts], vectors)
+        self._indexes[project_key] = (revisions, index, facts)
+        return index, facts
+
+
+class FactConflictError(ConflictError):
+    """A new fact conflicts with existing facts of the same scope; the user has to choose."""
+
+    hint = (
+        "replace the old fact with `/memory replace ID TEXT`, keep both with "
+        "`/save --force`, or keep things as they are"
+    )
+
+    def __init__(self, text: str, conflicts: Sequence[Fact], matches: Sequence[ConflictMatch]):
+        self.text = text
+        self.conflicts = tuple(conflicts)
+        self.matches = tuple(matches)
+        listed = "; ".join(f"[{f.id}] {f.text}" for f in self.conflicts)
+        super().__init__(f"new fact {text!r} conflicts with existing: {listed}")
+
+
+def _parse_time(value: Any) -> datetime | None:
+    """Parse an ISO 8601 time (naive times are taken as UTC)."""
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str) and value.strip():
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    else:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

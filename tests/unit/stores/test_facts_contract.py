@@ -1,0 +1,265 @@
+"""Contract suite for the facts memory, run against InMemoryStore and SqliteStore."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+from langgraph.store.memory import InMemoryStore
+from langgraph.store.sqlite import SqliteStore
+
+from stores.backends import sqlite_connect
+from stores.errors import ConflictError, SecretRefusedError
+from stores.fact_admin import (
+    FactNotFoundError,
+    all_facts,
+    delete_fact,
+    export_jsonl,
+    import_jsonl,
+    replace_fact,
+    verify_fact,
+)
+from stores.facts import Fact, FactConflictError, FactStore, fact_namespace
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+ALPHA = "/work/alpha.project"
+BETA = "/work/beta"
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request, tmp_path):
+    if request.param == "memory":
+        yield InMemoryStore()
+        return
+    conn = sqlite_connect(tmp_path / "memory.sqlite")
+    sqlite_store = SqliteStore(conn)
+    sqlite_store.setup()
+    yield sqlite_store
+    conn.close()
+
+
+def test_add_returns_full_record_and_get_finds_it(store):
+    facts = FactStore(store)
+    fact = facts.add(
+        "This project uses Java 17",
+        scope="project",
+        project_key=ALPHA,
+        source="user",
+        provenance={"thread": "t1", "message": "m1"},
+        now=NOW,
+    )
+    assert fact.scope == "project" and fact.project_key == ALPHA
+    assert fact.source == "user" and fact.status == "verified"
+    assert fact.created == NOW and fact.last_verified == NOW
+    assert fact.provenance == {"thread": "t1", "message": "m1"}
+    again = FactStore(store).get(fact.id, project_key=ALPHA)
+    assert again == fact
+
+
+def test_project_facts_are_invisible_from_other_projects_global_visible_everywhere(store):
+    facts = FactStore(store)
+    java = facts.add("This project uses Java 17", scope="project", project_key=ALPHA,
+                     source="user", now=NOW)
+    tabs = facts.add("I prefer tabs for indentation", scope="global", project_key=ALPHA,
+                     source="user", now=NOW)
+    assert tabs.project_key == ""
+    assert {f.id for f in facts.facts(project_key=ALPHA)} == {java.id, tabs.id}
+    assert [f.id for f in facts.facts(project_key=BETA)] == [tabs.id]
+    assert facts.search("java version", project_key=BETA) == []
+    assert facts.get(java.id, project_key=BETA) is None
+    hits = facts.search("which java does this project use", project_key=ALPHA)
+    assert hits and hits[0].fact.id == java.id
+
+
+def test_search_ranks_relevant_fact_first_and_limits_k(store):
+    facts = FactStore(store)
+    texts = [f"Service number {i} is deployed on host h{i}" for i in range(15)]
+    texts += ["The database is PostgreSQL with pgvector", "Reply to me in Chinese"]
+    for text in texts:
+        facts.add(text, scope="project", project_key=ALPHA, source="user", force=True, now=NOW)
+    hits = facts.search("what database do we use postgresql", project_key=ALPHA, k=3)
+    assert hits[0].fact.text == "The database is PostgreSQL with pgvector"
+    assert len(facts.search("service deployed host", project_key=ALPHA, k=10)) == 10
+    assert all(h.score > 0 for h in hits)
+
+
+def test_conflict_blocks_write_and_lists_existing_fact(store):
+    facts = FactStore(store)
+    old = facts.add("This project uses Java 17", scope="project", project_key=ALPHA,
+                    source="user", now=NOW)
+    with pytest.raises(ConflictError) as info:
+        facts.add("This project uses Java 21", scope="project", project_key=ALPHA,
+                  source="user", now=NOW)
+    assert isinstance(info.value, FactConflictError)
+    assert [f.id for f in info.value.conflicts] == [old.id]
+    assert "Java 17" in str(info.value) and "Java 21" in str(info.value)
+    assert "/memory replace" in info.value.hint and "--force" in info.value.hint
+    assert len(facts.facts(project_key=ALPHA)) == 1
+
+
+def test_conflicts_are_checked_within_the_same_scope_only(store):
+    facts = FactStore(store)
+    facts.add("This project uses Java 17", scope="project", project_key=ALPHA,
+              source="user", now=NOW)
+    facts.add("This project uses Java 21", scope="project", project_key=BETA,
+              source="user", now=NOW)
+    facts.add("This project uses Java 11", scope="global", project_key=ALPHA,
+              source="user", now=NOW)
+    assert len(facts.facts(project_key=ALPHA)) == 2
+
+
+def test_force_keeps_both(store):
+    facts = FactStore(store)
+    facts.add("Use Node 18", scope="project", project_key=ALPHA, source="user", now=NOW)
+    facts.add("Use Node 20", scope="project", project_key=ALPHA, source="user", force=True,
+              now=NOW)
+    assert sorted(f.text for f in facts.facts(project_key=ALPHA)) == ["Use Node 18", "Use Node 20"]
+
+
+def test_secret_is_refused_even_with_force(store):
+    facts = FactStore(store)
+    with pytest.raises(SecretRefusedError):
+        facts.add("my openai key is sk-proj-abcdefghijklmnopqrstuvwxyz123456",
+                  scope="global", project_key=ALPHA, source="user", force=True, now=NOW)
+    assert facts.facts(project_key=ALPHA) == []
+
+
+def test_writes_by_another_instance_are_seen_by_a_cached_one(store):
+    reader = FactStore(store)
+    assert reader.search("kafka", project_key=ALPHA) == []
+    writer = FactStore(store)
+    fact = writer.add("Events go through Kafka", scope="project", project_key=ALPHA,
+                      source="user", now=NOW)
+    assert [h.fact.id for h in reader.search("kafka", project_key=ALPHA)] == [fact.id]
+    delete_fact(store, fact.id, project_key=ALPHA)
+    assert reader.search("kafka", project_key=ALPHA) == []
+    # The deleted fact no longer blocks a rewrite, and the other instance sees the new one.
+    reader.add("Events go through Kafka", scope="project", project_key=ALPHA, source="user",
+               now=NOW)
+    with pytest.raises(ConflictError):
+        writer.add("events go through kafka.", scope="project", project_key=ALPHA,
+                   source="user", now=NOW)
+
+
+def test_verify_and_replace_keep_id(store):
+    facts = FactStore(store)
+    fact = facts.add("CI runs on GitHub Actions", scope="project", project_key=ALPHA,
+                     source="auto", now=NOW)
+    assert fact.status == "unverified" and fact.last_verified is None
+    later = NOW + timedelta(days=40)
+    verified = verify_fact(store, fact.id, project_key=ALPHA, now=later)
+    assert verified.status == "verified" and verified.last_verified == later
+    replaced = replace_fact(store, fact.id, "CI runs on GitLab CI", project_key=ALPHA, now=later)
+    assert replaced.id == fact.id and replaced.created == NOW
+    assert [f.text for f in FactStore(store).facts(project_key=ALPHA)] == ["CI runs on GitLab CI"]
+    with pytest.raises(SecretRefusedError):
+        replace_fact(store, fact.id, "password = hunter2!!", project_key=ALPHA, now=later)
+
+
+def test_replace_checks_other_facts_but_not_itself(store):
+    facts = FactStore(store)
+    a = facts.add("Python 3.11 is the runtime", scope="project", project_key=ALPHA,
+                  source="user", now=NOW)
+    facts.add("Deploys go to Fly.io", scope="project", project_key=ALPHA, source="user", now=NOW)
+    replace_fact(store, a.id, "Python 3.12 is the runtime", project_key=ALPHA, now=NOW)
+    with pytest.raises(ConflictError):
+        replace_fact(store, a.id, "Deploys go to Fly.io!", project_key=ALPHA, now=NOW)
+
+
+def test_unknown_or_invisible_id_is_not_found(store):
+    fact = FactStore(store).add("Use uv for envs", scope="project", project_key=ALPHA,
+                                source="user", now=NOW)
+    with pytest.raises(FactNotFoundError):
+        delete_fact(store, fact.id, project_key=BETA)
+    with pytest.raises(FactNotFoundError):
+        verify_fact(store, "nope", project_key=ALPHA, now=NOW)
+
+
+def test_export_wipe_import_round_trip_is_lossless(store, tmp_path):
+    facts = FactStore(store)
+    made = [
+        facts.add("Use Java 17", scope="project", project_key=ALPHA, source="user", now=NOW,
+                  provenance={"thread": "t9"}),
+        facts.add("Answer in Chinese", scope="global", project_key=ALPHA, source="agent", now=NOW),
+        facts.add("Tests use pytest", scope="project", project_key=BETA, source="auto", now=NOW),
+    ]
+    lines = list(export_jsonl(all_facts(store)))
+    assert len(lines) == 3
+    for fact in made:
+        delete_fact(store, fact.id, project_key=fact.project_key or ALPHA)
+    assert all_facts(store) == []
+    report = import_jsonl(store, lines, project_key="/elsewhere", now=NOW + timedelta(days=1))
+    assert report.imported == 3 and report.skipped == ()
+    assert sorted(all_facts(store), key=lambda f: f.id) == sorted(made, key=lambda f: f.id)
+
+
+def test_import_accepts_minimal_lines_and_reports_bad_ones(store):
+    lines = [
+        '{"id": "D1:3", "text": "Caroline went to the LGBTQ support group", "scope": "project"}',
+        '{"id": "g1", "text": "Prefer short answers", "scope": "global"}',
+        '{"text": "no id given", "scope": "project"}',
+        "not json",
+        '{"id": "x", "text": "token = ghp_abcdefghijklmnopqrstuvwxyz0123456789", '
+        '"scope": "global"}',
+        '{"id": "y", "text": "", "scope": "global"}',
+    ]
+    report = import_jsonl(store, lines, project_key=ALPHA, now=NOW)
+    assert report.imported == 3
+    assert [n for n, _ in report.skipped] == [4, 5, 6]
+    fact = FactStore(store).get("D1:3", project_key=ALPHA)
+    assert fact is not None and fact.project_key == ALPHA and fact.created == NOW
+    hits = FactStore(store).search("support group", project_key=ALPHA)
+    assert hits[0].fact.id == "D1:3"
+
+
+def test_project_key_with_dots_is_a_valid_namespace(store):
+    namespace = fact_namespace("project", "/home/u/my.app/v1.2")
+    assert all("." not in label for label in namespace)
+
+
+class _CountingEmbedder:
+    """Bag-of-letters embedder that counts how many texts it embedded."""
+
+    model_id = "letters-test"
+    dim = 26
+
+    def __init__(self):
+        self.embedded = 0
+
+    def embed(self, texts):
+        self.embedded += len(texts)
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for r, text in enumerate(texts):
+            for ch in text.lower():
+                if "a" <= ch <= "z":
+                    rows[r, ord(ch) - 97] += 1
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        return rows / np.where(norms == 0, 1, norms)
+
+
+def test_dense_scoring_joins_above_threshold_and_vectors_are_cached(store):
+    embedder = _CountingEmbedder()
+    facts = FactStore(store, embedder=embedder, dense_min_facts=5)
+    for i in range(4):
+        facts.add(f"alpha fact {i} zzz", scope="project", project_key=ALPHA, source="user",
+                  force=True, now=NOW)
+    facts.search("alpha", project_key=ALPHA)
+    assert embedder.embedded == 0
+    for i in range(4):
+        facts.add(f"beta fact {i} qqq", scope="project", project_key=ALPHA, source="user",
+                  force=True, now=NOW)
+    # Dense similarity finds a fact sharing no word with the query.
+    hits = facts.search("bbeett", project_key=ALPHA, k=3)
+    assert hits and "beta" in hits[0].fact.text
+    first = embedder.embedded
+    assert first == 8 + 1
+    FactStore(store, embedder=embedder, dense_min_facts=5).search("alpha", project_key=ALPHA)
+    assert embedder.embedded == first + 1
+
+
+def test_from_record_rejects_bad_values():
+    with pytest.raises(ValueError):
+        Fact.from_record({"id": "a", "text": "x", "scope": "team"})
+    with pytest.raises(ValueError):
+        Fact.from_record({"id": "a", "text": "x", "scope": "project"})
