@@ -72,8 +72,9 @@ def _message_row(message: AnyMessage) -> dict[str, Any]:
     calls = getattr(message, "tool_calls", None)
     if calls:
         row["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c["id"]} for c in calls]
-    if getattr(message, "tool_call_id", None):
-        row["tool_call_id"] = message.tool_call_id  # type: ignore[attr-defined]
+    call_id = getattr(message, "tool_call_id", None)
+    if call_id:
+        row["tool_call_id"] = call_id
     return row
 
 

@@ -106,7 +106,9 @@ async def run_turn(
 def status_line(values: dict[str, Any], context: Context, thread_id: str) -> str:
     """Summarise context use, tokens and cache hits of a session in one line."""
     usage = {k: int((values.get("usage") or {}).get(k, 0)) for k in USAGE_KEYS}
-    used = estimate_messages(values.get("messages", []), system_prompt=values.get("system_prompt", ""))
+    used = estimate_messages(
+        values.get("messages", []), system_prompt=values.get("system_prompt", "")
+    )
     share = 100.0 * used / context.context_window
     hit = 100.0 * usage["cache_read"] / usage["input"] if usage["input"] else 0.0
     return (

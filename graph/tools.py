@@ -36,7 +36,7 @@ _FORGED_TAG = re.compile(r"<(/?)(tool_result)", re.IGNORECASE)
 
 
 def escape_forged_tags(text: str) -> str:
-    """Neutralise ``<tool_result``/``</tool_result`` inside content so it cannot close the wrapper."""
+    """Neutralise ``<tool_result`` and ``</tool_result`` so content cannot close the wrapper."""
     return _FORGED_TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stores.errors import StoreError
-from stores.paths import SKIP_DIRS, SECRET_PATTERNS, is_secret_path
+from stores.paths import SECRET_PATTERNS, SKIP_DIRS, is_secret_path
 from stores.walk import read_text, walk_project
 
 __all__ = ["GrepMatch", "InvalidPatternError", "find_rg", "grep"]

@@ -1,4 +1,4 @@
-"""Append-only JSONL audit ledger, one file per session thread, under ``<project>/.engram/ledger``."""
+"""Append-only JSONL audit ledger: one file per session thread in ``<project>/.engram/ledger``."""
 
 from __future__ import annotations
 

@@ -116,7 +116,8 @@ def _iter_files(root: Path, report: WalkReport) -> Iterator[Path]:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
-            report.skipped.append((folder.relative_to(root).as_posix() or ".", f"unreadable: {exc}"))
+            rel = folder.relative_to(root).as_posix() or "."
+            report.skipped.append((rel, f"unreadable: {exc}"))
             continue
         for entry in entries:
             path = Path(entry.path)
