@@ -87,12 +87,13 @@ async def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -
             Ledger.for_project(context.project_path).append(
                 current_thread_id(), "compaction", event
             )
-        decision = decide(estimate, limits)
-        if decision == "clear":
+        if decide(estimate, limits) != "summarize":
             decision = "clear" if cleared.committed else "ok"
-        elif decision == "summarize" and _summary_blocked(state):
-            decision = "ok"
+        elif _summary_blocked(state):
+            decision = "clear" if cleared.committed else "ok"
             update["notes"] = [STUCK_NOTE]
+        else:
+            decision = "summarize"
     update["budget"] = {
         "estimate": estimate,
         "raw_estimate": raw,
