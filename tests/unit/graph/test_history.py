@@ -1,6 +1,12 @@
 from __future__ import annotations
 
-from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.graph import add_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
