@@ -1,0 +1,214 @@
+"""Node ``learn_from_task``: record the episode, adjust applied patterns, extract facts."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.state import State
+from nodes._common import current_thread_id
+from stores.errors import StoreError
+from stores.experience import ExperienceStore, apply_outcome
+from stores.experience_records import Episode, Outcome, Pattern, new_id
+from stores.fact_recall import auto_extract
+from stores.ledger import Ledger
+from stores.project_key import project_key
+from stores.secrets import find_secret
+
+__all__ = [
+    "FactExtractor", "Learned", "decide_outcome", "files_touched", "learn", "learn_from_task",
+]
+
+PATH_ARGS = ("path", "file", "file_path", "filename", "target")
+SUMMARY_CHARS = 300
+LESSON_CHARS = 300
+WITHHELD = "(withheld: looked like a credential)"
+SEVERITY_BY_OUTCOME = {"failure": 3, "success": 4, "unknown": 4}
+HIGH_RISK_FAILURE_SEVERITY = 2
+
+
+class FactExtractor(Protocol):
+    """The facts auto-extraction function (``stores.fact_recall.auto_extract``)."""
+
+    def __call__(
+        self,
+        user_text: str,
+        *,
+        store: BaseStore,
+        project_key: str,
+        external_content_seen: bool,
+        provenance: Mapping[str, str],
+        now: datetime,
+    ) -> Sequence[Any]:
+        """Save facts stated in ``user_text``; return what was saved."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Learned:
+    """What one finished task taught the memory."""
+
+    episode: Episode
+    patterns: tuple[Pattern, ...]
+    conflicts_flagged: tuple[str, ...]
+    facts_saved: int
+    confidence_changed: bool
+
+
+def decide_outcome(state: State) -> tuple[Outcome, bool]:
+    """Return the outcome and whether it is an explicit verdict.
+
+    An explicit ``state.outcome`` (set from ``/good``, ``/bad`` or ``--outcome``) wins; tool
+    errors without a verdict mean failure but are not a verdict; otherwise unknown.
+    """
+    if state.outcome in ("success", "failure"):
+        return state.outcome, True  # type: ignore[return-value]
+    if state.tool_errors > 0:
+        return "failure", False
+    return "unknown", False
+
+
+def _turn(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], HumanMessage):
+            return list(messages[index:])
+    return list(messages)
+
+
+def files_touched(messages: Sequence[AnyMessage]) -> tuple[str, ...]:
+    """Return the file paths named in this turn's tool calls, in first-seen order."""
+    found: list[str] = []
+    for message in _turn(messages):
+        if not isinstance(message, AIMessage):
+            continue
+        for call in message.tool_calls:
+            for key in PATH_ARGS:
+                value = call.get("args", {}).get(key)
+                if isinstance(value, str) and value and value not in found:
+                    found.append(value)
+    return tuple(found)
+
+
+def _clean(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return WITHHELD if find_secret(text) else text
+
+
+def _lesson(messages: Sequence[AnyMessage], outcome: Outcome) -> str:
+    if outcome != "failure":
+        return ""
+    errors = [m for m in _turn(messages) if isinstance(m, ToolMessage) and m.status == "error"]
+    if errors:
+        first = errors[0]
+        return _clean(f"{len(errors)} tool call(s) failed; first: {first.name}: {first.content}",
+                      LESSON_CHARS)
+    return "the task failed; re-check the approach before repeating it"
+
+
+def learn(
+    store: BaseStore,
+    state: State,
+    context: Context,
+    *,
+    now: datetime,
+    thread_id: str,
+    extract: FactExtractor | None,
+) -> Learned:
+    """Record the episode and update patterns synchronously (called off the event loop)."""
+    repo = ExperienceStore(store, project_key(context.project_path))
+    outcome, explicit = decide_outcome(state)
+    report = state.memory_report.get("experience", {})
+    applied = [i["id"] for i in report.get("injected", []) if i.get("kind") == "pattern"]
+    profile = state.task_profile
+    severity = SEVERITY_BY_OUTCOME[outcome]
+    if outcome == "failure" and profile.get("risk") == "high":
+        severity = HIGH_RISK_FAILURE_SEVERITY
+    episode = Episode(
+        id=new_id("ep", now), date=now, task_type=str(profile.get("task_type") or "feature"),
+        summary=_clean(state.task, SUMMARY_CHARS), outcome=outcome,
+        files=tuple(_clean(f, SUMMARY_CHARS) for f in files_touched(state.messages)),
+        lesson=_lesson(state.messages, outcome), severity=severity,
+        patterns_applied=tuple(applied), thread_id=thread_id,
+    )
+    repo.put(episode)
+    updated: list[Pattern] = []
+    if explicit:
+        for pattern_id in applied:
+            pattern = repo.get("pattern", pattern_id)
+            if isinstance(pattern, Pattern):
+                updated.append(apply_outcome(pattern, success=outcome == "success", now=now))
+                repo.put(updated[-1])
+    flagged = _flag_conflicts(repo, report.get("conflicts", []))
+    saved = 0
+    if extract is not None and outcome != "failure":
+        saved = len(extract(state.task, store=store, project_key=repo.project_key,
+                            external_content_seen=state.external_content_seen,
+                            provenance={"thread_id": thread_id, "source": "task"}, now=now))
+    return Learned(episode, tuple(updated), tuple(flagged), saved, explicit and bool(applied))
+
+
+def _flag_conflicts(repo: ExperienceStore, conflicts: Sequence[Mapping[str, Any]]) -> list[str]:
+    flagged: list[str] = []
+    for conflict in conflicts:
+        ids = [conflict["winner"], *conflict.get("losers", [])]
+        for pattern_id in ids:
+            pattern = repo.get("pattern", pattern_id)
+            if not isinstance(pattern, Pattern):
+                continue
+            others = tuple(dict.fromkeys([*pattern.conflicts_with,
+                                          *(i for i in ids if i != pattern_id)]))
+            if others != pattern.conflicts_with:
+                repo.put(dataclasses.replace(pattern, conflicts_with=others))
+                flagged.append(pattern_id)
+    return flagged
+
+
+async def learn_from_task(
+    state: State,
+    runtime: Runtime[Context],
+    *,
+    deps: Deps,
+    extract: FactExtractor | None = auto_extract,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> dict[str, Any]:
+    """Learn from the finished task; never guess an outcome that the run did not give.
+
+    Args:
+        state: Graph state after the final answer.
+        runtime: Run settings and the injected store.
+        deps: Live handles; ``deps.store`` is used when the runtime has no store.
+        extract: Facts auto-extraction; None skips it.
+        clock: Current time (frozen in tests).
+    """
+    store = runtime.store if runtime.store is not None else deps.store
+    if store is None:
+        return {"notes": ["no memory store is configured: nothing was learned from this task"]}
+    thread_id = current_thread_id()
+    try:
+        learned = await asyncio.to_thread(learn, store, state, runtime.context, now=clock(),
+                                          thread_id=thread_id, extract=extract)
+    except StoreError as exc:
+        return {"notes": [f"could not record what this task taught: {exc}"]}
+    summary = {
+        "episode": learned.episode.id,
+        "outcome": learned.episode.outcome,
+        "patterns": {p.id: {"confidence": p.confidence, "status": p.status}
+                     for p in learned.patterns},
+        "conflicts_flagged": list(learned.conflicts_flagged),
+        "facts_saved": learned.facts_saved,
+    }
+    Ledger.for_project(runtime.context.project_path).append(thread_id, "learned", summary)
+    notes = []
+    if learned.episode.outcome == "unknown":
+        notes.append("outcome unknown: episode recorded, pattern confidence unchanged")
+    return {"memory_report": {**state.memory_report, "learned": summary}, "notes": notes}
