@@ -10,7 +10,8 @@ from langgraph.runtime import Runtime
 from graph.context import Context
 from graph.deps import Deps
 from graph.errors import ModelNotConfiguredError
-from graph.llm import usage_of
+from graph.compaction import Request, emergency_compact
+from graph.llm import is_context_overflow, usage_of
 from graph.prompts import render_turn_context
 from graph.state import State
 from graph.toolset import build_tools
@@ -63,15 +64,29 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
     if last_step:
         notes.append(STEP_LIMIT_NOTE)
     runnable: Any = model.bind_tools(tools) if tools else model
-    reply = await runnable.ainvoke(_request(state, messages))
+    compaction: list[dict[str, Any]] = []
+    try:
+        reply = await runnable.ainvoke(_request(state, messages))
+    except Exception as exc:  # provider errors differ; only an overflow is handled here
+        if not is_context_overflow(exc):
+            raise
+        result = emergency_compact(messages, request=Request(system_prompt=state.system_prompt))
+        compaction.append(result.event())
+        if not result.committed:
+            raise
+        notes.append("the provider rejected the prompt as too long; compacted and retried once")
+        messages = list(result.messages)
+        updated = result.update()
+        reply = await runnable.ainvoke(_request(state, messages))
     if not isinstance(reply, AIMessage):
         reply = AIMessage(content=str(reply.content))
     usage = usage_of(reply)
-    record_messages(context, [*updated, reply])
+    record_messages(context, [reply])
     return {
         "messages": [*updated, reply],
         "usage": usage,
         "last_usage": usage,
         "steps": state.steps + 1,
         "notes": notes,
+        "compaction_log": compaction,
     }

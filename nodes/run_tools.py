@@ -18,6 +18,7 @@ from graph.tools import wrap_tool_result
 from graph.toolset import build_tools
 from nodes._common import record_messages
 from stores.errors import StoreError
+from stores.spill import spill_if_large
 
 __all__ = ["run_tools"]
 
@@ -46,7 +47,13 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     calls = list(last.tool_calls)
     outcomes = await asyncio.gather(*(_run_one(tools.get(c["name"]), dict(c)) for c in calls))
     results: list[ToolMessage] = []
-    for call, (text, failed) in zip(calls, outcomes, strict=True):
+    notes: list[str] = []
+    for call, (raw, failed) in zip(calls, outcomes, strict=True):
+        try:
+            text = spill_if_large(runtime.context.project_path, call["name"], call["id"], raw).text
+        except OSError as exc:
+            notes.append(f"could not save a large {call['name']} output: {exc}")
+            text = raw
         results.append(
             ToolMessage(
                 content=wrap_tool_result(call["name"], text),
@@ -60,4 +67,5 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
         "messages": results,
         "tool_errors": state.tool_errors + sum(1 for _, failed in outcomes if failed),
         "external_content_seen": any(c["name"] in EXTERNAL_TOOLS for c in calls),
+        "notes": notes,
     }
