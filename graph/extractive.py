@@ -26,6 +26,8 @@ ASSISTANT_NOTE_CHARS = 600
 """Characters kept of each assistant text message."""
 OUTCOME_LINE_CHARS = 300
 """Characters kept of a tool outcome line."""
+OUTCOME_SCAN_CHARS = 4_000
+"""Characters scanned at each end of a long tool result for its outcome line."""
 ARGS_CHARS = 160
 """Characters kept of a tool call's arguments."""
 PATHS_PER_RESULT = 5
@@ -64,13 +66,16 @@ def _paths(text: str, limit: int | None = None) -> list[str]:
 def _outcome(text: str, status: str) -> str:
     """Return the line that best tells how a tool call went (an error line if any)."""
     body = _WRAPPER.sub("", text).strip()
+    total = body.count("\n") + 1
+    if len(body) > 2 * OUTCOME_SCAN_CHARS:  # errors show at the start or the end
+        body = f"{body[:OUTCOME_SCAN_CHARS]}\n{body[-OUTCOME_SCAN_CHARS:]}"
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     if not lines:
         return "(no output)"
     errors = [line for line in lines if _ERROR_LINE.search(line)]
     if errors and (status == "error" or errors[0] is lines[0] or len(errors) <= 3):
         return "; ".join(_clip(e, OUTCOME_LINE_CHARS) for e in errors[:2])
-    more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    more = f" (+{total - 1} lines)" if total > 1 else ""
     return _clip(lines[0], OUTCOME_LINE_CHARS) + more
 
 
