@@ -156,14 +156,14 @@ def export_markdown(
     Args:
         store: The memory store.
         project_key: Normalized project key.
-        out_dir: Folder that receives ``memory/``.
+        out_dir: Folder that receives ``memory/`` (or a folder named ``memory`` itself).
         config: Retrieval settings to write as ``retrieval_config.json``.
 
     Returns:
         How many records of each kind were written.
     """
     repo = ExperienceStore(store, project_key)
-    root = out_dir / MEMORY_DIR
+    root = out_dir if out_dir.name == MEMORY_DIR else out_dir / MEMORY_DIR
     counts: dict[str, int] = {}
     for kind in ("pattern", "episode"):
         records = repo.find(kind)

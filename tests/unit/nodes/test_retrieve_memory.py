@@ -11,8 +11,9 @@ from langgraph.store.memory import InMemoryStore
 from graph.context import Context
 from graph.deps import Deps
 from graph.phase0 import RISK_BUDGETS
+from graph.phase0_load import NO_STORE_NOTE
 from graph.state import State
-from nodes.retrieve_memory import NO_STORE_NOTE, retrieve_memory
+from nodes.retrieve_memory import retrieve_memory
 from stores.experience import ExperienceStore
 from stores.experience_records import Episode, Pattern, Strategy, Trigger
 from stores.fact_recall import FactRecall
