@@ -42,6 +42,8 @@ _PATH = re.compile(
 )
 _ERROR_LINE = re.compile(r"error|exception|traceback|failed|fatal|denied|not found", re.I)
 _HEADING = re.compile(r"^#+\s*(.+?)\s*$")
+_ROUTINE = re.compile(r"^- Ran .* → success: ")
+_OMITTED = re.compile(r"^- \(\d+ [a-z ]+ omitted\)$")
 
 
 def _clip(text: str, limit: int) -> str:
@@ -103,9 +105,13 @@ def render_sections(sections: dict[str, list[str]]) -> str:
     return "\n\n".join(parts)
 
 
-def _collect(messages: Sequence[BaseMessage]) -> tuple[dict[str, list[str]], list[str]]:
+def _collect(
+    messages: Sequence[BaseMessage],
+) -> tuple[dict[str, list[str]], list[str], list[str]]:
+    """Return the sections, the paths named by people and tool calls, and those in results."""
     sections: dict[str, list[str]] = {name: [] for name in SUMMARY_SECTIONS}
     files: list[str] = []
+    seen_in_results: list[str] = []
     calls: dict[str, str] = {}
     goals, progress = sections[SUMMARY_SECTIONS[0]], sections[SUMMARY_SECTIONS[1]]
     for message in messages:
@@ -113,7 +119,11 @@ def _collect(messages: Sequence[BaseMessage]) -> tuple[dict[str, list[str]], lis
         if is_summary(message):
             earlier = split_sections(text.removeprefix(SUMMARY_HEADER))
             for name in SUMMARY_SECTIONS:
-                lines = [ln for ln in earlier[name] if ln.strip() != "- (none)"]
+                lines = [
+                    ln
+                    for ln in earlier[name]
+                    if ln.strip() != "- (none)" and not _OMITTED.match(ln)
+                ]
                 if name == SUMMARY_SECTIONS[2]:
                     files.extend(ln.removeprefix("- ").strip() for ln in lines)
                 elif name != SUMMARY_SECTIONS[3]:
@@ -133,24 +143,41 @@ def _collect(messages: Sequence[BaseMessage]) -> tuple[dict[str, list[str]], lis
             command = calls.get(message.tool_call_id, message.name or "tool")
             status = str(getattr(message, "status", "success"))
             progress.append(f"- Ran {command} → {status}: {_outcome(text, status)}")
-            files.extend(_paths(_WRAPPER.sub("", text), PATHS_PER_RESULT))
-    return sections, files
+            seen_in_results.extend(_paths(_WRAPPER.sub("", text), PATHS_PER_RESULT))
+    return sections, files, seen_in_results
+
+
+def _drop_oldest(
+    sections: dict[str, list[str]], name: str, max_chars: int, routine_only: bool
+) -> None:
+    """Drop the oldest lines of one section (only routine tool runs if asked) until it fits."""
+    excess = len(render_sections(sections)) - max_chars
+    lines = sections[name]
+    keep = [True] * len(lines)
+    dropped = saved = 0
+    label = "routine tool runs" if routine_only else "earlier entries"
+    for index, line in enumerate(lines):
+        if saved - len(label) - 20 >= excess:
+            break
+        if routine_only and not _ROUTINE.match(line):
+            continue
+        keep[index] = False
+        dropped += 1
+        saved += len(line) + 1
+    if dropped:
+        sections[name] = [
+            f"- ({dropped} {label} omitted)",
+            *(line for line, kept in zip(lines, keep, strict=True) if kept),
+        ]
 
 
 def _fit(sections: dict[str, list[str]], max_chars: int) -> None:
-    """Drop the oldest progress lines, then the oldest files, until the summary fits."""
-    for name in (SUMMARY_SECTIONS[1], SUMMARY_SECTIONS[2], SUMMARY_SECTIONS[0]):
-        excess = len(render_sections(sections)) - max_chars
-        if excess <= 0:
+    """Shrink to ``max_chars``: routine tool runs go first, then old progress, files, requests."""
+    progress, files, goals = SUMMARY_SECTIONS[1], SUMMARY_SECTIONS[2], SUMMARY_SECTIONS[0]
+    for name, routine_only in ((progress, True), (progress, False), (files, False), (goals, False)):
+        if len(render_sections(sections)) <= max_chars:
             return
-        lines = sections[name]
-        dropped, saved = 0, 0
-        marker = ""
-        while dropped < len(lines) and saved - len(marker) - 1 < excess:
-            saved += len(lines[dropped]) + 1
-            dropped += 1
-            marker = f"- ({dropped} earlier entries omitted)"
-        sections[name] = [marker, *lines[dropped:]] if dropped else lines
+        _drop_oldest(sections, name, max_chars, routine_only)
 
 
 def extractive_summary(
@@ -165,9 +192,11 @@ def extractive_summary(
     Returns:
         Markdown with the four section headings, user requests quoted verbatim.
     """
-    sections, files = _collect(messages)
-    unique = list(dict.fromkeys(f for f in files if f))[-MAX_FILES:]
-    sections[SUMMARY_SECTIONS[2]] = [f"- {path}" for path in unique]
+    sections, files, seen_in_results = _collect(messages)
+    named = list(dict.fromkeys(f for f in files if f))[-MAX_FILES:]
+    extra = [f for f in dict.fromkeys(seen_in_results) if f and f not in set(named)]
+    listed = named + extra[len(extra) - max(0, MAX_FILES - len(named)) :]
+    sections[SUMMARY_SECTIONS[2]] = [f"- {path}" for path in listed]
     users = [m for m in messages if isinstance(m, HumanMessage) and not is_summary(m)]
     replies = [
         m

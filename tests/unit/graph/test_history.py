@@ -167,3 +167,22 @@ def test_missing_sections():
     assert missing_sections("") == list(SUMMARY_SECTIONS)
     text = "\n".join(f"## {s}\n- x" for s in SUMMARY_SECTIONS[:3])
     assert missing_sections(text) == [SUMMARY_SECTIONS[3]]
+
+
+def test_extractive_trims_routine_tool_runs_before_decisions_and_errors():
+    msgs = []
+    for i in range(200):
+        msgs += [
+            HumanMessage(f"request {i}"),
+            AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": f"a/f{i}.py"},
+                                       "id": f"c{i}"}]),
+            ToolMessage("ok " * 50, tool_call_id=f"c{i}"),
+            AIMessage(f"Decision {i}: keep it."),
+        ]
+    msgs += [AIMessage("", tool_calls=[{"name": "grep_code", "args": {}, "id": "e"}]),
+             ToolMessage("ERROR E42: linker failed", tool_call_id="e", status="error")]
+    summary = extractive_summary(msgs, max_chars=9000)
+    assert len(summary) <= 9000
+    assert "Decision 0: keep it." in summary and "ERROR E42: linker failed" in summary
+    assert "routine tool runs omitted" in summary
+    assert "- User: request 0" in summary
