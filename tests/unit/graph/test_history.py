@@ -181,8 +181,8 @@ def test_extractive_trims_routine_tool_runs_before_decisions_and_errors():
         ]
     msgs += [AIMessage("", tool_calls=[{"name": "grep_code", "args": {}, "id": "e"}]),
              ToolMessage("ERROR E42: linker failed", tool_call_id="e", status="error")]
-    summary = extractive_summary(msgs, max_chars=9000)
-    assert len(summary) <= 9000
+    summary = extractive_summary(msgs, max_chars=14_000)
+    assert len(summary) <= 14_000
     assert "Decision 0: keep it." in summary and "ERROR E42: linker failed" in summary
     assert "routine tool runs omitted" in summary
     assert "- User: request 0" in summary
