@@ -83,16 +83,26 @@ async def run_turn(
     approve: Approver | None = None,
     quiet: bool = False,
 ) -> TurnResult:
-    """Stream one turn; answer interrupts with ``approve`` (or leave the session paused)."""
+    """Stream one turn; answer interrupts with ``approve`` (or leave the session paused).
+
+    A ``checkpoint_id`` in ``config`` (a replay) only picks the starting point: the state read
+    afterwards, and any resumed interrupt, use the thread's newest checkpoint.
+    """
     pending: Any = graph_input
+    run_config = config
+    latest = {**config, "configurable": {
+        k: v for k, v in config["configurable"].items() if k != "checkpoint_id"}}
     while True:
-        async for chunk in graph.astream(pending, config, context=context, stream_mode="updates"):
+        async for chunk in graph.astream(
+            pending, run_config, context=context, stream_mode="updates"
+        ):
             if quiet:
                 continue
             for node, update in chunk.items():
                 if node != "__interrupt__":
                     _show_update(console, node, update)
-        snapshot = await graph.aget_state(config)
+        run_config = latest
+        snapshot = await graph.aget_state(latest)
         interrupts = list(getattr(snapshot, "interrupts", ()) or ())
         if not interrupts:
             break
