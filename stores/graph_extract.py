@@ -23,6 +23,7 @@ __all__ = [
     "Import",
     "Reference",
     "UNKNOWN",
+    "CALL_NODES",
     "access_chain",
     "content_digest",
     "extract_file",
@@ -53,6 +54,8 @@ class Definition:
     arity: int = -1
     receiver: str = ""
     """Go methods: the receiver type name (the method's owner may live in another file)."""
+    returns: str = ""
+    """Declared return type of a function, as written (empty when not declared)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +183,10 @@ UNKNOWN = "?"
 """Chain head standing for a receiver that static analysis cannot name (a call result, …)."""
 
 
+CALL_NODES = {"call": "function", "call_expression": "function"}
+"""Call node types whose result may be the receiver of a member access."""
+
+
 def access_chain(
     node: tree_sitter.Node,
     source: bytes,
@@ -189,31 +196,40 @@ def access_chain(
     """Flatten a member-access expression into a chain of names.
 
     Args:
-        node: The expression (``a.b.c``, ``this.x``, ``pkg.F``).
+        node: The expression (``a.b.c``, ``this.x``, ``pkg.F``, ``repo.find(1).name``).
         source: File content.
         members: Member-access node types mapped to their (object field, name field).
         leaves: Node types whose text is a chain head (identifiers, ``this``, ``self``).
 
     Returns:
-        The names from head to tail; the head is ``UNKNOWN`` when the receiver is not a plain
-        name (a call result, an index expression), and ``super()`` for a Python super call.
+        The names from head to tail. A name whose call result is accessed further ends in
+        ``()`` (``("repo", "find()", "name")``); the head is ``UNKNOWN`` when the receiver is
+        not a plain name (an index or literal), and ``super()`` for a Python super call.
     """
     parts: list[str] = []
     current: tree_sitter.Node | None = node
+    called = False
     while current is not None:
+        suffix = "()" if called else ""
+        called = False
+        if current.type == "call" and node_text(current, source).startswith("super("):
+            parts.append("super()")
+            return tuple(reversed(parts))
         spec = members.get(current.type)
-        if spec is None:
-            break
-        parts.append(node_text(current.child_by_field_name(spec[1]), source))
-        current = current.child_by_field_name(spec[0])
-    if current is None:
-        return ()
-    if current.type in leaves:
-        parts.append(node_text(current, source))
-    elif current.type == "call" and node_text(current, source).startswith("super("):
-        parts.append("super()")
-    else:
-        parts.append(UNKNOWN)
+        if spec is not None:
+            # Java's method_invocation is both the access and the call: below the top it
+            # is a call result.
+            if current.type == "method_invocation" and current is not node:
+                suffix = "()"
+            parts.append(node_text(current.child_by_field_name(spec[1]), source) + suffix)
+            current = current.child_by_field_name(spec[0])
+            continue
+        if current.type in CALL_NODES and current is not node:
+            called = True
+            current = current.child_by_field_name(CALL_NODES[current.type])
+            continue
+        parts.append(node_text(current, source) + suffix if current.type in leaves else UNKNOWN)
+        break
     return tuple(reversed(parts))
 
 

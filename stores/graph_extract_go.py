@@ -46,10 +46,14 @@ def walk(root: tree_sitter.Node, out: FactsBuilder) -> None:
             _var_spec(node, scope, out)
         elif kind == "short_var_declaration" and scope:
             _short_var(node, scope, out)
-        elif kind in ("identifier", "type_identifier") and scope and (node.text or b"")[:1].isupper():
+        elif kind in ("identifier", "type_identifier") and scope and _exported(node):
             out.ref(scope, (out.text(node),), "use", node)
         for child in reversed(node.children):
             stack.append((child, scope, scope_kind))
+
+
+def _exported(node: tree_sitter.Node) -> bool:
+    return (node.text or b"")[:1].isupper()
 
 
 def _lines(node: tree_sitter.Node) -> tuple[int, int]:
@@ -112,10 +116,12 @@ def _function(node: tree_sitter.Node, out: FactsBuilder) -> str:
     qual = f"{receiver}.{name}" if receiver else name
     _params(receiver_node, qual, out)
     arity = _params(node.child_by_field_name("parameters"), qual, out)
+    result = node.child_by_field_name("result")
+    returns = "" if result is None or result.type == "parameter_list" else out.text(result)
     out.definitions.append(
         Definition(
             qual, name, "method" if receiver else "function", *_lines(node),
-            arity=arity, receiver=receiver,
+            arity=arity, receiver=receiver, returns=type_name(returns),
         )
     )
     return qual
@@ -150,6 +156,9 @@ def _short_var(node: tree_sitter.Node, scope: str, out: FactsBuilder) -> None:
     for target, value in zip(left.named_children, right.named_children, strict=False):
         if value.type == "unary_expression" and value.named_children:
             value = value.named_children[-1]
-        if value.type == "composite_literal":
+        if value.type == "call_expression":
+            callee = out.text(value.child_by_field_name("function"))
+            out.add_type(scope, out.text(target), callee)
+        elif value.type == "composite_literal":
             declared = type_name(out.text(value.child_by_field_name("type")))
             out.add_type(scope, out.text(target), declared)

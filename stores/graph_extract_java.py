@@ -131,6 +131,7 @@ def _method(node: tree_sitter.Node, scope: str, overloaded: set[str], out: Facts
             qualname=qual, name=name, kind="method",
             start_line=node.start_point[0] + 1, end_line=node.end_point[0] + 1,
             parent=scope, arity=arity,
+            returns=type_name(out.text(node.child_by_field_name("type"))),
         )
     )
     return qual

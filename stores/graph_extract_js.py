@@ -73,6 +73,7 @@ def _define(node: tree_sitter.Node, scope: str, kind: str, out: FactsBuilder, *,
             start_line=start.start_point[0] + 1, end_line=node.end_point[0] + 1,
             parent=scope, bases=bases,
             arity=len(params.named_children) if params is not None else -1,
+            returns=type_name(out.text(node.child_by_field_name("return_type")).lstrip(":")),
         )
     )
     return qual
@@ -114,6 +115,8 @@ def _declarator(node: tree_sitter.Node, scope: str, scope_kind: str, out: FactsB
     declared = out.text(node.child_by_field_name("type")).lstrip(":").strip()
     if not declared and value is not None and value.type == "new_expression":
         declared = out.text(value.child_by_field_name("constructor"))
+    elif not declared and value is not None and value.type == "call_expression":
+        declared = out.text(value.child_by_field_name("function"))
     if name_node is not None and name_node.type in ("identifier", "property_identifier"):
         out.add_type(scope, name, type_name(declared))
         if not scope:
@@ -141,9 +144,11 @@ def _reference(node: tree_sitter.Node, scope: str, scope_kind: str, out: FactsBu
     if kind == "call_expression":
         func = node.child_by_field_name("function")
         args = node.child_by_field_name("arguments")
-        if func is not None and func.type != "super":
-            chain = access_chain(func, out.source, MEMBERS, LEAVES)
-            out.ref(scope, chain, "call", node, len(args.named_children) if args else -1)
+        arity = len(args.named_children) if args else -1
+        if func is not None and func.type == "super":
+            out.ref(scope, ("super", "constructor"), "call", node, arity)
+        elif func is not None:
+            out.ref(scope, access_chain(func, out.source, MEMBERS, LEAVES), "call", node, arity)
     elif kind == "new_expression":
         ctor = node.child_by_field_name("constructor")
         if ctor is not None:

@@ -98,7 +98,7 @@ def _function(node: tree_sitter.Node, scope: str, scope_kind: str, out: FactsBui
         Definition(
             qualname=qual, name=name, kind="method" if scope_kind == "class" else "function",
             start_line=start.start_point[0] + 1, end_line=node.end_point[0] + 1,
-            parent=scope, arity=arity,
+            parent=scope, arity=arity, returns=out.text(node.child_by_field_name("return_type")),
         )
     )
     return qual

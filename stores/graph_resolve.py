@@ -81,11 +81,16 @@ class Resolver:
 
     def resolve(self, path: str, scope: str, chain: tuple[str, ...], arity: int = -1) -> list[str]:
         """Return the node ids a reference chain may denote (one when unambiguous)."""
-        targets = self._head(path, scope, chain[0])
+        called = chain[0].endswith("()") and chain[0] not in SUPER_NAMES
+        targets = self._head(path, scope, chain[0].removesuffix("()") if called else chain[0])
+        if called:
+            targets = self._returned(targets)
         for name in chain[1:]:
             if len(targets) != 1:
                 return []
-            targets = self._member(targets[0], name, 0)
+            targets = self._member(targets[0], name.removesuffix("()"), 0)
+            if name.endswith("()"):
+                targets = self._returned(targets)
         ids = list(dict.fromkeys(v for tag, v in targets if tag == "sym"))
         if len(ids) > 1 and arity >= 0:
             ids = [i for i in ids if self.index.defs[i][1].arity == arity] or ids
@@ -132,7 +137,27 @@ class Resolver:
             return []
         chain = tuple(declared.split("."))
         ids = self.resolve(path, scope, chain)
-        return [("sym", i) for i in ids if self.index.is_class(i)][:1] if len(ids) == 1 else []
+        return self._returned([("sym", ids[0])]) if len(ids) == 1 else []
+
+    def _returned(self, targets: list[Target], depth: int = 0) -> list[Target]:
+        """Map callables to the class they return (a class maps to itself: a constructor)."""
+        if not targets or any(tag != "sym" for tag, _ in targets) or depth > 3:
+            return []
+        nid = targets[0][1]
+        if len(targets) == 1 and self.index.is_class(nid):
+            return targets
+        entry = self.index.defs.get(nid)
+        if entry is None or not entry[1].returns:
+            return []
+        # Overloads with one declared return type still name one class.
+        if any(self.index.defs.get(t, ("", entry[1]))[1].returns != entry[1].returns
+               for _, t in targets):
+            return []
+        path, d = entry
+        found = self.resolve(path, d.qualname, tuple(d.returns.split(".")))
+        if len(found) != 1 or not self.index.is_class(found[0]):
+            return []
+        return [("sym", found[0])]
 
     def _global(self, path: str, name: str, hops: int) -> list[Target]:
         """Resolve a name at file level: definitions, imports, then the file's package."""
@@ -261,6 +286,9 @@ class Resolver:
 
     def _import_files(self, path: str, imp: Import, target: Target) -> list[str]:
         index = self.index
+        if index.facts[path].language == "java" and imp.name != "*":
+            cls = index.java_classes.get(f"{imp.module}.{imp.name}")
+            return index.files_of(("sym", cls) if cls else target)
         if index.facts[path].language == "python" and imp.name and imp.name != "*":
             sub = index.python_submodule(target[1], imp.name)
             if sub is not None and imp.name not in index.top.get(target[1], {}):
