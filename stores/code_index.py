@@ -1,0 +1,259 @@
+"""The code index of one project: search over chunks (exact, BM25, dense, hybrid) and files.
+
+On disk under ``<project>/.engram/index/``: ``manifest.sqlite`` (files, chunks, tokens),
+``bm25/`` (bm25s, replaced atomically) and ``chroma/`` (vectors; or a Chroma server). Updating
+is in ``stores.index_update``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol, runtime_checkable
+
+from stores.embedders import Embedder
+from stores.errors import IndexNotBuiltError
+from stores.index_exact import Located, exact_terms, grep_terms, smallest_containing
+from stores.index_manifest import Manifest
+from stores.index_update import IndexProgress, IndexStats, update_index
+from stores.index_vectors import InMemoryVectors, VectorStore, open_chroma_vectors
+from stores.lexical import LexicalIndex, query_tokens
+from stores.ranking import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
+
+__all__ = [
+    "INDEX_DIR",
+    "CodeHit",
+    "CodeIndex",
+    "FileHit",
+    "IndexProgress",
+    "IndexStats",
+    "ProjectCodeIndex",
+    "SearchMode",
+    "open_code_index",
+    "open_memory_code_index",
+]
+
+INDEX_DIR = Path(".engram") / "index"
+"""Where a project's index lives, relative to its root."""
+
+SearchMode = Literal["exact", "semantic", "hybrid", "bm25", "dense"]
+
+CANDIDATES_PER_LIST = 100
+"""Chunks each ranked list contributes to chunk search."""
+
+FILE_CANDIDATES_PER_LIST = 1000
+"""Chunks each ranked list contributes to file search (files need evidence beyond the top)."""
+
+
+@dataclass(frozen=True)
+class CodeHit:
+    """A chunk found by a search."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    score: float
+    source: str
+    """Which evidence ranked it: exact, bm25, dense, or fused."""
+
+
+@dataclass(frozen=True)
+class FileHit:
+    """A file ranked by the evidence of its chunks."""
+
+    path: str
+    score: float
+    reasons: tuple[str, ...] = field(default=())
+    """Best chunks behind the score (``symbol [source]``)."""
+
+
+@runtime_checkable
+class CodeIndex(Protocol):
+    """Search over one project's code."""
+
+    def update(self, progress: Callable[[IndexProgress], None] | None = None) -> IndexStats:
+        """Bring the index up to date with the files on disk (incrementally)."""
+        ...
+
+    def search(self, query: str, *, mode: SearchMode = "hybrid", k: int = 10) -> list[CodeHit]:
+        """Return the ``k`` best chunks for ``query``."""
+        ...
+
+    def search_files(
+        self, query: str, *, k: int = 10, mode: SearchMode = "hybrid"
+    ) -> list[FileHit]:
+        """Return the ``k`` best files for ``query``."""
+        ...
+
+    def is_built(self) -> bool:
+        """Return True once a first update has completed."""
+        ...
+
+
+class ProjectCodeIndex:
+    """Code index over a manifest, a BM25 index and a vector store."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        embedder: Embedder,
+        manifest: Manifest,
+        vectors: VectorStore,
+        bm25_dir: Path | None,
+        weights: Mapping[str, float] | None = None,
+        file_decay: float = FILE_DECAY,
+    ) -> None:
+        self.root = root
+        self.file_decay = file_decay
+        self.embedder = embedder
+        self.manifest = manifest
+        self.vectors = vectors
+        self.bm25_dir = bm25_dir
+        self.weights = dict(weights or DEFAULT_WEIGHTS)
+        self._lexical: tuple[LexicalIndex, int] | None = None
+
+    def is_built(self) -> bool:
+        """Return True once a first update has completed."""
+        return self.manifest.get_meta("generation") != ""
+
+    def update(self, progress: Callable[[IndexProgress], None] | None = None) -> IndexStats:
+        """Index new and changed files, drop vanished ones, rebuild BM25 when needed."""
+        stats, lexical = update_index(
+            self.root,
+            manifest=self.manifest,
+            vectors=self.vectors,
+            embedder=self.embedder,
+            bm25_dir=self.bm25_dir,
+            progress=progress,
+        )
+        self._lexical = lexical
+        return stats
+
+    def _bm25(self) -> LexicalIndex:
+        generation = int(self.manifest.get_meta("generation", "0"))
+        if self._lexical is not None and self._lexical[1] == generation:
+            return self._lexical[0]
+        loaded = LexicalIndex.load(self.bm25_dir) if self.bm25_dir else None
+        if loaded is None or loaded[1] != generation:
+            ids, tokens, _ = self.manifest.all_tokens()
+            loaded = (LexicalIndex.build(ids, tokens), generation)
+        self._lexical = loaded
+        return loaded[0]
+
+    def ranked_lists(
+        self, query: str, mode: SearchMode, depth: int = CANDIDATES_PER_LIST
+    ) -> dict[str, list[tuple[str, float]]]:
+        """Return the (chunk id, score) lists that ``mode`` draws on, best first."""
+        if not self.is_built():
+            raise IndexNotBuiltError(f"no code index for {self.root}")
+        lists: dict[str, list[tuple[str, float]]] = {}
+        if mode in {"exact", "hybrid"}:
+            located = grep_terms(self.root, exact_terms(query), self._locate)
+            lists["exact"] = [(loc.key, score) for loc, score in located[:depth]]
+        if mode in {"bm25", "hybrid"}:
+            lists["bm25"] = self._bm25().top(query_tokens(query), depth)
+        if mode in {"dense", "semantic", "hybrid"}:
+            vector = self.embedder.embed([query])[0]
+            known = self.manifest.chunk_ids()
+            hits = self.vectors.query(vector, depth)
+            # Vectors the manifest does not know are leftovers of an interrupted run.
+            lists["dense"] = [(i, s) for i, s in hits if i in known]
+        return lists
+
+    def _fused(
+        self, query: str, mode: SearchMode, depth: int = CANDIDATES_PER_LIST
+    ) -> list[tuple[str, float, str]]:
+        lists = self.ranked_lists(query, mode, depth)
+        if len(lists) == 1:
+            name, items = next(iter(lists.items()))
+            return [(i, s, name) for i, s in items]
+        fused = rrf({name: [i for i, _ in items] for name, items in lists.items()}, self.weights)
+        return [(i, s, "fused") for i, s in fused]
+
+    def search(self, query: str, *, mode: SearchMode = "hybrid", k: int = 10) -> list[CodeHit]:
+        """Return the ``k`` best chunks for ``query``.
+
+        Raises:
+            IndexNotBuiltError: ``update`` never completed for this project.
+        """
+        ranked = self._fused(query, mode)[:k]
+        stored = self.manifest.chunks([i for i, _, _ in ranked])
+        return [
+            CodeHit(c.path, c.start_line, c.end_line, c.symbol, c.kind, round(score, 6), source)
+            for i, score, source in ranked
+            if (c := stored.get(i)) is not None
+        ]
+
+    def search_files(
+        self, query: str, *, k: int = 10, mode: SearchMode = "hybrid"
+    ) -> list[FileHit]:
+        """Return the ``k`` best files, each scored by its best chunks.
+
+        Raises:
+            IndexNotBuiltError: ``update`` never completed for this project.
+        """
+        ranked = self._fused(query, mode, FILE_CANDIDATES_PER_LIST)
+        stored = self.manifest.chunks([i for i, _, _ in ranked])
+        pairs = [(stored[i].path, s) for i, s, _ in ranked if i in stored]
+        reasons: dict[str, list[str]] = {}
+        for i, _, source in ranked:
+            if i in stored:
+                reasons.setdefault(stored[i].path, []).append(f"{stored[i].symbol} [{source}]")
+        return [
+            FileHit(path, round(score, 6), tuple(reasons[path][:3]))
+            for path, score in aggregate_files(pairs, decay=self.file_decay)[:k]
+        ]
+
+    def _locate(self, path: str, line: int) -> Located | None:
+        chunks = [
+            Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
+            for c in self.manifest.chunks_of(path)
+        ]
+        return smallest_containing(chunks, line)
+
+    def close(self) -> None:
+        """Release the manifest connection."""
+        self.manifest.close()
+
+
+def open_code_index(
+    project: Path,
+    *,
+    embedder: Embedder,
+    chroma_url: str = "",
+    weights: Mapping[str, float] | None = None,
+) -> ProjectCodeIndex:
+    """Open (creating if needed) the persistent code index of ``project``.
+
+    Raises:
+        BackendUnavailableError: ``chroma_url`` is set and the server cannot be reached.
+        IndexCorruptError: The embedded Chroma files cannot be opened.
+    """
+    root = project.expanduser().resolve()
+    index_dir = root / INDEX_DIR
+    index_dir.mkdir(parents=True, exist_ok=True)
+    vectors = open_chroma_vectors(index_dir, embedder.model_id, chroma_url)
+    manifest = Manifest.open(index_dir / "manifest.sqlite")
+    return ProjectCodeIndex(
+        root,
+        embedder=embedder,
+        manifest=manifest,
+        vectors=vectors,
+        bm25_dir=index_dir / "bm25",
+        weights=weights,
+    )
+
+
+def open_memory_code_index(project: Path, *, embedder: Embedder) -> ProjectCodeIndex:
+    """Open a code index of ``project`` kept entirely in memory (tests, one-off runs)."""
+    return ProjectCodeIndex(
+        project.expanduser().resolve(),
+        embedder=embedder,
+        manifest=Manifest.open(None),
+        vectors=InMemoryVectors(),
+        bm25_dir=None,
+    )

@@ -1,0 +1,174 @@
+"""Exact evidence for a query: pull identifiers, quoted strings and paths out, grep, locate.
+
+Shared by hybrid search (lines mapped to indexed chunks) and by index-free exact search (lines
+mapped to chunks cut on the fly).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from stores.chunker import chunk_file
+from stores.exact_search import grep
+from stores.walk import read_text
+
+__all__ = ["Located", "MAX_TERMS", "exact_terms", "grep_terms", "locate_on_the_fly"]
+
+MAX_TERMS = 12
+"""Terms taken from one query; the first ones are kept."""
+
+MAX_GREP_LINES = 2000
+DEFINITION_BONUS = 1.0
+"""Added to a chunk's exact score when its own name is one of the terms."""
+
+_QUOTED = re.compile(r"`([^`\n]{2,80})`|\"([^\"\n]{3,80})\"|'([^'\n]{3,80})'")
+_WORDISH = re.compile(r"[A-Za-z_][\w.]*(?:/[\w.\-]+)*\(?")
+_URL = re.compile(r"\b\w+://\S+")
+_SNAKE = re.compile(r"^_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*$")
+_CAMEL = re.compile(r"^[a-z]+[A-Z]\w*$|^[A-Z][a-z0-9]+[A-Z]\w*$|^[A-Z]{2,}[a-z]\w*$")
+_SOURCE_SUFFIXES = (".py", ".java", ".js", ".ts", ".tsx", ".jsx", ".go", ".md", ".toml", ".json")
+_RG_META = set("\\.+*?()|[]{}^$#&-~")
+
+
+@dataclass(frozen=True)
+class Located:
+    """The chunk around a matching line."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    key: str
+    """Identity of the chunk (its id when indexed)."""
+
+
+def _is_code_like(word: str) -> bool:
+    if "/" in word or word.endswith(_SOURCE_SUFFIXES):
+        return True
+    if word.endswith("("):
+        return len(word) > 3
+    parts = word.split(".")
+    if len(parts) > 1 and all(parts) and any(_SNAKE.match(p) or _CAMEL.match(p) for p in parts):
+        return True
+    return bool(_SNAKE.match(word) or _CAMEL.match(word))
+
+
+def exact_terms(text: str) -> list[str]:
+    """Return literal search terms found in free text, in order of first appearance.
+
+    Terms are quoted strings (backticks or quotes), code-like identifiers (snake_case,
+    camelCase, PascalCase with two humps, dotted names, calls ``name(``) and file paths.
+    Plain words are not terms: they are left to BM25 and dense search.
+    """
+    text = _URL.sub(" ", text)
+    found: list[str] = []
+    for match in _QUOTED.finditer(text):
+        term = next(g for g in match.groups() if g).strip()
+        if term and (" " not in term or _is_code_like(term.split()[0])):
+            found.append(term)
+    for match in _WORDISH.finditer(_QUOTED.sub(" ", text)):
+        word = match.group(0).rstrip(".")
+        if not _is_code_like(word):
+            continue
+        word = word.rstrip("(")
+        found.append(word)
+        if "." in word and "/" not in word and not word.endswith(_SOURCE_SUFFIXES):
+            found.append(word.rsplit(".", 1)[1])
+    terms = [t for t in dict.fromkeys(found) if len(t) >= 3]
+    return terms[:MAX_TERMS]
+
+
+def _rg_escape(term: str) -> str:
+    return "".join("\\" + c if c in _RG_META else c for c in term)
+
+
+def grep_terms(
+    root: Path,
+    terms: list[str],
+    locate: Callable[[str, int], Located | None],
+) -> list[tuple[Located, float]]:
+    """Grep all terms in one ripgrep pass and score the chunks holding the matches.
+
+    A chunk scores, per term it contains, the term's rarity ``1 / log2(1 + chunks with it)``,
+    plus DEFINITION_BONUS when its own name is the term.
+
+    Returns:
+        (chunk, score) pairs, best first.
+    """
+    if not terms:
+        return []
+    path_terms = [t for t in terms if "/" in t or t.endswith(_SOURCE_SUFFIXES)]
+    code_terms = [t for t in terms if t not in path_terms]
+    by_term: dict[str, dict[str, Located]] = {t: {} for t in terms}
+    if code_terms:
+        pattern = "|".join(_rg_escape(t) for t in sorted(code_terms, key=len, reverse=True))
+        for match in grep(root, pattern, max_results=MAX_GREP_LINES):
+            where = locate(match.path, match.line)
+            if where is None:
+                continue
+            for term in code_terms:
+                if term in match.text:
+                    by_term[term].setdefault(where.key, where)
+    for term in path_terms:
+        for located in _path_matches(root, term, locate):
+            by_term[term].setdefault(located.key, located)
+    scores: dict[str, float] = {}
+    chunks: dict[str, Located] = {}
+    for term, hits in by_term.items():
+        if not hits:
+            continue
+        weight = 1.0 / math.log2(1 + len(hits))
+        for key, located in hits.items():
+            chunks[key] = located
+            name = located.symbol.split("(", 1)[0].rsplit(".", 1)[-1]
+            bonus = DEFINITION_BONUS if name == term.rsplit(".", 1)[-1] else 0.0
+            scores[key] = scores.get(key, 0.0) + weight + bonus
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(chunks[key], score) for key, score in ranked]
+
+
+def _path_matches(
+    root: Path, term: str, locate: Callable[[str, int], Located | None]
+) -> list[Located]:
+    """Locate the first chunk of files whose path ends with ``term``."""
+    suffix = term.strip("/")
+    candidate = root / suffix
+    if not candidate.is_file():
+        return []
+    located = locate(PurePosixPath(suffix).as_posix(), 1)
+    return [located] if located is not None else []
+
+
+def locate_on_the_fly(root: Path) -> Callable[[str, int], Located | None]:
+    """Return a locator that chunks matched files when first needed (no index required)."""
+    cache: dict[str, list[Located]] = {}
+
+    def locate(path: str, line: int) -> Located | None:
+        if path not in cache:
+            try:
+                text = read_text(root / path)
+            except OSError:
+                return None
+            cache[path] = [
+                Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
+                for c in chunk_file(path, text)
+            ]
+        return smallest_containing(cache[path], line)
+
+    return locate
+
+
+def smallest_containing(chunks: list[Located], line: int) -> Located | None:
+    """Return the narrowest chunk whose line range holds ``line``."""
+    best: Located | None = None
+    for chunk in chunks:
+        if chunk.start_line <= line <= chunk.end_line and (
+            best is None or chunk.end_line - chunk.start_line < best.end_line - best.start_line
+        ):
+            best = chunk
+    return best
