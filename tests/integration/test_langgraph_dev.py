@@ -1,0 +1,201 @@
+"""Smoke test of the LangGraph API server: ``langgraph dev`` serving the ``engram`` graph.
+
+The server runs from a scratch folder holding a byte-for-byte copy of the repository's
+``langgraph.json`` and a link to ``studio/`` (so its ``.langgraph_api/`` state stays out of the
+working tree), on a free port, as documented in ``studio/README.md``. The real
+``langgraph_sdk`` client creates a thread and a run against a scripted OpenAI-compatible
+server, then reads the thread's state and history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_client
+
+from tests.support.openai_stub import OpenAIStub, history_problems
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
+
+LANGGRAPH = Path(sys.executable).parent / "langgraph"
+REPO = Path(__file__).resolve().parents[2]
+START_TIMEOUT_S = 240
+STOP_TIMEOUT_S = 30
+RUN_TIMEOUT_S = 180
+TASK = "Which function renders the invoice total?"
+ANSWER = "`render_total` in billing/invoice.py renders the invoice total."
+GREP_ID = "call_grep_1"
+WRAP_GREP = '<tool_result tool="grep_code" trust="untrusted-data">'
+
+
+def agent_script(body: dict[str, Any]) -> dict[str, Any]:
+    """Ask for one grep, then answer once its result is in the history."""
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    if last.get("role") == "tool" and last.get("tool_call_id") == GREP_ID:
+        return {"content": ANSWER}
+    return {"content": "", "tool_calls": [
+        {"id": GREP_ID, "name": "grep_code", "args": {"pattern": "def render_total"}}]}
+
+
+def free_port() -> int:
+    """Return a free local port (never 2024, which the default server uses)."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port != 2024:
+            return port
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A small project for the graph to search."""
+    root = tmp_path / "project"
+    (root / "billing").mkdir(parents=True)
+    (root / "billing" / "invoice.py").write_text(
+        "def render_total(lines):\n"
+        "    return f\"{sum(line.amount for line in lines):.2f}\"\n",
+        encoding="utf-8",
+    )
+    (root / "billing" / "__init__.py").write_text("", encoding="utf-8")
+    return root
+
+
+def _tail(path: Path, lines: int = 60) -> str:
+    if not path.exists():
+        return ""
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the server's whole process group: SIGTERM, then SIGKILL if it lingers."""
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(STOP_TIMEOUT_S)
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"langgraph dev exited with {proc.returncode}:\n{_tail(log)}")
+        try:
+            with urllib.request.urlopen(f"{url}/ok", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"langgraph dev did not answer /ok within {START_TIMEOUT_S}s:\n{_tail(log)}")
+
+
+@pytest.fixture
+def server(tmp_path: Path, stub: OpenAIStub) -> Iterator[tuple[str, Path]]:
+    """Run ``langgraph dev`` on a free port; yield its URL and log file; stop it by PID."""
+    workdir = tmp_path / "server"
+    workdir.mkdir()
+    shutil.copyfile(REPO / "langgraph.json", workdir / "langgraph.json")
+    (workdir / "studio").symlink_to(REPO / "studio", target_is_directory=True)
+    port = free_port()
+    log = tmp_path / "langgraph-dev.log"
+    env = dict(os.environ)
+    env.update({
+        "ENGRAM_MODEL": "stub-model", "ENGRAM_BASE_URL": stub.base_url,
+        "OPENAI_API_KEY": "test-key", "LANGSMITH_TRACING": "false",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1", "PYTHONUNBUFFERED": "1",
+    })
+    command = [
+        str(LANGGRAPH), "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser",
+        "--no-reload", "--config", str(workdir / "langgraph.json"),
+    ]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, cwd=workdir, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(url, proc, log)
+        yield url, log
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture
+def stub() -> Iterator[OpenAIStub]:
+    with OpenAIStub(agent_script) as running:
+        yield running
+
+
+async def _exercise(url: str, project: Path, stub: OpenAIStub, home: str) -> dict[str, Any]:
+    client = get_client(url=url)
+    thread = await client.threads.create(metadata={"suite": "engram-smoke"})
+    thread_id = thread["thread_id"]
+    context = {"project": str(project), "model": "stub-model", "base_url": stub.base_url,
+               "engram_home": home}
+    values = await asyncio.wait_for(
+        client.runs.wait(thread_id, "engram",
+                         input={"messages": [{"role": "user", "content": TASK}]},
+                         context=context, raise_error=False),
+        RUN_TIMEOUT_S,
+    )
+    state = await client.threads.get_state(thread_id)
+    history = await client.threads.get_history(thread_id, limit=50)
+    runs = await client.runs.list(thread_id)
+    return {"values": values, "state": state, "history": history, "runs": runs}
+
+
+def test_langgraph_dev_serves_the_engram_graph(
+    server: tuple[str, Path], stub: OpenAIStub, project: Path
+) -> None:
+    url, log = server
+    found = asyncio.run(_exercise(url, project, stub, os.environ["ENGRAM_HOME"]))
+    values = found["values"]
+    if not isinstance(values, dict) or "__error__" in values:
+        pytest.fail(f"the run failed: {values}\nserver log:\n{_tail(log)}")
+
+    messages = values["messages"]
+    assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"], _tail(log)
+    assert messages[0]["content"].startswith(TASK)
+    assert [c["id"] for c in messages[1]["tool_calls"]] == [GREP_ID]
+    assert messages[1]["tool_calls"][0]["name"] == "grep_code"
+    assert messages[2]["tool_call_id"] == GREP_ID
+    assert messages[2]["content"].startswith(WRAP_GREP)
+    assert "billing/invoice.py:1:" in messages[2]["content"]
+    assert messages[3]["content"] == ANSWER
+
+    assert [r["status"] for r in found["runs"]] == ["success"]
+    state = found["state"]
+    assert state["next"] == []
+    assert [m["id"] for m in state["values"]["messages"]] == [m["id"] for m in messages]
+    history = found["history"]
+    assert len(history) >= 5
+    assert history[0]["next"] == []
+    assert ["run_tools"] in [h["next"] for h in history]
+    assert ["call_model"] in [h["next"] for h in history]
+    assert len({h["checkpoint"]["checkpoint_id"] for h in history}) == len(history)
+
+    assert stub.rejected == []
+    assert len(stub.requests) == 2
+    assert all(history_problems(b["messages"]) == [] for b in stub.requests)
+    assert stub.requests[0]["messages"][0] == stub.requests[1]["messages"][0]
+    last = stub.requests[1]["messages"][-1]
+    assert last["role"] == "tool" and last["tool_call_id"] == GREP_ID
+    assert last["content"].startswith(WRAP_GREP)
