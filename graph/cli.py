@@ -126,3 +126,16 @@ def main() -> None:
 
 
 register_sessions(app)
+
+
+@app.command()
+@handle_errors
+def mcp(path: Path | None = PathOption) -> None:
+    """Serve engram's tools to other agents over stdio (Model Context Protocol)."""
+    from graph.deps import make_default_deps
+    from graph.mcp_server import serve_stdio
+    from graph.runtime import open_store
+
+    context = load_context(path)
+    with open_store(context) as store:
+        serve_stdio(context, make_default_deps(store=store))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
+from graph.compaction import Request, emergency_compact
 from graph.context import Context
 from graph.deps import Deps
 from graph.errors import ModelNotConfiguredError
-from graph.compaction import Request, emergency_compact
 from graph.llm import is_context_overflow, usage_of
 from graph.prompts import render_turn_context
 from graph.state import State
@@ -41,7 +41,7 @@ def with_turn_context(state: State) -> HumanMessage | None:
     return None
 
 
-def _request(state: State, messages: list[AnyMessage]) -> list[AnyMessage]:
+def _request(state: State, messages: list[BaseMessage]) -> list[BaseMessage]:
     return [SystemMessage(content=state.system_prompt), *messages]
 
 
@@ -51,8 +51,8 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
     model = deps.model_factory(context)
     if model is None:
         raise ModelNotConfiguredError("no chat model is configured for this run")
-    messages: list[AnyMessage] = list(state.messages)
-    updated: list[AnyMessage] = []
+    messages: list[BaseMessage] = list(state.messages)
+    updated: list[BaseMessage] = []
     if state.steps == 0:
         augmented = with_turn_context(state)
         if augmented is not None:

@@ -50,7 +50,9 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     notes: list[str] = []
     for call, (raw, failed) in zip(calls, outcomes, strict=True):
         try:
-            text = spill_if_large(runtime.context.project_path, call["name"], call["id"], raw).text
+            text = spill_if_large(
+                runtime.context.project_path, call["name"], str(call["id"]), raw
+            ).text
         except OSError as exc:
             notes.append(f"could not save a large {call['name']} output: {exc}")
             text = raw

@@ -1,0 +1,35 @@
+"""`engram mcp` spoken to by the real MCP client over stdio."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+pytestmark = pytest.mark.integration
+
+
+async def test_stdio_server_lists_and_runs_tools(tmp_path: Path, engram_home: Path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "auth.py").write_text("def check_token(token):\n    return token == 'x'\n")
+    (project / ".env").write_text("SECRET=check_token\n")
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "engram"),
+        args=["mcp", "--path", str(project)],
+        env={"ENGRAM_HOME": str(engram_home), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
+    )
+    async with Client(params) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"read_file", "glob_files", "grep_code"} <= names
+        found = await client.call_tool("grep_code", {"pattern": "check_token"})
+        assert not found.is_error
+        text = found.content[0].text
+        assert "auth.py:1: def check_token(token):" in text and ".env" not in text
+        read = await client.call_tool("read_file", {"path": "auth.py", "start_line": 2})
+        assert "return token == 'x'" in read.content[0].text
+        refused = await client.call_tool("read_file", {"path": "../outside.txt"})
+        assert refused.is_error and "outside the project" in refused.content[0].text
