@@ -150,9 +150,10 @@ async def _exercise(url: str, project: Path, stub: OpenAIStub, home: str) -> dic
     thread_id = thread["thread_id"]
     context = {"project": str(project), "model": "stub-model", "base_url": stub.base_url,
                "engram_home": home}
+    graph_input: dict[str, Any] = {"messages": [{"role": "user", "content": TASK}]}
     values = await asyncio.wait_for(
         client.runs.wait(thread_id, "engram",
-                         input={"messages": [{"role": "user", "content": TASK}]},
+                         input=graph_input,
                          context=context, raise_error=False),
         RUN_TIMEOUT_S,
     )
