@@ -1,0 +1,110 @@
+"""Evidence fusion for the pack: file ranking, code map, round-robin slices, history."""
+
+from __future__ import annotations
+
+import random
+
+from graph.pack_rank import (
+    Evidence,
+    code_map_items,
+    evidence_of,
+    history_items,
+    rank_files,
+    slice_items,
+    text_items,
+)
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def hit(path, start, end, score, source, symbol=""):
+    return {"path": path, "start_line": start, "end_line": end, "symbol": symbol,
+            "kind": "function", "score": score, "source": source}
+
+
+HITS = [
+    hit("a.py", 1, 10, 0.9, "exact", "a"),
+    hit("b.py", 5, 9, 0.8, "exact", "b"),
+    hit("b.py", 20, 30, 0.9, "bm25", "b2"),
+    hit("c.py", 1, 4, 0.7, "bm25", "c"),
+    hit("c.py", 1, 4, 0.99, "dense", "c"),
+    hit("d.py", 1, 3, 0.5, "dense", "d"),
+]
+
+
+def test_files_found_by_more_sources_rank_higher():
+    ranked = rank_files(evidence_of(HITS, [], []))
+    paths = [r.path for r in ranked]
+    assert set(paths[:2]) == {"b.py", "c.py"}
+    assert paths[-1] in {"a.py", "d.py"}
+    b = next(r for r in ranked if r.path == "b.py")
+    assert [s.symbol for s in b.spans] == ["b2", "b"]  # rank 1 in bm25 beats rank 2 in exact
+    assert any(reason.startswith("exact #") for reason in b.reasons)
+
+
+def test_ranking_ignores_input_order():
+    shuffled = list(HITS)
+    random.Random(1).shuffle(shuffled)
+    assert rank_files(evidence_of(HITS, [], [])) == rank_files(evidence_of(shuffled, [], []))
+
+
+def test_graph_and_phase0_evidence_are_fused():
+    related = [{"path": "e.py", "start_line": 2, "end_line": 8, "symbol": "E.run",
+                "relation": "calls", "score": 0.4}]
+    ranked = rank_files(evidence_of(HITS, related, ["f.py"]))
+    by_path = {r.path: r for r in ranked}
+    assert "e.py" in by_path and "f.py" in by_path
+    assert by_path["e.py"].reasons == ("graph #1: E.run (calls)",)
+    assert by_path["f.py"].spans == ()
+    assert by_path["f.py"].score > by_path["e.py"].score  # graph counts half
+
+
+def test_code_map_lists_why():
+    items = code_map_items(rank_files(evidence_of(HITS, [], [])))
+    assert items[0].section == "code_map"
+    assert "why:" in items[0].text and items[0].reasons
+
+
+def test_slices_deal_best_span_of_every_file_first_and_skip_overlaps():
+    files = {"a.py": [f"a line {i}" for i in range(40)],
+             "b.py": [f"b line {i}" for i in range(40)],
+             "c.py": [f"c line {i}" for i in range(40)]}
+    hits = HITS + [hit("b.py", 6, 8, 0.1, "bm25", "inner")]
+    ranked = rank_files(evidence_of(hits, [], []))
+    items = slice_items(ranked, files.get, words)
+    firsts = [i.path for i in items[: len({i.path for i in items})]]
+    assert len(set(firsts)) == len(firsts)  # round 1 has one slice per file
+    b_spans = [(i.start_line, i.end_line) for i in items if i.path == "b.py"]
+    assert (6, 8) not in b_spans  # inside the already taken 5-9
+    assert all(i.path != "d.py" for i in items)  # unreadable file skipped
+
+
+def test_long_span_keeps_its_head_within_the_slice_limit():
+    lines = [f"word{i} " * 5 for i in range(500)]
+    ranked = rank_files([Evidence("big.py", 1, 500, "Big", 1.0, "bm25")])
+    (only,) = slice_items(ranked, {"big.py": lines}.get, words, max_tokens=100)
+    assert words(only.text) <= 100
+    assert only.start_line == 1 and only.end_line < 500
+    assert "more lines" in only.text
+
+
+def test_file_without_span_contributes_its_head():
+    ranked = rank_files(evidence_of([], [], ["f.py"]))
+    (only,) = slice_items(ranked, {"f.py": ["x = 1", "y = 2"]}.get, words)
+    assert (only.start_line, only.end_line) == (1, 2)
+
+
+def test_text_items_split_paragraphs_and_carry_labels():
+    items = text_items("rules", "## ENGRAM.md\nUse tabs.\n\nNo globals.\n\n## AGENTS.md\nBe brief.")
+    assert [i.path for i in items] == ["ENGRAM.md", "ENGRAM.md", "AGENTS.md"]
+
+
+def test_history_picks_overlapping_exchanges_in_order():
+    exchanges = [("fix the parser crash", "patched parser.py"),
+                 ("what is the weather", "no idea"),
+                 ("parser tests fail", "the parser crash came back")]
+    items = history_items(exchanges, "parser crash again", limit=2)
+    assert [i.text.split("\n")[0] for i in items] == [
+        "User: fix the parser crash", "User: parser tests fail"]
