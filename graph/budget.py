@@ -75,13 +75,16 @@ MEMORY_CAP_DIVISOR = 200
 # --- estimator ------------------------------------------------------------------------------
 ASCII_CHARS_PER_TOKEN = 4.0
 """English prose and code average about four characters per token."""
-CJK_TOKENS_PER_CHAR = 1.1
-"""Chinese, Japanese and Korean characters cost about 1.1 tokens each."""
 SPACE_PAIR_CHARS = 0.5
 """Each pair of consecutive spaces (indentation, alignment) weighs this many characters:
 tokenizers merge runs of spaces, so indentation is cheap."""
-OTHER_CHARS_PER_TOKEN = 1.5
-"""Other non-ASCII scripts (Cyrillic, Greek, Arabic, accents) pack about 1.5 chars a token."""
+DIGIT_RUN_TOKENS = 2.0
+"""Extra tokens per run of digits: numbers split into short pieces (tables, hashes, ids)."""
+CJK_TOKENS_PER_CHAR = 1.1
+"""Chinese, Japanese and Korean characters cost about 1.1 tokens each."""
+OTHER_BYTES_PER_TOKEN = 1.7
+"""Other non-ASCII text (accents, Cyrillic, symbols, emoji) costs about one token per 1.7
+UTF-8 bytes: a two-byte letter is about one token, a four-byte emoji two or three."""
 MESSAGE_OVERHEAD_TOKENS = 4
 """Role markers and separators the chat format adds around every message."""
 TOOL_CALL_OVERHEAD_TOKENS = 8
@@ -102,14 +105,16 @@ _CJK = re.compile(
     "\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
     "\U00020000-\U0002fa1f]"
 )
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_CJK_UTF8_BYTES = 3
+_DIGIT_RUN = re.compile(r"[0-9]+")
 
 
 def count_text(text: str) -> int:
     """Estimate the tokens of ``text`` from its scripts.
 
-    CJK characters count one token each, ASCII about four characters per token, other
-    non-ASCII characters about two per token. Fast enough for megabytes per call.
+    ASCII costs about four characters per token (runs of spaces are cheap, runs of digits
+    dear), CJK characters about one token each, other non-ASCII text about one token per
+    1.7 UTF-8 bytes. Linear in the text and fast enough for megabytes per call.
 
     Args:
         text: Any string.
@@ -120,16 +125,18 @@ def count_text(text: str) -> int:
     if not text:
         return 0
     space_discount = text.count("  ") * (2 - SPACE_PAIR_CHARS)
+    digits = len(_DIGIT_RUN.findall(text)) * DIGIT_RUN_TOKENS
     if text.isascii():
-        return max(1, math.ceil((len(text) - space_discount) / ASCII_CHARS_PER_TOKEN))
-    non_ascii = len(_NON_ASCII.findall(text))
+        return max(1, math.ceil((len(text) - space_discount) / ASCII_CHARS_PER_TOKEN + digits))
+    ascii_chars = len(text.encode("ascii", "ignore"))
     cjk = len(_CJK.findall(text))
-    other = non_ascii - cjk
-    ascii_chars = len(text) - non_ascii - space_discount
+    utf8 = len(text.encode("utf-8", "surrogatepass"))
+    other_bytes = max(0, utf8 - ascii_chars - cjk * _CJK_UTF8_BYTES)
     estimate = (
-        ascii_chars / ASCII_CHARS_PER_TOKEN
+        (ascii_chars - space_discount) / ASCII_CHARS_PER_TOKEN
+        + digits
         + cjk * CJK_TOKENS_PER_CHAR
-        + other / OTHER_CHARS_PER_TOKEN
+        + other_bytes / OTHER_BYTES_PER_TOKEN
     )
     return max(1, math.ceil(estimate))
 

@@ -49,8 +49,10 @@ def test_count_text_scripts():
     assert count_text("上下文压缩上下文压缩") == 11  # 1.1 per CJK char
     # mixed: 8 ascii chars -> 2, 10 CJK -> 11
     assert count_text("abcdefgh上下文压缩上下文压缩") == 13
-    # other scripts ~1.5 chars per token
-    assert count_text("привет") == 4
+    # other scripts: ~1.7 UTF-8 bytes per token (12 bytes -> 8)
+    assert count_text("привет") == 8
+    # runs of digits are dear: 4 chars -> 1, plus 2 digit runs x 2.0
+    assert count_text("1 22") == 5
     # runs of spaces are cheap: 8 spaces = 4 pairs of half a char each -> 2 chars
     assert count_text(" " * 8 + "abcdef") == 2
 
