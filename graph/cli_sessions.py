@@ -225,9 +225,7 @@ def fork(
         new_id = to or new_thread_id()
         if engram.graph.get_state({"configurable": {"thread_id": new_id}}).values:
             fail(f"session {new_id} already exists", "pick another --to name")
-        config = thread_config(new_id, context, f"fork of {thread_id}")
-        as_node = "call_model" if not snapshot.next else _last_writer(snapshot)
-        engram.graph.update_state(config, dict(snapshot.values), as_node=as_node)
+        _copy_checkpoint(engram, snapshot.config, new_id, context)
     if as_json:
         print_json({"thread_id": new_id, "forked_from": thread_id, "checkpoint_id": checkpoint_id})
         return
@@ -235,12 +233,19 @@ def fork(
                       f"`engram chat --thread {new_id}` or `engram run --thread {new_id} TASK`")
 
 
-def _last_writer(snapshot: Any) -> str:
-    """Pick the node whose write leads to the same pending step in the forked session."""
-    pending = set(snapshot.next)
-    if "run_tools" in pending:
-        return "call_model"
-    if "call_model" in pending:
-        return "load_rules"
-    raise SessionError(f"cannot fork a session paused before {', '.join(pending)}",
-                       hint="resume it first, or fork from another checkpoint")
+def _copy_checkpoint(engram: App, source: dict[str, Any], new_id: str, context: Any) -> None:
+    """Copy one checkpoint as the first checkpoint of a new thread.
+
+    The copy keeps the state and which nodes were due next, but not the writes the source
+    session made after that checkpoint, so the fork re-runs from exactly that point.
+    """
+    saver = engram.checkpointer
+    item = saver.get_tuple(source)  # type: ignore[arg-type]
+    if item is None:
+        raise SessionError("the checkpoint to fork no longer exists")
+    source_id = source["configurable"]["thread_id"]
+    metadata = {**dict(item.metadata or {}), "project": str(context.project_path),
+                "title": f"fork of {source_id}", "forked_from": source_id}
+    target = {"configurable": {"thread_id": new_id, "checkpoint_ns": ""}}
+    saver.put(target, item.checkpoint, metadata,  # type: ignore[arg-type]
+              item.checkpoint.get("channel_versions", {}))
