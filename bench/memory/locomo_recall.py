@@ -1,0 +1,168 @@
+"""LoCoMo retrieval recall of the facts memory, beside a plain BM25 baseline.
+
+Each conversation's turns are imported (``import_jsonl``, ids = dia_id) into their own project
+scope of one SQLite memory store; each question searches its conversation's scope through
+``FactStore.search``. recall@k = |gold ∩ top-k| / |gold|, mean over questions, overall and per
+category; p50/p95 search latency; any result from another scope is counted as a leak.
+
+The data stays outside the repository (CC BY-NC 4.0):
+
+    .venv/bin/python bench/memory/locomo_recall.py \
+        --data ../shared/bench/memory/locomo-dev.json --home bench/data/home \
+        --modes bm25-plain,lexical,hybrid-default,hybrid-minilm
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+import bm25s
+
+from stores.backends import open_memory_store
+from stores.embedders import make_embedder
+from stores.fact_admin import import_jsonl
+from stores.facts import FactStore
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+KS = (5, 10)
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared/bench/memory/locomo-dev.json"
+
+
+def turn_text(turn: dict) -> str:
+    text = f"{turn['speaker']}: {turn['text']}"
+    if turn.get("blip_caption"):
+        text += f" [image: {turn['blip_caption']}]"
+    return text
+
+
+def clean_evidence(raw: list[str], known: set[str]) -> list[str]:
+    out = []
+    for entry in raw:
+        for part in re.split(r"[;\s]+", entry):
+            part = part.strip()
+            if not part:
+                continue
+            part = re.sub(r"^D:(\d+)", r"D\1", part)
+            match = re.match(r"^D(\d+):0*(\d+)$", part)
+            if match:
+                part = f"D{match.group(1)}:{match.group(2)}"
+            if part in known and part not in out:
+                out.append(part)
+    return out
+
+
+def load(path: Path) -> list[dict]:
+    conversations = []
+    for index, sample in enumerate(json.loads(path.read_text())):
+        conv = sample["conversation"]
+        turns = []
+        for key in sorted((k for k in conv if re.fullmatch(r"session_\d+", k)),
+                          key=lambda k: int(k.split("_")[1])):
+            turns += [{"id": t["dia_id"], "text": turn_text(t)} for t in conv[key]]
+        known = {t["id"] for t in turns}
+        questions = []
+        for qa in sample["qa"]:
+            gold = clean_evidence(qa.get("evidence") or [], known)
+            if gold:
+                questions.append({"q": qa["question"], "gold": gold, "cat": qa["category"]})
+        name = sample.get("sample_id") or f"conv-{index}"
+        conversations.append({"name": name, "turns": turns, "questions": questions})
+    return conversations
+
+
+def plain_bm25_factory(conversation: dict):
+    corpus = [t["text"] for t in conversation["turns"]]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False),
+                    show_progress=False)
+    ids = [t["id"] for t in conversation["turns"]]
+
+    def search(query: str, k: int) -> list[tuple[str, str]]:
+        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        docs, _ = retriever.retrieve(tokens, k=k, show_progress=False)
+        return [(ids[i], conversation["key"]) for i in docs[0].tolist()]
+
+    return search
+
+
+def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
+    embedder = None
+    if mode.startswith("hybrid-"):
+        embedder = make_embedder(mode.split("-", 1)[1], home=home, cache=False)
+    facts = FactStore(store, embedder=embedder)
+    hits: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    latencies, leaks, searched = [], 0, 0
+    started = time.perf_counter()
+    for conv in conversations:
+        if mode == "bm25-plain":
+            search = plain_bm25_factory(conv)
+        else:
+            key = conv["key"]
+
+            def search(query: str, k: int, key=key) -> list[tuple[str, str]]:
+                found = facts.search(query, project_key=key, k=k)
+                return [(h.fact.id, h.fact.project_key) for h in found]
+
+            search("warm up the index", 1)
+        own = {t["id"] for t in conv["turns"]}
+        for question in conv["questions"]:
+            t0 = time.perf_counter()
+            results = search(question["q"], max(KS))
+            latencies.append((time.perf_counter() - t0) * 1000)
+            searched += 1
+            leaks += sum(1 for fid, key in results if key != conv["key"] or fid not in own)
+            ranked = [fid for fid, _ in results]
+            for k in KS:
+                recall = len(set(ranked[:k]) & set(question["gold"])) / len(question["gold"])
+                hits["all"][k].append(recall)
+                hits[CATEGORIES[question["cat"]]][k].append(recall)
+    latencies.sort()
+    return {
+        "mode": mode,
+        "questions": searched,
+        "leaks": leaks,
+        "recall": {name: {f"@{k}": round(statistics.mean(v), 4) for k, v in by_k.items()}
+                   for name, by_k in hits.items()},
+        "counts": {name: len(by_k[KS[0]]) for name, by_k in hits.items()},
+        "latency_ms": {"p50": round(latencies[len(latencies) // 2], 2),
+                       "p95": round(latencies[int(len(latencies) * 0.95)], 2)},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--home", type=Path, default=None,
+                        help="ENGRAM_HOME holding the distilled static table (models/)")
+    parser.add_argument("--modes", default="bm25-plain,lexical,hybrid-default")
+    parser.add_argument("--out", type=Path, default=None, help="write the JSON report here")
+    args = parser.parse_args()
+    conversations = load(args.data)
+    with tempfile.TemporaryDirectory() as tmp:
+        home = args.home or Path(tmp)
+        with open_memory_store(Path(tmp)) as store:
+            for conv in conversations:
+                conv["key"] = f"/locomo/{conv['name']}"
+                lines = [json.dumps({"id": t["id"], "text": t["text"], "scope": "project"})
+                         for t in conv["turns"]]
+                report = import_jsonl(store, lines, project_key=conv["key"], now=NOW)
+                assert report.imported == len(lines), report.skipped[:3]
+            reports = [run_mode(m, conversations, store, home) for m in args.modes.split(",")]
+    text = json.dumps(reports, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

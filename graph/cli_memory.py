@@ -1,0 +1,295 @@
+"""``engram memory``: save, list, search, delete, verify, replace, export and import facts."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from langgraph.store.base import BaseStore
+from rich.table import Table
+
+from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
+from graph.context import Context
+from stores.backends import open_memory_store
+from stores.fact_admin import (
+    all_facts,
+    delete_fact,
+    export_jsonl,
+    import_jsonl,
+    replace_fact,
+    verify_fact,
+)
+from stores.facts import FactConflictError, FactStore, ScoredFact
+from stores.memory_render import render_fact_line
+from stores.project_key import project_key
+
+__all__ = ["register"]
+
+PATH_HELP = "Project root (default: current folder)."
+JSON_HELP = "Print JSON instead of text."
+FORMATS = ("jsonl", "md")
+EXIT_CONFLICT = 1
+
+PathOption = Annotated[Path | None, typer.Option("--path", "-p", help=PATH_HELP)]
+
+
+def register(app: typer.Typer) -> typer.Typer:
+    """Add the ``memory`` command group to ``app`` and return the group.
+
+    Other memory kinds (strategies, patterns, episodes) add their subgroups to the group
+    this returns.
+    """
+    memory = typer.Typer(
+        name="memory", help="Long-term facts: save, list, search, manage.", no_args_is_help=True
+    )
+    for name, command in (
+        ("save", save),
+        ("list", list_),
+        ("search", search),
+        ("delete", delete),
+        ("verify", verify),
+        ("replace", replace),
+        ("export", export),
+        ("import", import_),
+    ):
+        memory.command(name)(handle_errors(command))
+    app.add_typer(memory, name="memory")
+    return memory
+
+
+@contextmanager
+def _opened(path: Path | None) -> Iterator[tuple[Context, BaseStore, str]]:
+    """Yield the run settings, the memory store and the project key for ``--path``."""
+    context = load_context(path)
+    database_url = os.environ.get("ENGRAM_DATABASE_URL", "")
+    with open_memory_store(context.home_path, database_url) as store:
+        yield context, store, project_key(context.project_path)
+
+
+class _LazyEmbedder:
+    """Build the configured embedder only when a large fact set first needs dense scoring."""
+
+    def __init__(self, context: Context) -> None:
+        self._context = context
+        self._inner: Any = None
+
+    def _get(self) -> Any:
+        if self._inner is None:
+            from stores.embedders import make_embedder
+
+            c = self._context
+            self._inner = make_embedder(
+                c.embedding_provider, home=c.home_path, model=c.embedding_model,
+                url=c.embedding_url, api_key=os.environ.get("OPENAI_API_KEY", ""),
+            )
+        return self._inner
+
+    @property
+    def model_id(self) -> str:
+        return str(self._get().model_id)
+
+    def embed(self, texts: Any) -> np.ndarray:
+        return np.asarray(self._get().embed(texts), dtype=np.float32)
+
+
+def _scored(hit: ScoredFact) -> dict[str, Any]:
+    return {**hit.fact.to_record(), "score": round(hit.score, 6)}
+
+
+def save(
+    text: str = typer.Argument(..., help="The fact to remember."),
+    global_: bool = typer.Option(False, "--global", help="Visible in every project."),
+    force: bool = typer.Option(False, "--force", help="Keep both facts on a conflict."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Remember a fact for this project (or every project with --global)."""
+    with _opened(path) as (_, store, key):
+        try:
+            fact = FactStore(store).add(
+                text, scope="global" if global_ else "project", project_key=key, source="user",
+                force=force, provenance={"via": "engram memory save"}, now=datetime.now(UTC),
+            )
+        except FactConflictError as error:
+            if as_json:
+                print_json({"saved": False, "text": error.text,
+                            "conflicts": [f.to_record() for f in error.conflicts]})
+                raise typer.Exit(EXIT_CONFLICT) from None
+            listed = "\n".join(f"  [{f.id}] {f.text}" for f in error.conflicts)
+            fail(f"not saved, it conflicts with:\n{listed}", error.hint, code=EXIT_CONFLICT)
+    if as_json:
+        print_json({"saved": True, **fact.to_record()})
+    else:
+        out_console.print(f"saved [bold]{fact.id}[/] ({fact.scope}): {fact.text}", markup=True)
+
+
+def list_(
+    all_projects: bool = typer.Option(False, "--all", help="Every project, not just this one."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Show the facts visible in this project (global ones first)."""
+    with _opened(path) as (_, store, key):
+        facts = all_facts(store, project_key=None if all_projects else key)
+    if as_json:
+        print_json([f.to_record() for f in facts])
+        return
+    if not facts:
+        out_console.print("no facts yet; save one with `engram memory save TEXT`")
+    now = datetime.now(UTC)
+    for fact in facts:
+        out_console.print(render_fact_line(fact, now), markup=False)
+
+
+def search(
+    query: str = typer.Argument("", help="What to look for (omit with --batch)."),
+    k: int = typer.Option(10, "-k", help="How many facts to return."),
+    batch: Annotated[
+        Path | None,
+        typer.Option(help='JSONL of {"id", "query"}; prints one {"id", "results"} line each.'),
+    ] = None,
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Search the facts visible in this project."""
+    if not query and batch is None:
+        fail("give a QUERY or --batch FILE", "engram memory search 'java version'")
+    with _opened(path) as (context, store, key):
+        facts = FactStore(store, embedder=_LazyEmbedder(context))
+        if batch is not None:
+            for line in batch.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    item = json.loads(line)
+                    hits = facts.search(str(item["query"]), project_key=key, k=k)
+                    row = {"id": item.get("id"), "results": [_scored(h) for h in hits]}
+                    sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+            return
+        hits = facts.search(query, project_key=key, k=k)
+    if as_json:
+        print_json([_scored(h) for h in hits])
+        return
+    table = Table("id", "score", "scope", "fact", show_lines=False)
+    for hit in hits:
+        table.add_row(hit.fact.id, f"{hit.score:.3f}", hit.fact.scope, hit.fact.text)
+    out_console.print(table if hits else "no matching facts")
+
+
+def delete(
+    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Forget one fact."""
+    with _opened(path) as (_, store, key):
+        fact = delete_fact(store, fact_id, project_key=key)
+    _done("deleted", fact.to_record(), as_json)
+
+
+def verify(
+    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Confirm a fact is still true (resets its staleness clock)."""
+    with _opened(path) as (_, store, key):
+        fact = verify_fact(store, fact_id, project_key=key, now=datetime.now(UTC))
+    _done("verified", fact.to_record(), as_json)
+
+
+def replace(
+    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    text: str = typer.Argument(..., help="The new text."),
+    force: bool = typer.Option(False, "--force", help="Ignore conflicts with other facts."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Replace a fact's text, keeping its id."""
+    with _opened(path) as (_, store, key):
+        fact = replace_fact(store, fact_id, text, project_key=key, now=datetime.now(UTC),
+                            force=force)
+    _done("replaced", fact.to_record(), as_json)
+
+
+def export(
+    file: Annotated[
+        Path | None, typer.Argument(help="Output file or folder (default: stdout).")
+    ] = None,
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl (facts) or md (experience)."),
+    all_projects: bool = typer.Option(False, "--all", help="Every project, not just this one."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Export facts as JSONL (lossless: ids, dates, provenance) for audit and backup."""
+    _check_format(fmt)
+    with _opened(path) as (_, store, key):
+        if fmt == "md":
+            target = file or Path("memory")
+            _experience_md().export_markdown(store, key, target)
+            _done("exported", {"format": "md", "dir": str(target)}, as_json)
+            return
+        lines = list(export_jsonl(all_facts(store, project_key=None if all_projects else key)))
+    body = "".join(line + "\n" for line in lines)
+    if file is None:
+        sys.stdout.write(body)
+        return
+    file.write_text(body, encoding="utf-8")
+    _done("exported", {"facts": len(lines), "file": str(file)}, as_json)
+
+
+def import_(
+    file: Annotated[Path, typer.Argument(help="JSONL file (or md folder) to restore.")],
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl (facts) or md (experience)."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Restore facts as-is (ids kept, no conflict checks); minimal {id,text,scope} lines work."""
+    _check_format(fmt)
+    if not file.exists():
+        fail(f"{file} does not exist", "give the path of a file written by `engram memory export`")
+    with _opened(path) as (_, store, key):
+        if fmt == "md":
+            _experience_md().import_markdown(store, key, file)
+            _done("imported", {"format": "md", "dir": str(file)}, as_json)
+            return
+        with file.open(encoding="utf-8") as handle:
+            report = import_jsonl(store, handle, project_key=key, now=datetime.now(UTC))
+    summary = {"imported": report.imported,
+               "skipped": [{"line": n, "reason": r} for n, r in report.skipped]}
+    if as_json:
+        print_json(summary)
+        return
+    out_console.print(f"imported {report.imported} facts", markup=False)
+    for number, reason in report.skipped:
+        out_console.print(f"  skipped line {number}: {reason}", markup=False)
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}", "use --format jsonl or --format md")
+
+
+def _experience_md() -> Any:
+    """Return the experience Markdown exporter, or fail when it is not installed."""
+    try:
+        return importlib.import_module("stores.experience_md")
+    except ImportError:
+        fail("Markdown export of experience memory is not available in this build",
+             "use --format jsonl")
+
+
+def _done(verb: str, record: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print_json({"action": verb, **record})
+    else:
+        label = record.get("id") or record.get("file") or record.get("dir") or ""
+        out_console.print(f"{verb} {label} {record.get('text', '')}".rstrip(), markup=False)

@@ -1,0 +1,170 @@
+"""`engram memory` against a real SQLite memory store: CLI round trips and concurrent writers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from graph.cli_memory import register
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def cli():
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+
+    def invoke(*args: str, ok: bool = True):
+        result = runner.invoke(app, ["memory", *args])
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+
+    return invoke
+
+
+@pytest.fixture
+def project(tmp_path):
+    folder = tmp_path / "proj.v2"
+    folder.mkdir()
+    return folder
+
+
+def test_save_list_search_json(cli, project, tmp_path):
+    p = str(project)
+    saved = json.loads(cli("save", "This project uses Java 17", "--path", p, "--json").output)
+    assert saved["saved"] and saved["scope"] == "project" and saved["status"] == "verified"
+    cli("save", "Answer in English", "--global", "--path", p)
+    other = tmp_path / "other"
+    other.mkdir()
+    cli("save", "Use Python 3.12", "--path", str(other))
+
+    listed = json.loads(cli("list", "--path", p, "--json").output)
+    assert [f["text"] for f in listed] == ["Answer in English", "This project uses Java 17"]
+
+    found = json.loads(cli("search", "java version", "--path", p, "--json").output)
+    assert found[0]["id"] == saved["id"]
+    assert {"id", "text", "score", "scope"} <= set(found[0])
+    assert json.loads(cli("search", "python", "--path", p, "--json").output) == []
+    # The same folder spelled differently is the same project.
+    again = json.loads(cli("search", "java", "--path", p + "/", "--json").output)
+    assert [f["id"] for f in again] == [saved["id"]]
+
+
+def test_conflict_is_reported_and_force_keeps_both(cli, project):
+    p = str(project)
+    cli("save", "This project uses Java 17", "--path", p)
+    blocked = cli("save", "This project uses Java 21", "--path", p, "--json", ok=False)
+    assert blocked.exit_code == 1
+    report = json.loads(blocked.output)
+    assert not report["saved"] and report["conflicts"][0]["text"] == "This project uses Java 17"
+    cli("save", "This project uses Java 21", "--path", p, "--force")
+    assert len(json.loads(cli("list", "--path", p, "--json").output)) == 2
+
+
+def test_secret_is_refused(cli, project):
+    result = cli("save", "deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                 "--path", str(project), ok=False)
+    assert result.exit_code == 2
+    assert json.loads(cli("list", "--path", str(project), "--json").output) == []
+
+
+def test_verify_replace_delete(cli, project):
+    p = str(project)
+    fact = json.loads(cli("save", "CI runs on Jenkins", "--path", p, "--json").output)
+    cli("verify", fact["id"], "--path", p)
+    replaced = json.loads(cli("replace", fact["id"], "CI runs on GitHub Actions", "--path", p,
+                              "--json").output)
+    assert replaced["id"] == fact["id"] and replaced["text"] == "CI runs on GitHub Actions"
+    cli("delete", fact["id"], "--path", p)
+    assert json.loads(cli("list", "--path", p, "--json").output) == []
+    assert cli("delete", fact["id"], "--path", p, ok=False).exit_code == 2
+
+
+def test_export_wipe_import_round_trip(cli, project, tmp_path, monkeypatch):
+    p = str(project)
+    for text in ("Use Java 17", "Deploy with Helm", "Tests run with JUnit 5"):
+        cli("save", text, "--path", p)
+    cli("save", "Reply tersely", "--global", "--path", p)
+    before = json.loads(cli("list", "--path", p, "--json").output)
+    backup = tmp_path / "facts.jsonl"
+    cli("export", str(backup), "--path", p)
+    assert len(backup.read_text().splitlines()) == 4
+
+    monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "fresh-home"))
+    assert json.loads(cli("list", "--path", p, "--json").output) == []
+    report = json.loads(cli("import", str(backup), "--path", p, "--json").output)
+    assert report == {"imported": 4, "skipped": []}
+    after = json.loads(cli("list", "--path", p, "--json").output)
+    assert sorted(after, key=lambda f: f["id"]) == sorted(before, key=lambda f: f["id"])
+
+
+def test_import_minimal_lines_keeps_ids_and_batch_search(cli, project, tmp_path):
+    p = str(project)
+    data = tmp_path / "turns.jsonl"
+    data.write_text(
+        '{"id": "D1:1", "text": "Caroline: I went to a support group yesterday", '
+        '"scope": "project"}\n'
+        '{"id": "D1:2", "text": "Melanie: I painted a sunset last week", "scope": "project"}\n'
+    )
+    cli("import", str(data), "--path", p)
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": "q1", "query": "support group"}\n'
+                       '{"id": "q2", "query": "what did Melanie paint"}\n')
+    out = cli("search", "--batch", str(queries), "--path", p, "-k", "1").output
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [(r["id"], [f["id"] for f in r["results"]]) for r in rows] == [
+        ("q1", ["D1:1"]), ("q2", ["D1:2"])]
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    out = cli("search", "--batch", str(queries), "--path", str(other)).output
+    assert all(json.loads(line)["results"] == [] for line in out.splitlines())
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, typer
+    from typer.testing import CliRunner
+    from graph.cli_memory import register
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    name, project, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    for i in range(count):
+        result = runner.invoke(app, ["memory", "save", f"note {i} written by {name}",
+                                     "--force", "--path", project])
+        if result.exit_code != 0:
+            print(result.output, file=sys.stderr)
+            sys.exit(1)
+    """
+)
+
+
+@pytest.mark.slow
+def test_two_processes_writing_500_facts_each(cli, project, tmp_path):
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    procs = [
+        subprocess.Popen([sys.executable, str(script), name, str(project), "500"], cwd=ROOT,
+                         stderr=subprocess.PIPE, text=True)
+        for name in ("alpha", "beta")
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, err
+    facts = json.loads(cli("list", "--path", str(project), "--json").output)
+    assert len(facts) == 1000
+    assert len({f["id"] for f in facts}) == 1000
+    assert {f["text"] for f in facts} == {
+        f"note {i} written by {name}" for i in range(500) for name in ("alpha", "beta")}
