@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from graph.context import Context
@@ -25,7 +25,9 @@ __all__ = [
     "Density",
     "Injected",
     "Selection",
+    "archive_cutoff",
     "episode_weight",
+    "pattern_matches",
     "needs_confirmation",
     "retrieval_config",
     "select_experience",
@@ -120,6 +122,19 @@ def episode_weight(episode: Episode, now: datetime, *, referenced: bool = False)
     return SEVERE_FLOOR_WEIGHT if episode.severity == SEVERE else None
 
 
+def archive_cutoff(now: datetime) -> datetime:
+    """Return the date before which an ordinary episode is archived."""
+    return now - timedelta(days=DECAY_BANDS[-1][0])
+
+
+def pattern_matches(profile: TaskProfile, pattern: Pattern) -> bool:
+    """Tell whether ``pattern``'s trigger matches the task's features."""
+    return pattern.trigger.matches(task_type=profile.task_type,
+                                   files_affected=profile.files_affected,
+                                   has_tests=profile.has_tests, production=profile.production,
+                                   features=profile.features)
+
+
 def _clip(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= MAX_FIELD_CHARS else text[: MAX_FIELD_CHARS - 1] + "…"
@@ -139,12 +154,7 @@ def _strategies(profile: TaskProfile, strategies: Iterable[Strategy]) -> list[In
 def _patterns(
     profile: TaskProfile, patterns: Iterable[Pattern]
 ) -> tuple[list[Pattern], list[tuple[str, tuple[str, ...]]]]:
-    matched = [
-        p for p in patterns
-        if p.trigger.matches(task_type=profile.task_type, files_affected=profile.files_affected,
-                             has_tests=profile.has_tests, production=profile.production,
-                             features=profile.features)
-    ]
+    matched = [p for p in patterns if pattern_matches(profile, p)]
     winners: list[Pattern] = []
     conflicts: list[tuple[str, tuple[str, ...]]] = []
     for group in same_trigger_groups(matched):

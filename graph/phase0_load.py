@@ -14,10 +14,10 @@ from typing import Protocol
 from langgraph.store.base import BaseStore
 
 from graph.context import Context
-from graph.phase0 import Selection, select_experience
+from graph.phase0 import SEVERE, Selection, archive_cutoff, pattern_matches, select_experience
 from graph.profile import TaskProfile, profile_task
 from stores.errors import StoreError
-from stores.experience import ExperienceStore
+from stores.experience import TIMESTAMP_KEY, ExperienceStore
 from stores.experience_records import Episode, Pattern, Strategy
 from stores.fact_recall import FactRecall, recall_facts
 from stores.project_key import project_key
@@ -91,16 +91,30 @@ class Phase0Result:
         }
 
 
-def load_experience(repo: ExperienceStore, profile: TaskProfile) -> Experience:
-    """Load the candidates Phase 0 needs: failure episodes only for high-risk tasks."""
+def load_experience(repo: ExperienceStore, profile: TaskProfile, now: datetime) -> Experience:
+    """Load the candidates Phase 0 needs for ``profile``.
+
+    Failure episodes are read only for high-risk tasks, and the store filters out archived
+    ones; severity-1 episodes and those referenced by a matching pattern are added back.
+    """
     strategies = [r for r in repo.find("strategy") if isinstance(r, Strategy)]
     patterns = [r for r in repo.find("pattern", where={"status": "active"})
                 if isinstance(r, Pattern)]
-    episodes: list[Episode] = []
-    if profile.risk == "high":
-        episodes = [r for r in repo.find("episode", where={"outcome": "failure"})
-                    if isinstance(r, Episode)]
-    return Experience(strategies, patterns, episodes)
+    if profile.risk != "high":
+        return Experience(strategies, patterns, [])
+    cutoff = archive_cutoff(now).timestamp()
+    found: dict[str, Episode] = {}
+    for where in ({"outcome": "failure", TIMESTAMP_KEY: {"$gte": cutoff}},
+                  {"outcome": "failure", "severity": SEVERE}):
+        found.update((r.id, r) for r in repo.find("episode", where=where)
+                     if isinstance(r, Episode))
+    for pattern in patterns:
+        if pattern_matches(profile, pattern):
+            for episode_id in pattern.evidence:
+                episode = found.get(episode_id) or repo.get("episode", episode_id)
+                if isinstance(episode, Episode) and episode.outcome == "failure":
+                    found[episode_id] = episode
+    return Experience(strategies, patterns, sorted(found.values(), key=lambda e: e.date))
 
 
 def run_phase0(
@@ -134,7 +148,7 @@ def run_phase0(
         notes.append(NO_STORE_NOTE)
     else:
         try:
-            experience = load_experience(ExperienceStore(store, key), profile)
+            experience = load_experience(ExperienceStore(store, key), profile, now)
         except (StoreError, ValueError) as exc:
             notes.append(f"experience memory unreadable, skipped: {exc}")
         if recall is not None:

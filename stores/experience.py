@@ -41,6 +41,7 @@ __all__ = [
     "ExperienceRepo",
     "ExperienceStore",
     "GLOBAL_LABEL",
+    "TIMESTAMP_KEY",
     "Pattern",
     "Strategy",
     "Trigger",
@@ -52,6 +53,8 @@ __all__ = [
 ROOT = "experience"
 GLOBAL_LABEL = "global"
 SECTION: dict[Kind, str] = {"strategy": "strategies", "pattern": "patterns", "episode": "episodes"}
+TIMESTAMP_KEY = "ts"
+"""Stored next to each record: its date as epoch seconds, for range filters in any store."""
 PAGE_SIZE = 1000
 """Items fetched per store search call when listing."""
 
@@ -129,7 +132,8 @@ class ExperienceStore:
             scope = record.scope
             other: Literal["project", "global"] = "global" if scope == "project" else "project"
             self._store.delete(self.namespace("strategy", other), record.id)
-        self._store.put(self.namespace(record.kind, scope), record.id, record_to_dict(record))
+        stored = {**record_to_dict(record), TIMESTAMP_KEY: record.created.timestamp()}
+        self._store.put(self.namespace(record.kind, scope), record.id, stored)
         return record
 
     def get(self, kind: Kind, record_id: str) -> Record | None:
@@ -145,8 +149,9 @@ class ExperienceStore:
 
         Args:
             kind: ``strategy``, ``pattern`` or ``episode``.
-            where: Equality filter on stored top-level fields, applied by the store
-                (e.g. ``{"outcome": "failure"}``).
+            where: Filter on stored top-level fields, applied by the store
+                (e.g. ``{"outcome": "failure"}``, or ``{"ts": {"$gte": 1.7e9}}`` on the
+                record's date in epoch seconds).
         """
         records: list[Record] = []
         for space in self._namespaces(kind):

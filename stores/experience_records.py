@@ -227,7 +227,8 @@ def record_to_dict(record: Record) -> dict[str, Any]:
     for name in (f.name for f in fields(record)):
         value = getattr(record, name)
         if isinstance(value, datetime):
-            value = value.isoformat()
+            # One UTC spelling so stored dates compare correctly as strings in store filters.
+            value = value.astimezone(UTC).isoformat(timespec="microseconds")
         elif isinstance(value, tuple):
             value = list(value)
         elif isinstance(value, Trigger):

@@ -108,3 +108,26 @@ async def test_project_tests_feed_the_profile(tmp_path):
     (tmp_path / "tests").mkdir()
     out = await _run("Refactor the parser", tmp_path, store=InMemoryStore())
     assert out["task_profile"]["has_tests"] is True
+
+
+async def test_real_facts_recall_through_a_cached_fact_store(tmp_path):
+    from stores.facts import FactStore
+
+    store = InMemoryStore()
+    FactStore(store).add("The payment service deploys with Helm charts", scope="project",
+                         project_key=project_key(tmp_path), source="user",
+                         provenance={"via": "test"}, now=NOW)
+    opened: list[FactStore] = []
+
+    def opener(context):
+        opened.append(FactStore(store))
+        return opened[-1]
+
+    deps = Deps(count_tokens=words, openers={"fact_memory": opener})
+    state = State(task="Deploy the payment service with Helm to production")
+    runtime = Runtime(context=Context(project=str(tmp_path)), store=store)
+    for _ in range(2):
+        out = await retrieve_memory(state, runtime, deps=deps, clock=lambda: NOW)
+        assert "Helm charts" in out["memory_block"]
+        assert len(out["memory_report"]["facts"]["ids"]) == 1
+    assert len(opened) == 1
