@@ -41,10 +41,10 @@ READ_ID = "call_read_1"
 class HoldingScript:
     """Scripted model that holds its first answer after the grep result until released."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, hold: bool = True) -> None:
         self.holding = threading.Event()
         self.release = threading.Event()
-        self._held = False
+        self._held = not hold
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         messages = body.get("messages") or []
@@ -218,3 +218,34 @@ def test_killed_run_resumes_and_its_history_replays_and_forks(project: Path) -> 
         by_id = {row["thread_id"]: row for row in listed}
         assert {THREAD, FORK} <= set(by_id)
         assert by_id[THREAD]["checkpoints"] >= len(after_replay)
+
+
+def test_fork_at_an_earlier_checkpoint_continues_from_that_point(project: Path) -> None:
+    script = HoldingScript(hold=False)
+    with OpenAIStub(script) as stub:
+        env = engram_env(stub.base_url)
+        done = engram_json(["run", TASK, "--thread", THREAD], env, project)
+        assert done["answer"] == ANSWER
+        assert len(stub.requests) == 3
+        history = engram_json(["sessions", "history", THREAD], env, project)
+        after_grep = [r for r in history if r["next"] == ["call_model"] and r["messages"] == 3]
+        assert len(after_grep) == 1
+
+        forked = engram_json(["sessions", "fork", THREAD, "--checkpoint",
+                              after_grep[0]["checkpoint_id"], "--to", FORK], env, project)
+        assert forked["thread_id"] == FORK
+        copy = engram_json(["sessions", "show", FORK], env, project)
+        assert roles(copy) == ["human", "ai", "tool"]
+        assert copy["next"] == ["call_model"]
+
+        continued = engram_json(["sessions", "resume", FORK], env, project)
+        assert continued["answer"] == ANSWER
+        assert len(stub.requests) == 5
+        assert stub.requests[3]["messages"] == stub.requests[1]["messages"]
+        assert stub.rejected == []
+
+        original = engram_json(["sessions", "show", THREAD], env, project)
+        assert roles(original) == ["human", "ai", "tool", "ai", "tool", "ai"]
+        branch = engram_json(["sessions", "show", FORK], env, project)
+        assert roles(branch) == roles(original)
+        assert branch["next"] == []
