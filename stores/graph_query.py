@@ -14,6 +14,9 @@ from stores.code_graph import CodeGraph
 
 __all__ = [
     "RELATIONS",
+    "Answer",
+    "answer",
+    "describe_match",
     "GraphQueries",
     "GraphQuery",
     "Related",
@@ -72,6 +75,8 @@ class Related:
     relation: str
     depth: int
     symbol: SymbolInfo | None = None
+    parent: str = ""
+    """Node id it was reached from (the queried node at depth 1)."""
 
 
 class GraphQuery(Protocol):
@@ -140,7 +145,7 @@ class GraphQueries:
             return self._walk([node], depth, {"calls"}, reverse=True, relation="calls")
         if relation == "callees":
             out = self._walk([node], depth, {"calls"}, reverse=False, relation="calls")
-            return out + [Related(name, "calls", 1) for name, rel in
+            return out + [Related(name, "calls", 1, None, node) for name, rel in
                           self.code_graph.unresolved(node) if rel == "calls"]
         if relation == "subclasses":
             return self._walk([node], depth, {"inherits"}, reverse=True, relation="inherits")
@@ -206,7 +211,8 @@ class GraphQueries:
                     seen.add(other)
                     nxt.append(other)
                     info = self._info(other)
-                    out.append(Related(info.qualname or info.path, relation or rel, level, info))
+                    out.append(Related(info.qualname or info.path, relation or rel, level, info,
+                                       node))
             frontier = nxt
         return out
 
@@ -230,7 +236,8 @@ class GraphQueries:
                                 relation="implements")
             more = self._walk([r.symbol.id for r in direct if r.symbol], depth - 1,
                               {"inherits"}, reverse=True, relation="inherits") if depth > 1 else []
-            return direct + [Related(r.name, r.relation, r.depth + 1, r.symbol) for r in more]
+            return direct + [Related(r.name, r.relation, r.depth + 1, r.symbol, r.parent)
+                             for r in more]
         # A method: the same-named methods of the classes below its owner (overrides).
         owners = [src for src, _, rel in self.g.in_edges(node, keys=True) if rel == "contains"]
         out: list[Related] = []
@@ -242,7 +249,7 @@ class GraphQueries:
                     if rel == "contains" and self.g.nodes[child]["name"] == info.name:
                         child_info = self._info(child)
                         out.append(Related(child_info.qualname, "overrides", below.depth,
-                                           child_info))
+                                           child_info, node))
         return out
 
 
@@ -258,3 +265,54 @@ def _suffix_match(node: str, parts: list[str], fold: bool) -> bool:
         components = [c.lower() for c in components]
         parts = [p.lower() for p in parts]
     return len(parts) <= len(components) and components[-len(parts):] == parts
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A complete answer to one structure question, ready to render."""
+
+    symbol: SymbolMatch
+    relation: str
+    depth: int
+    related: tuple[Related, ...] = ()
+    path: tuple[SymbolInfo, ...] = ()
+    target: SymbolMatch | None = None
+    problem: str = ""
+    """Why there is no result: unknown or ambiguous symbol, missing ``to``; empty if none."""
+
+
+def describe_match(match: SymbolMatch) -> str:
+    """Explain a lookup that did not give exactly one symbol."""
+    if match.ambiguous:
+        options = ", ".join(m.id for m in match.matches[:10])
+        more = f" (+{len(match.matches) - 10} more)" if len(match.matches) > 10 else ""
+        return f"{match.query!r} is ambiguous: {options}{more}; pass a qualified name or path"
+    hint = f"; did you mean {', '.join(match.suggestions)}?" if match.suggestions else ""
+    return f"no symbol matches {match.query!r}{hint}"
+
+
+def answer(queries: GraphQuery, symbol: str, relation: str, depth: int = 1,
+           to: str = "") -> Answer:
+    """Look ``symbol`` up and answer ``relation`` about it (``path`` needs ``to``).
+
+    Raises:
+        ValueError: ``relation`` is not one of ``RELATIONS``.
+    """
+    if relation not in RELATIONS:
+        raise ValueError(f"unknown relation {relation!r}; use one of {', '.join(RELATIONS)}")
+    if relation == "impact" and depth <= 1:
+        depth = DEFAULT_IMPACT_DEPTH
+    match = queries.find(symbol)
+    if match.found is None:
+        return Answer(match, relation, depth, problem=describe_match(match))
+    if relation == "path":
+        if not to:
+            return Answer(match, relation, depth, problem="relation 'path' needs a target symbol")
+        target = queries.find(to)
+        if target.found is None:
+            return Answer(match, relation, depth, target=target, problem=describe_match(target))
+        chain = queries.path(match.found.id, target.found.id)
+        problem = "" if chain else f"no path between {match.found.id} and {target.found.id}"
+        return Answer(match, relation, depth, path=tuple(chain), target=target, problem=problem)
+    related = queries.related(match.found.id, relation, depth)  # type: ignore[arg-type]
+    return Answer(match, relation, depth, related=tuple(related))
