@@ -271,7 +271,7 @@ Decision = Literal["ok", "clear", "summarize"]
 
 KEEP_RECENT_TOOL_RESULTS = 3
 """Tool results that tier 2 never clears: the most recent ones (seed default)."""
-CLEAR_MIN_BATCH_FRACTION = 0.05
+CLEAR_MIN_BATCH_FRACTION = 0.2
 """A clearing pass must free at least this fraction of the clearing threshold; a smaller edit
 costs more in prompt-cache misses (everything after the first edit is re-read) than it saves."""
 KEEP_USER_TURNS = 3

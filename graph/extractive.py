@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from graph.budget import content_text
-from graph.history import ACKNOWLEDGEMENT, SUMMARY_HEADER, SUMMARY_SECTIONS, is_summary
+from graph.history import (
+    ACKNOWLEDGEMENT,
+    ERROR_LINE,
+    SUMMARY_HEADER,
+    SUMMARY_SECTIONS,
+    is_summary,
+)
 
 __all__ = ["EXTRACT_MAX_CHARS", "extractive_summary", "render_sections", "split_sections"]
 
@@ -40,7 +46,6 @@ _PATH = re.compile(
     r"(?<![\w/.@-])(?:\.{0,2}/)?(?:[\w-]+/)*[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}"
     r"(?::\d+(?:-\d+)?)?(?![\w/])"
 )
-_ERROR_LINE = re.compile(r"error|exception|traceback|failed|fatal|denied|not found", re.I)
 _HEADING = re.compile(r"^#+\s*(.+?)\s*$")
 _ROUTINE = re.compile(r"^- Ran .* → success: ")
 _OMITTED = re.compile(r"^- \(\d+ [a-z ]+ omitted\)$")
@@ -74,7 +79,7 @@ def _outcome(text: str, status: str) -> str:
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     if not lines:
         return "(no output)"
-    errors = [line for line in lines if _ERROR_LINE.search(line)]
+    errors = [line for line in lines if ERROR_LINE.search(line)]
     if errors and (status == "error" or errors[0] is lines[0] or len(errors) <= 3):
         return "; ".join(_clip(e, OUTCOME_LINE_CHARS) for e in errors[:2])
     more = f" (+{total - 1} lines)" if total > 1 else ""

@@ -6,6 +6,8 @@ OpenAI-compatible chat APIs enforce (a broken history is answered with HTTP 400)
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -26,17 +28,19 @@ from stores.spill import find_spill_path
 __all__ = [
     "ACKNOWLEDGEMENT",
     "CLEARED_PREFIX",
+    "ERROR_LINE",
     "SUMMARY_HEADER",
     "SUMMARY_SECTIONS",
     "Role",
     "clear_tool_results",
     "commit_messages",
+    "error_line",
     "is_cleared",
     "is_summary",
     "missing_sections",
     "rebuild_history",
     "roles_of",
-    "tool_names",
+    "tool_calls_by_id",
     "validate_history",
 ]
 
@@ -55,6 +59,15 @@ SUMMARY_SECTIONS = (
 """The four sections every summary must contain, in this order."""
 CLEARED_PREFIX = "[cleared tool result:"
 """Start of the placeholder that replaces a cleared tool result body."""
+PLACEHOLDER_ARGS_CHARS = 120
+"""Characters of a tool call's arguments kept in its cleared-result placeholder."""
+PLACEHOLDER_ERROR_CHARS = 200
+"""Characters of an error line kept in a cleared-result placeholder."""
+ERROR_SCAN_CHARS = 4_000
+"""Characters scanned at each end of a long result for an error line."""
+ERROR_LINE = re.compile(r"error|exception|traceback|failed|fatal|denied|not found", re.I)
+"""A line matching this reports a failure worth keeping when a result is condensed."""
+_WRAPPER = re.compile(r"</?tool_result\b[^>]*>")
 
 
 def roles_of(messages: Sequence[BaseMessage]) -> list[Role]:
@@ -130,24 +143,39 @@ def validate_history(messages: Sequence[BaseMessage]) -> list[str]:
     return problems
 
 
-def tool_names(messages: Sequence[BaseMessage]) -> dict[str, str]:
-    """Map each tool call id to the name of the tool it called."""
+def tool_calls_by_id(messages: Sequence[BaseMessage]) -> dict[str, str]:
+    """Map each tool call id to a short rendering of the call: name and clipped arguments."""
     names: dict[str, str] = {}
     for message in messages:
         if isinstance(message, AIMessage):
             for call in message.tool_calls:
                 if call.get("id"):
-                    names[str(call["id"])] = str(call.get("name", ""))
+                    args = json.dumps(call.get("args", {}), ensure_ascii=False, sort_keys=True)
+                    if len(args) > PLACEHOLDER_ARGS_CHARS:
+                        args = args[:PLACEHOLDER_ARGS_CHARS] + "…"
+                    names[str(call["id"])] = f"{call.get('name', '')}{args}"
     return names
 
 
-def _placeholder(message: ToolMessage, name: str) -> str:
+def error_line(text: str) -> str:
+    """Return the first line that reports an error, looking at both ends of long text."""
+    if len(text) > 2 * ERROR_SCAN_CHARS:
+        text = f"{text[:ERROR_SCAN_CHARS]}\n{text[-ERROR_SCAN_CHARS:]}"
+    for line in text.splitlines():
+        if ERROR_LINE.search(line):
+            line = line.strip()
+            return line[:PLACEHOLDER_ERROR_CHARS]
+    return ""
+
+
+def _placeholder(message: ToolMessage, call: str) -> str:
     text = content_text(message.content)
     spilled = find_spill_path(text)
-    where = (
-        f"full output at {spilled}" if spilled else "re-run the tool if you need it again"
-    )
-    return f"{CLEARED_PREFIX} {name or message.name or 'tool'}, {len(text):,} chars; {where}]"
+    where = f"full output at {spilled}" if spilled else "re-run the tool if you need it again"
+    failure = error_line(_WRAPPER.sub("", text))
+    noted = f"; error: {failure}" if failure else ""
+    name = call or message.name or "tool"
+    return f"{CLEARED_PREFIX} {name}, {len(text):,} chars{noted}; {where}]"
 
 
 def clear_tool_results(
@@ -161,7 +189,7 @@ def clear_tool_results(
     Raises:
         ValueError: A position does not hold a tool message.
     """
-    names = tool_names(messages)
+    names = tool_calls_by_id(messages)
     out: list[ToolMessage] = []
     for position in positions:
         message = messages[position]

@@ -114,7 +114,7 @@ def test_decide():
 
 
 def test_clear_batch_minimum():
-    assert clear_batch_minimum(thresholds(128_000)) == 2_850
+    assert clear_batch_minimum(thresholds(128_000)) == 11_400
 
 
 def test_plan_clear_keeps_recent_and_skips_cleared():

@@ -186,3 +186,12 @@ def test_extractive_trims_routine_tool_runs_before_decisions_and_errors():
     assert "Decision 0: keep it." in summary and "ERROR E42: linker failed" in summary
     assert "routine tool runs omitted" in summary
     assert "- User: request 0" in summary
+
+
+def test_placeholder_keeps_the_call_and_its_error_line():
+    msgs = session()
+    (out,) = clear_tool_results(msgs, [4])
+    assert out.content.startswith(CLEARED_PREFIX)
+    assert 'grep_code{"pattern": "SystemExit"}' in out.content
+    assert "error: error: ripgrep failed: permission denied" in out.content
+    assert "\n" not in out.content

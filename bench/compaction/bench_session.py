@@ -1,0 +1,163 @@
+"""Retention and cache stability over a scripted 150-turn session through the stub model.
+
+Retention: after every committed summary (extractive fallback: the stub answers summary
+requests without the required sections), which planted needles appear verbatim in the model's
+next request. Cache stability: the share of each request's bytes (tools + messages JSON) equal
+to a prefix of the previous request, within a turn and across turns (pairs with a compaction
+or clearing in between excluded), compared with the same requests rewritten so that the
+per-turn memory block sits in the system prompt instead of the user turn.
+
+Run: PYTHONPATH=. .venv/bin/python bench/compaction/bench_session.py [TURNS] [WINDOW]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+
+from bench.compaction.session import (
+    SUMMARY_MARK,
+    TURN,
+    FastStub,
+    Script,
+    body_text,
+    common_prefix,
+    compile_graph,
+    context_for,
+    deps_for,
+    make_project,
+    memory_text,
+    plant,
+    user_text,
+)
+from graph.prompts import render_turn_context
+from tests.support.openai_stub import _canonical
+
+
+def turn_of(body: dict[str, Any]) -> int:
+    users = [m for m in body["messages"] if m["role"] == "user" and TURN.search(str(m["content"]))]
+    return int(TURN.search(str(users[-1]["content"])).group(1))
+
+
+def memory_in_system(body: dict[str, Any]) -> dict[str, Any]:
+    """The same request as if the turn's memory were injected into the system prompt."""
+    out = copy.deepcopy(body)
+    turn = turn_of(body)
+    for message in out["messages"]:
+        if message["role"] == "user" and isinstance(message["content"], str):
+            head, sep, _ = message["content"].partition("\n\n[engram context]")
+            message["content"] = head if sep else message["content"]
+    system = out["messages"][0]
+    system["content"] = f"{system['content']}\n\n{render_turn_context(memory_text(turn))}"
+    return out
+
+
+def shares(bodies: list[dict[str, Any]], boundaries: set[int]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"within": [], "across": []}
+    for i in range(1, len(bodies)):
+        if i in boundaries:
+            continue
+        prev, cur = _canonical(bodies[i - 1]), _canonical(bodies[i])
+        kind = "within" if turn_of(bodies[i]) == turn_of(bodies[i - 1]) else "across"
+        out[kind].append(common_prefix(prev, cur) / len(cur))
+    return out
+
+
+def summarize_shares(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    ordered = sorted(values)
+    return {"pairs": len(values), "mean_pct": round(100 * statistics.fmean(values), 1),
+            "p10_pct": round(100 * ordered[len(ordered) // 10], 1),
+            "min_pct": round(100 * ordered[0], 1)}
+
+
+async def run(turns: int, window: int) -> dict[str, Any]:
+    needles = plant(turns)
+    script = Script(needles)
+    with tempfile.TemporaryDirectory() as tmp, FastStub(script) as stub:
+        root = Path(tmp)
+        make_project(root, needles)
+        context = context_for(root, stub.base_url, window)
+        graph, wiring = compile_graph(deps_for())
+        config = {"configurable": {"thread_id": "bench"}}
+        events: list[tuple[int, dict[str, Any]]] = []  # (main requests so far, event)
+        main_before: list[int] = []
+        start = time.perf_counter()
+        for turn in range(1, turns + 1):
+            payload: dict[str, Any] = {"messages": [HumanMessage(user_text(turn, needles))]}
+            if wiring.startswith("local"):
+                payload["memory_block"] = memory_text(turn)
+            async for update in graph.astream(payload, config, context=context,
+                                              stream_mode="updates"):
+                for node, delta in update.items():
+                    for event in (delta or {}).get("compaction_log", []) or []:
+                        mains = sum(1 for b in stub.requests
+                                    if SUMMARY_MARK not in str(b["messages"][-1]["content"]))
+                        events.append((mains, {**event, "node": node, "turn": turn}))
+            main_before.append(turn)
+        elapsed = time.perf_counter() - start
+        requests = [b for b in stub.requests
+                    if SUMMARY_MARK not in str(b["messages"][-1]["content"])]
+        state = (await graph.aget_state(config)).values
+    committed = [(i, e) for i, e in events if e["status"] == "committed"]
+    boundaries = {i for i, _ in committed}
+    retention = []
+    for index, event in committed:
+        if event["tier"] == "clear" or index >= len(requests):
+            continue
+        text = body_text(requests[index])
+        before = [n for n in needles if n.turn < event["turn"]]
+        kept = [n for n in before if n.text in text]
+        constraints = [n for n in before if n.kind == "constraint"]
+        retention.append({
+            "turn": event["turn"], "source": event["source"], "planted": len(before),
+            "kept": len(kept),
+            "constraints_kept": f"{sum(n.text in text for n in constraints)}/{len(constraints)}",
+        })
+    final_text = body_text(requests[-1])
+    by_kind: dict[str, str] = {}
+    for kind in ("constraint", "path", "decision", "error"):
+        group = [n for n in needles if n.kind == kind]
+        by_kind[kind] = f"{sum(n.text in final_text for n in group)}/{len(group)}"
+    ours = shares(requests, boundaries)
+    alt = shares([memory_in_system(b) for b in requests], boundaries)
+    usage = state.get("usage", {})
+    summaries = [r for r in retention]
+    worst = min((r["kept"] / r["planted"] for r in summaries if r["planted"]), default=None)
+    return {
+        "wiring": wiring, "turns": turns, "window": window, "seconds": round(elapsed, 1),
+        "model_requests": len(requests), "summary_requests": script.summary_requests,
+        "compactions": {tier: sum(1 for _, e in committed if e["tier"] == tier)
+                        for tier in ("clear", "summarize", "emergency")},
+        "rolled_back": sum(1 for _, e in events if e["status"] != "committed"),
+        "retention_after_each_summary": retention,
+        "worst_retention_pct": round(100 * worst, 1) if worst is not None else None,
+        "final_request_needles": by_kind,
+        "final_request_needles_total": f"{sum(n.text in final_text for n in needles)}/30",
+        "cache_prefix_share": {
+            "memory_in_user_turn (engram)": {k: summarize_shares(v) for k, v in ours.items()},
+            "memory_in_system_prompt": {k: summarize_shares(v) for k, v in alt.items()},
+        },
+        "usage": usage,
+        "cache_hit_rate_pct": round(100 * usage.get("cache_read", 0) / max(1, usage.get("input", 0)), 1),
+    }
+
+
+def main() -> None:
+    turns = int(sys.argv[1]) if len(sys.argv) > 1 else 150
+    window = int(sys.argv[2]) if len(sys.argv) > 2 else 32_000
+    print(json.dumps(asyncio.run(run(turns, window)), indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
