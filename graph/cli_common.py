@@ -74,6 +74,7 @@ def _endpoint_message(exc: BaseException) -> str:
     detail = getattr(exc, "message", "") or str(exc)
     if status is None:
         return f"cannot reach the model endpoint {base}: {detail}"
+    detail = detail.removeprefix(f"Error code: {status} - ")
     return f"the model endpoint {base} answered {status}: {detail}"
 
 
