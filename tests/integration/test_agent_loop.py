@@ -206,3 +206,14 @@ def test_run_against_an_unreachable_endpoint_names_it_without_a_traceback(
     assert base_url in done.stderr
     assert "ENGRAM_BASE_URL" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_run_reports_an_endpoint_error_status_without_a_traceback(project: Path) -> None:
+    refuse = {"status": 401, "error": {"message": "invalid api key", "type": "auth_error"}}
+    with OpenAIStub(lambda body: refuse) as stub:
+        env = engram_env(ENGRAM_MODEL="stub-model", ENGRAM_BASE_URL=stub.base_url)
+        done = run_engram(["run", "x", "--path", str(project)], env)
+    assert done.returncode != 0
+    assert stub.base_url in done.stderr
+    assert "401" in done.stderr and "invalid api key" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
