@@ -132,8 +132,7 @@ async def run(turns: int, window: int) -> dict[str, Any]:
     ours = shares(requests, boundaries)
     alt = shares([memory_in_system(b) for b in requests], boundaries)
     usage = state.get("usage", {})
-    summaries = [r for r in retention]
-    worst = min((r["kept"] / r["planted"] for r in summaries if r["planted"]), default=None)
+    worst = min((r["kept"] / r["planted"] for r in retention if r["planted"]), default=None)
     return {
         "wiring": wiring, "turns": turns, "window": window, "seconds": round(elapsed, 1),
         "model_requests": len(requests), "summary_requests": script.summary_requests,
@@ -149,7 +148,8 @@ async def run(turns: int, window: int) -> dict[str, Any]:
             "memory_in_system_prompt": {k: summarize_shares(v) for k, v in alt.items()},
         },
         "usage": usage,
-        "cache_hit_rate_pct": round(100 * usage.get("cache_read", 0) / max(1, usage.get("input", 0)), 1),
+        "cache_hit_rate_pct": round(
+            100 * usage.get("cache_read", 0) / max(1, usage.get("input", 0)), 1),
     }
 
 
