@@ -24,7 +24,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from tests.support.openai_stub import OpenAIStub, history_problems
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
 
 ENGRAM = Path(sys.executable).parent / "engram"
 CLI_TIMEOUT_S = 180
