@@ -56,8 +56,8 @@ def budget_partitions(state: State, tools: Sequence[Any], count: Counter) -> dic
     """Split the next request's estimate into parts, in tokens (for ``/status``).
 
     Parts: system prompt, rules files, tool schemas, memory, code context, history and tool
-    results. The memory block and code context are counted where they stand: pending (not yet appended
-    to the user turn) or already inside it.
+    results. The memory block and code context are counted where they stand: pending (not
+    yet appended to the user turn) or already inside it.
     """
     system, marker, rules = state.system_prompt.partition(RULES_MARKER)
     schemas = _schemas(tools)
