@@ -8,35 +8,25 @@ exceeded" error without calling the model again; ``clear_pass`` is tier 2. Every
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
 from graph.budget import (
     KEEP_USER_TURNS,
     MIN_DROP_FRACTION,
-    SUMMARY_CHUNK_CHARS,
     Counter,
-    content_text,
     count_text,
     drop_is_enough,
     estimate_message,
     estimate_messages,
-    plan_chunks,
     plan_clear,
     plan_cut,
 )
-from graph.compaction_prompts import (
-    CHUNK_INSTRUCTION,
-    MERGE_INSTRUCTION,
-    SUMMARY_INSTRUCTION,
-    retry_instruction,
-)
-from graph.extractive import extractive_summary
+from graph.extractive import extractive_summary, keep_user_requests
 from graph.history import (
     clear_tool_results,
     commit_messages,
@@ -46,7 +36,7 @@ from graph.history import (
     roles_of,
     validate_history,
 )
-from graph.llm import usage_of
+from graph.summarize import Summarizer, model_summary
 
 __all__ = [
     "CompactionResult",
@@ -56,7 +46,6 @@ __all__ = [
     "clear_savings",
     "compact_now",
     "emergency_compact",
-    "render_transcript",
 ]
 
 Tier = Literal["clear", "summarize", "emergency"]
@@ -64,8 +53,6 @@ Source = Literal["model", "extractive", ""]
 
 PLACEHOLDER_TOKENS = 30
 """Approximate tokens of a cleared-result placeholder; results smaller than this stay."""
-TRANSCRIPT_MESSAGE_CHARS = SUMMARY_CHUNK_CHARS // 2
-"""Longest rendering of one message in a chunk transcript (head and tail kept)."""
 EMERGENCY_KEEP_RECENT = 1
 """Tool results an emergency compaction keeps in full: only the newest."""
 
@@ -170,83 +157,6 @@ def clear_pass(
     return CompactionResult("clear", True, staged, before, after, removed_ids=ids)
 
 
-def render_transcript(messages: Sequence[BaseMessage]) -> list[str]:
-    """Render each message as plain text for a chunked summary call."""
-    out: list[str] = []
-    for message in messages:
-        text = content_text(message.content)
-        if len(text) > TRANSCRIPT_MESSAGE_CHARS:
-            half = TRANSCRIPT_MESSAGE_CHARS // 2
-            text = f"{text[:half]}\n[… {len(text) - 2 * half:,} chars omitted …]\n{text[-half:]}"
-        if isinstance(message, AIMessage):
-            calls = "".join(
-                f"\n[called {c.get('name')}({json.dumps(c.get('args', {}), ensure_ascii=False)})]"
-                for c in message.tool_calls
-            )
-            out.append(f"Assistant: {text}{calls}")
-        elif isinstance(message, ToolMessage):
-            out.append(f"Tool result ({message.name or 'tool'}): {text}")
-        elif isinstance(message, SystemMessage):
-            out.append(f"System: {text}")
-        else:
-            out.append(f"User: {text}")
-    return out
-
-
-class _Summarizer:
-    """Calls the model for a summary, accumulating usage across calls."""
-
-    def __init__(self, model: BaseChatModel, tools: Sequence[Any]) -> None:
-        self.model: Any = model.bind_tools(list(tools), tool_choice="none") if tools else model
-        self.usage: dict[str, int] = {"input": 0, "output": 0, "cache_read": 0, "calls": 0}
-
-    async def ask(self, request: list[BaseMessage]) -> str:
-        reply = await self.model.ainvoke(request)
-        for key, value in usage_of(reply).items():
-            self.usage[key] = self.usage.get(key, 0) + value
-        return content_text(reply.content).strip()
-
-    async def checked(self, request: list[BaseMessage]) -> str:
-        """Ask once, and once more if sections are missing; raise if still incomplete."""
-        summary = await self.ask(request)
-        missing = missing_sections(summary)
-        if missing:
-            retry = [*request, AIMessage(content=summary), HumanMessage(retry_instruction(missing))]
-            summary = await self.ask(retry)
-            missing = missing_sections(summary)
-        if missing:
-            raise ValueError(f"model summary lacks sections: {', '.join(missing)}")
-        return summary
-
-
-async def _model_summary(
-    summarizer: _Summarizer, messages: Sequence[BaseMessage], cut: int, system_prompt: str
-) -> tuple[str, int]:
-    """Summarize ``messages[:cut]``: one call reusing the cached prefix, or chunks + merge."""
-    span = list(messages[:cut])
-    lines = render_transcript(span)
-    head = [SystemMessage(content=system_prompt)] if system_prompt else []
-    if sum(len(line) for line in lines) <= SUMMARY_CHUNK_CHARS:
-        request = [*head, *span, HumanMessage(content=SUMMARY_INSTRUCTION)]
-        return await summarizer.checked(request), 1
-    chunks = plan_chunks([len(line) + 1 for line in lines])
-    parts = []
-    for index, chunk in enumerate(chunks, start=1):
-        prompt = CHUNK_INSTRUCTION.format(
-            index=index,
-            total=len(chunks),
-            instruction=SUMMARY_INSTRUCTION,
-            transcript="\n".join(lines[i] for i in chunk),
-        )
-        parts.append(await summarizer.checked([*head, HumanMessage(content=prompt)]))
-    merged = MERGE_INSTRUCTION.format(
-        total=len(parts),
-        instruction=SUMMARY_INSTRUCTION,
-        summaries="\n\n".join(f"### Part {i}\n{p}" for i, p in enumerate(parts, start=1)),
-    )
-    return await summarizer.checked([*head, HumanMessage(content=merged)]), len(chunks) + 1
-
-
 def _stage(
     tier: Tier, messages: Sequence[BaseMessage], cut: int, summary: str, request: Request
 ) -> tuple[tuple[BaseMessage, ...], int, str]:
@@ -302,10 +212,11 @@ async def compact_now(
         return CompactionResult(tier, False, original, before, before, "nothing to compact")
     summary, reason, chunks = "", "", 0
     source: Source = "model"
-    summarizer = _Summarizer(model, tools) if model is not None else None
+    summarizer = Summarizer(model, tools) if model is not None else None
     if summarizer is not None:
         try:
-            summary, chunks = await _model_summary(summarizer, original, cut, request.system_prompt)
+            summary, chunks = await model_summary(summarizer, original, cut, request.system_prompt)
+            summary = keep_user_requests(summary, original[:cut])
         except Exception as exc:  # any provider failure: fall back, keep the reason
             reason = f"model summary failed ({type(exc).__name__}: {exc}); used extractive"
     if not summary:

@@ -22,7 +22,13 @@ from graph.history import (
     is_summary,
 )
 
-__all__ = ["EXTRACT_MAX_CHARS", "extractive_summary", "render_sections", "split_sections"]
+__all__ = [
+    "EXTRACT_MAX_CHARS",
+    "extractive_summary",
+    "keep_user_requests",
+    "render_sections",
+    "split_sections",
+]
 
 EXTRACT_MAX_CHARS = 16_000
 """Longest extractive summary; older progress lines are dropped first to fit."""
@@ -216,4 +222,27 @@ def extractive_summary(
         last = _clip(content_text(replies[-1].content), ASSISTANT_NOTE_CHARS)
         open_items.append(f"- Last assistant conclusion: {last}")
     _fit(sections, max_chars)
+    return render_sections(sections)
+
+
+def keep_user_requests(
+    summary: str, messages: Sequence[BaseMessage], *, max_chars: int = EXTRACT_MAX_CHARS
+) -> str:
+    """Add to a model summary every user request of ``messages`` it does not quote verbatim.
+
+    A model may paraphrase or drop an instruction; the user's own words (and those carried by
+    an earlier summary) are appended under "User goals and constraints", oldest trimmed first
+    if the section would exceed half of ``max_chars``.
+    """
+    sections = split_sections(summary)
+    goals = sections[SUMMARY_SECTIONS[0]]
+    collected, _, _ = _collect(messages)
+    for line in collected[SUMMARY_SECTIONS[0]]:
+        quote = line.removeprefix("- User: ").strip()
+        if quote and quote not in summary:
+            goals.append(line)
+    only_goals = {name: (goals if name == SUMMARY_SECTIONS[0] else []) for name in SUMMARY_SECTIONS}
+    if len(render_sections(only_goals)) > max_chars // 2:
+        _drop_oldest(only_goals, SUMMARY_SECTIONS[0], max_chars // 2, routine_only=False)
+        sections[SUMMARY_SECTIONS[0]] = only_goals[SUMMARY_SECTIONS[0]]
     return render_sections(sections)

@@ -24,8 +24,9 @@ from graph.budget import (
     plan_cut,
     thresholds,
 )
-from graph.compaction import clear_savings, render_transcript
+from graph.compaction import clear_savings
 from graph.history import roles_of
+from graph.summarize import render_transcript
 
 PY = f"python{sys.version_info.major}.{sys.version_info.minor}"
 SITE = Path(sys.prefix) / "lib" / PY / "site-packages"

@@ -84,6 +84,9 @@ async def test_model_summary_reuses_the_cached_prefix(tmp_path):
     assert request[-1].content == SUMMARY_INSTRUCTION
     new = add_messages(msgs, update["messages"])
     assert "model note 0" in new[0].content
+    # the model dropped the user's instructions: they are restored verbatim
+    for t in range(3):
+        assert f"turn {t}: keep the API stable; edit src/m{t}.py" in new[0].content
     assert update["compaction_log"][0]["source"] == "model"
 
 
