@@ -22,6 +22,9 @@ MAX_TERMS = 12
 """Terms taken from one query; the first ones are kept."""
 
 MAX_GREP_LINES = 2000
+MAX_LOCATED_FILES = 60
+"""Files chunked on the fly by one index-free exact search."""
+
 DEFINITION_BONUS = 1.0
 """Added to a chunk's exact score when its own name is one of the terms."""
 
@@ -144,11 +147,19 @@ def _path_matches(
     return [located] if located is not None else []
 
 
-def locate_on_the_fly(root: Path) -> Callable[[str, int], Located | None]:
-    """Return a locator that chunks matched files when first needed (no index required)."""
+def locate_on_the_fly(
+    root: Path, max_files: int = MAX_LOCATED_FILES
+) -> Callable[[str, int], Located | None]:
+    """Return a locator that chunks matched files when first needed (no index required).
+
+    After ``max_files`` files have been chunked, further matches are reported as single
+    lines, which bounds the cost of very common terms.
+    """
     cache: dict[str, list[Located]] = {}
 
     def locate(path: str, line: int) -> Located | None:
+        if path not in cache and len(cache) >= max_files:
+            return Located(path, line, line, "", "line", f"{path}:{line}")
         if path not in cache:
             try:
                 text = read_text(root / path)

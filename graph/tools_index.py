@@ -1,0 +1,135 @@
+"""The code index seen from the application: opening it from run settings, the search_code tool."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
+from graph.context import Context
+from graph.deps import Deps
+from stores.code_index import INDEX_DIR, CodeHit, ProjectCodeIndex, open_code_index
+from stores.embedders import Embedder, make_embedder
+from stores.errors import IndexNotBuiltError, StoreError
+from stores.index_exact import exact_terms, grep_terms, locate_on_the_fly
+
+__all__ = [
+    "SEARCH_CODE_DEFAULT_K",
+    "SEARCH_CODE_MAX_K",
+    "build_search_code_tool",
+    "embedder_for",
+    "exact_search_hits",
+    "open_project_index",
+]
+
+SEARCH_CODE_DEFAULT_K = 5
+SEARCH_CODE_MAX_K = 30
+
+
+def embedder_for(
+    context: Context, progress: Callable[[int, int], None] | None = None
+) -> Embedder:
+    """Build the embedder the run settings name (API key from the environment)."""
+    api_key = os.environ.get("ENGRAM_EMBEDDING_API_KEY") or os.environ.get("OPENAI_API_KEY", "")
+    return make_embedder(
+        context.embedding_provider,
+        home=context.home_path,
+        model=context.embedding_model,
+        url=context.embedding_url,
+        api_key=api_key,
+        progress=progress,
+    )
+
+
+def open_project_index(
+    context: Context,
+    *,
+    create: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> ProjectCodeIndex:
+    """Open the project's code index; the opener to register as ``deps.openers["code_index"]``.
+
+    Args:
+        context: Run settings (project, embedder, Chroma URL).
+        create: Create the index folder when missing (``engram index``); otherwise a missing
+            index raises instead of leaving an empty one in the project.
+        progress: Reports the one-time distillation of the default embedder.
+
+    Raises:
+        IndexNotBuiltError: No index exists and ``create`` is False.
+        BackendUnavailableError: The Chroma server or embeddings endpoint is unreachable.
+    """
+    root = context.project_path
+    if not create and not (root / INDEX_DIR / "manifest.sqlite").exists():
+        raise IndexNotBuiltError(f"no code index in {root}")
+    return open_code_index(
+        root, embedder=embedder_for(context, progress), chroma_url=context.chroma_url
+    )
+
+
+def exact_search_hits(root: Path, query: str, k: int) -> list[CodeHit]:
+    """Search without an index: grep the query's code-like terms (or the query itself)."""
+    terms = exact_terms(query) or [query.strip()]
+    located = grep_terms(root, [t for t in terms if t], locate_on_the_fly(root))
+    return [
+        CodeHit(loc.path, loc.start_line, loc.end_line, loc.symbol, loc.kind, round(s, 6), "exact")
+        for loc, s in located[:k]
+    ]
+
+
+def _render(hits: list[CodeHit], note: str = "") -> str:
+    if not hits:
+        return (note + "\n" if note else "") + "no matching code found"
+    lines = [note] if note else []
+    for hit in hits:
+        symbol = f"  {hit.symbol}" if hit.symbol else ""
+        lines.append(
+            f"{hit.path}:{hit.start_line}-{hit.end_line}{symbol} "
+            f"({hit.kind}, {hit.source}, score {hit.score:.4f})"
+        )
+    return "\n".join(lines)
+
+
+class SearchCodeArgs(BaseModel):
+    """Arguments of the search_code tool."""
+
+    query: str = Field(description="What to find: a description, identifiers, or both.")
+    top_k: int = Field(
+        default=SEARCH_CODE_DEFAULT_K,
+        ge=1,
+        le=SEARCH_CODE_MAX_K,
+        description=f"How many code locations to return (max {SEARCH_CODE_MAX_K}).",
+    )
+
+
+def build_search_code_tool(context: Context, deps: Deps) -> BaseTool:
+    """Return the model tool ``search_code``: hybrid search over the project's code index.
+
+    Without an index (or with its backend down) the tool falls back to exact search and
+    says so in its answer.
+    """
+
+    def search_code(query: str, top_k: int = SEARCH_CODE_DEFAULT_K) -> str:
+        k = max(1, min(int(top_k), SEARCH_CODE_MAX_K))
+        try:
+            index = deps.resource("code_index", context)
+            if index is not None and index.is_built():
+                return _render(index.search(query, mode="hybrid", k=k))
+            note = "(no code index — exact matches only; run `engram index` for semantic search)"
+        except (StoreError, OSError, RuntimeError, ValueError) as exc:
+            note = f"(code index unavailable: {exc} — exact matches only)"
+        return _render(exact_search_hits(context.project_path, query, k), note)
+
+    return StructuredTool.from_function(
+        func=search_code,
+        name="search_code",
+        description=(
+            "Search the project's code by meaning and keywords (hybrid BM25 + embeddings + "
+            "exact identifiers). Returns file:line ranges with the symbol at each; read them "
+            "with read_file. Prefer grep_code when you know the exact text."
+        ),
+        args_schema=SearchCodeArgs,
+    )

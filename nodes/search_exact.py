@@ -1,0 +1,61 @@
+"""Node ``search_exact``: grep the identifiers, quoted strings and paths named in the task."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.state import State
+from stores.errors import StoreError
+from stores.index_exact import exact_terms, grep_terms, locate_on_the_fly
+
+__all__ = ["MAX_EXACT_HITS", "STRONG_HIT_SCORE", "exact_hits_are_weak", "search_exact"]
+
+MAX_EXACT_HITS = 20
+"""Chunks kept from exact search."""
+
+STRONG_HIT_SCORE = 1.0
+"""Exact score of a chunk that defines a named symbol or holds a term found nowhere else."""
+
+
+def exact_hits_are_weak(hits: Sequence[Mapping[str, Any]]) -> bool:
+    """Return True when exact hits cannot carry the turn and semantic search should run.
+
+    Hits are strong when at least one chunk scores STRONG_HIT_SCORE or more: it defines a
+    symbol the task names, or it is the only place a named term occurs.
+    """
+    exact = [h for h in hits if h.get("source") == "exact"]
+    return not any(float(h.get("score", 0.0)) >= STRONG_HIT_SCORE for h in exact)
+
+
+def _search(context: Context, task: str) -> list[dict[str, Any]]:
+    root = context.project_path
+    located = grep_terms(root, exact_terms(task), locate_on_the_fly(root))
+    return [
+        {
+            "path": loc.path,
+            "start_line": loc.start_line,
+            "end_line": loc.end_line,
+            "symbol": loc.symbol,
+            "kind": loc.kind,
+            "score": round(score, 6),
+            "source": "exact",
+        }
+        for loc, score in located[:MAX_EXACT_HITS]
+    ]
+
+
+async def search_exact(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Find the chunks that contain the code-like terms of the task (ripgrep, no index)."""
+    if not exact_terms(state.task):
+        return {"code_hits": []}
+    try:
+        hits = await asyncio.to_thread(_search, runtime.context, state.task)
+    except (StoreError, OSError) as exc:
+        return {"code_hits": [], "notes": [f"exact search failed: {exc}"]}
+    return {"code_hits": hits}

@@ -1,0 +1,45 @@
+"""Node ``search_semantic``: hybrid search over the code index when exact hits are weak."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.state import State
+from stores.errors import IndexNotBuiltError, StoreError
+
+__all__ = ["SEMANTIC_K", "search_semantic"]
+
+SEMANTIC_K = 10
+"""Chunks taken from the index per task."""
+
+NO_INDEX_NOTE = "semantic search skipped: no code index — run `engram index`"
+
+
+async def search_semantic(
+    state: State, runtime: Runtime[Context], *, deps: Deps
+) -> dict[str, Any]:
+    """Search the code index (BM25 + dense + exact, fused) for the task text.
+
+    A missing index or an unavailable backend becomes a note; the turn goes on with the
+    exact hits it already has.
+    """
+    if not state.task.strip():
+        return {}
+    try:
+        index = deps.resource("code_index", runtime.context)
+        if index is None or not index.is_built():
+            return {"notes": [NO_INDEX_NOTE]}
+        hits = await asyncio.to_thread(index.search, state.task, mode="hybrid", k=SEMANTIC_K)
+    except IndexNotBuiltError:
+        return {"notes": [NO_INDEX_NOTE]}
+    except (StoreError, OSError, RuntimeError, ValueError) as exc:
+        hint = getattr(exc, "hint", "")
+        note = f"semantic search unavailable: {exc}" + (f" ({hint})" if hint else "")
+        return {"notes": [note]}
+    return {"code_hits": [asdict(hit) for hit in hits]}
