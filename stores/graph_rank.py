@@ -38,7 +38,9 @@ class RankWeights:
     """Seed weight of a query word that names a definition (split among its definitions)."""
     max_identifier_files: int = 3
     """A plain word naming definitions in more files than this is not a seed (too common)."""
-    damping: float = 0.85
+    damping: float = 0.5
+    """Probability of following an edge rather than restarting at a seed. Lower than the usual
+    0.85: task ranking wants the seeds' near neighbourhood, not global centrality."""
 
 
 DEFAULT_RANK_WEIGHTS = RankWeights()

@@ -1,0 +1,134 @@
+"""Graph persistence contract (in-memory and pickle stores) and incremental update."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from stores.code_graph import (
+    GRAPH_FILE,
+    CodeGraph,
+    InMemoryGraphStore,
+    PickleGraphStore,
+    build_graph,
+    open_code_graph,
+    update_graph,
+)
+from stores.errors import IndexCorruptError, IndexNotBuiltError
+
+FILES = {
+    "app/models.py": "class Base:\n    def save(self):\n        pass\n\nclass User(Base):\n    pass\n",
+    "app/service.py": (
+        "from app.models import User\n\n"
+        "def create():\n    user = User()\n    user.save()\n    return missing()\n"
+    ),
+}
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+def snapshot(graph: CodeGraph) -> tuple[set, set, set]:
+    nodes = {(n, tuple(sorted(a.items()))) for n, a in graph.graph.nodes(data=True)}
+    edges = set(graph.graph.edges(keys=True))
+    unresolved = {u for e in graph.edges.values() for u in e.unresolved}
+    return nodes, edges, unresolved
+
+
+@pytest.fixture(params=["memory", "pickle"])
+def store(request, tmp_path):
+    if request.param == "memory":
+        return InMemoryGraphStore()
+    return PickleGraphStore(tmp_path / "store" / "graph.pkl")
+
+
+def test_store_contract_round_trip(store, tmp_path):
+    assert store.load() is None
+    write(tmp_path / "p", FILES)
+    graph = CodeGraph()
+    build_graph(tmp_path / "p", graph)
+    store.save(graph)
+    loaded = store.load()
+    assert loaded is not None
+    assert snapshot(loaded) == snapshot(graph)
+    store.save(CodeGraph())
+    again = store.load()
+    assert again is not None and again.graph.number_of_nodes() == 0
+
+
+def test_pickle_store_reports_a_corrupt_file(tmp_path):
+    path = tmp_path / "graph.pkl"
+    path.write_bytes(b"not a pickle")
+    with pytest.raises(IndexCorruptError):
+        PickleGraphStore(path).load()
+
+
+def test_open_code_graph_without_build_raises_not_built(tmp_path):
+    with pytest.raises(IndexNotBuiltError) as info:
+        open_code_graph(tmp_path)
+    assert "engram index" in info.value.hint
+
+
+def test_update_persists_next_to_the_index_and_skips_unchanged(tmp_path):
+    write(tmp_path, FILES)
+    first = update_graph(tmp_path)
+    assert (tmp_path / GRAPH_FILE).exists()
+    assert first.parsed == 2 and first.files == 2
+    second = update_graph(tmp_path)
+    assert second.parsed == 0 and second.resolved == 0
+    assert snapshot(open_code_graph(tmp_path)) == snapshot(open_code_graph(tmp_path))
+
+
+def test_incremental_update_equals_a_fresh_build(tmp_path):
+    write(tmp_path, FILES)
+    update_graph(tmp_path)
+    write(tmp_path, {
+        "app/models.py": "class Base:\n    def save(self):\n        pass\n\n"
+                         "class User(Base):\n    def save(self):\n        super().save()\n",
+        "app/extra.py": "def missing():\n    return 1\n",
+    })
+    later = os.stat(tmp_path / "app/models.py").st_mtime_ns + 1_000_000
+    os.utime(tmp_path / "app/models.py", ns=(later, later))
+    write(tmp_path, {"app/service.py": FILES["app/service.py"].replace(
+        "from app.models import User", "from app.models import User\nfrom app.extra import missing")})
+    stats = update_graph(tmp_path)
+    assert stats.parsed == 3
+    fresh = CodeGraph()
+    build_graph(tmp_path, fresh)
+    assert snapshot(open_code_graph(tmp_path)) == snapshot(fresh)
+    edges = set(fresh.graph.edges(keys=True))
+    assert ("app/service.py::create", "app/models.py::User.save", "calls") in edges
+    assert ("app/service.py::create", "app/extra.py::missing", "calls") in edges
+
+
+def test_one_changed_file_reresolves_its_dependents_only(tmp_path):
+    write(tmp_path, {**FILES, "app/other.py": "def alone():\n    return 2\n"})
+    update_graph(tmp_path)
+    write(tmp_path, {"app/models.py": FILES["app/models.py"].replace("def save", "def store")})
+    stats = update_graph(tmp_path)
+    assert stats.parsed == 1
+    assert stats.resolved == 2  # models.py itself and service.py, which calls into it
+    graph = open_code_graph(tmp_path)
+    assert ("user.save", "calls") in graph.unresolved("app/service.py::create")
+    fresh = CodeGraph()
+    build_graph(tmp_path, fresh)
+    assert snapshot(graph) == snapshot(fresh)
+
+
+def test_deleted_file_leaves_no_nodes_or_edges(tmp_path):
+    write(tmp_path, FILES)
+    update_graph(tmp_path)
+    (tmp_path / "app/models.py").unlink()
+    stats = update_graph(tmp_path)
+    graph = open_code_graph(tmp_path)
+    assert stats.removed == 1
+    assert not any(n.startswith("app/models.py") for n in graph.graph.nodes)
+    fresh = CodeGraph()
+    build_graph(tmp_path, fresh)
+    assert snapshot(graph) == snapshot(fresh)
