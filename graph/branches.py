@@ -14,7 +14,8 @@ import asyncio
 import contextvars
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -22,10 +23,21 @@ from langgraph.runtime import Runtime
 from graph.context import Context
 from stores.errors import StoreError
 
-__all__ = ["MS_PER_SECOND", "Node", "bounded", "failure_note", "timeout_note"]
+__all__ = [
+    "MS_PER_SECOND",
+    "RETRIEVAL_BRANCHES",
+    "Node",
+    "bounded",
+    "failure_note",
+    "timeout_note",
+    "wire_retrieval",
+]
 
 MS_PER_SECOND = 1000
 """Milliseconds per second (timeouts are settings in ms; asyncio takes seconds)."""
+
+RETRIEVAL_BRANCHES = ("search_exact", "search_semantic")
+"""Nodes that start in parallel once Phase 0 is done (a router may return this list)."""
 
 Node = Callable[..., Awaitable[dict[str, Any]]]
 """An async LangGraph node: ``(state, runtime, **bound) -> partial update``."""
@@ -106,3 +118,38 @@ def bounded(node: Node, *, name: str) -> Node:
     run.__qualname__ = name
     run.__doc__ = f"Run ``{name}`` under the per-branch timeout (see ``graph.branches``)."
     return run
+
+
+def wire_retrieval(
+    graph: Any,
+    deps: Any,
+    *,
+    sources: Sequence[str],
+    search_exact: Node,
+    search_semantic: Node,
+    expand_relations: Node | None,
+    pack_context: Node,
+) -> None:
+    """Add the retrieval fan-out and the pack to an uncompiled ``StateGraph``.
+
+    ``search_exact`` and ``search_semantic`` run in parallel from every node in ``sources``,
+    each under the per-branch timeout; both join at ``expand_relations`` (also bounded, since
+    it walks the graph from their hits), which feeds ``pack_context``. Without
+    ``expand_relations`` the searches join at ``pack_context`` directly. Routing after
+    ``pack_context`` is left to the caller. Nodes get ``deps`` bound as a keyword.
+    """
+    for name, node in (("search_exact", search_exact), ("search_semantic", search_semantic)):
+        graph.add_node(name, partial(bounded(node, name=name), deps=deps))
+    graph.add_node("pack_context", partial(pack_context, deps=deps))
+    join = "pack_context"
+    if expand_relations is not None:
+        graph.add_node(
+            "expand_relations",
+            partial(bounded(expand_relations, name="expand_relations"), deps=deps),
+        )
+        graph.add_edge("expand_relations", "pack_context")
+        join = "expand_relations"
+    for source in sources:
+        for branch in RETRIEVAL_BRANCHES:
+            graph.add_edge(source, branch)
+    graph.add_edge(list(RETRIEVAL_BRANCHES), join)

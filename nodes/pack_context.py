@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from graph.deps import Deps
 from graph.pack import Pack, PackItem, fill_pack, render_pack
 from graph.pack_budget import BudgetPlan, plan_budget, record_usage
 from graph.pack_rank import (
+    SLICE_FILES,
     RankedFile,
     code_map_items,
     evidence_of,
@@ -26,14 +28,20 @@ from graph.pack_rank import (
     text_items,
 )
 from graph.state import State
-from stores.errors import StoreError
+from stores.errors import IndexNotBuiltError, StoreError
 from stores.pack_feedback import BaseStorePackFeedback, Feedback, PackFeedbackStore
 from stores.paths import PathEscapeError, confine, relative_posix
 from stores.project_key import project_key
 from stores.rules import load_rules_files
 from stores.walk import read_text
 
-__all__ = ["DELIVERED_ELSEWHERE", "assemble_pack", "pack_context", "resolve_task_files"]
+__all__ = [
+    "DELIVERED_ELSEWHERE",
+    "assemble_pack",
+    "deepen",
+    "pack_context",
+    "resolve_task_files",
+]
 
 DELIVERED_ELSEWHERE = ("rules", "memory")
 """Sections an agent turn already receives (rules in the system prompt, memory appended by
@@ -41,6 +49,12 @@ DELIVERED_ELSEWHERE = ("rules", "memory")
 
 DEFAULT_TASK_TYPE = "feature"
 """Task type assumed when Phase 0 did not profile the task."""
+
+DEEPEN_MODES = ("bm25", "dense")
+"""Index rankings the pack adds when the searches found too few files: each is its own
+evidence list in the fusion (the search branch reports them fused)."""
+DEEPEN_K = 50
+"""Chunks taken from each deepening ranking."""
 
 NO_EVIDENCE_NOTE = (
     "no code evidence reached the pack (no index, or every retrieval branch degraded); "
@@ -99,14 +113,43 @@ def _exchanges(messages: Sequence[AnyMessage]) -> list[tuple[str, str]]:
     return pairs
 
 
+def deepen(
+    index: Any, task: str, hits: Sequence[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Add per-list index rankings when the hits in state cover fewer files than slices need.
+
+    Returns the extra hit dicts and notes for rankings that failed.
+    """
+    if index is None or not task.strip() or len({h.get("path") for h in hits}) >= SLICE_FILES:
+        return [], []
+    if not index.is_built():
+        return [], []
+    extra: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for mode in DEEPEN_MODES:
+        try:
+            extra.extend(asdict(hit) for hit in index.search(task, mode=mode, k=DEEPEN_K))
+        except (StoreError, OSError, RuntimeError, ValueError) as exc:
+            notes.append(f"pack: {mode} ranking unavailable: {exc}")
+    return extra, notes
+
+
 def assemble_pack(
     state: State,
     context: Context,
     *,
     count: Callable[[str], int],
     feedback: Feedback,
+    index: Any = None,
 ) -> tuple[Pack, BudgetPlan, list[RankedFile]]:
     """Build the pack for ``state`` (blocking: reads rules and source files).
+
+    Args:
+        state: Graph state with the retrieval evidence.
+        context: Run settings.
+        count: Token counter.
+        feedback: Budget feedback of this project and task type.
+        index: The project's code index, to deepen thin evidence; None skips that.
 
     Returns:
         The filled pack, the budget plan it was filled against, and the fused file ranking.
@@ -114,11 +157,11 @@ def assemble_pack(
     root = context.project_path
     task_type = str(state.task_profile.get("task_type") or DEFAULT_TASK_TYPE)
     plan = plan_budget(context.context_window, task_type, feedback, override=context.budget)
-    known = sorted({str(h.get("path")) for h in [*state.code_hits, *state.related_symbols]})
+    extra, notes = deepen(index, state.task, state.code_hits)
+    hits = [*state.code_hits, *extra]
+    known = sorted({str(h.get("path")) for h in [*hits, *state.related_symbols]})
     named = [str(f) for f in state.task_profile.get("files", []) or []]
-    evidence = evidence_of(
-        state.code_hits, state.related_symbols, resolve_task_files(root, named, known)
-    )
+    evidence = evidence_of(hits, state.related_symbols, resolve_task_files(root, named, known))
     ranked = rank_files(evidence)
     rules = load_rules_files(root, context.home_path)
     candidates: list[PackItem] = [
@@ -128,7 +171,7 @@ def assemble_pack(
         *slice_items(ranked, _line_reader(root), count),
         *history_items(_exchanges(state.messages), state.task),
     ]
-    notes = list(state.notes)
+    notes = [*state.notes, *notes]
     if not ranked:
         notes.append(NO_EVIDENCE_NOTE)
     return fill_pack(candidates, plan.budget, count, notes=notes), plan, ranked
@@ -152,7 +195,14 @@ def _build(
             feedback = feedback_store.get(key, task_type)
         except StoreError as exc:
             notes.append(f"pack feedback unreadable, using the default budget factors: {exc}")
-    pack, plan, _ = assemble_pack(state, context, count=count, feedback=feedback)
+    index = None
+    try:
+        index = deps.resource("code_index", context)
+    except IndexNotBuiltError:
+        pass  # the search branch already said to run `engram index`
+    except (StoreError, OSError) as exc:
+        notes.append(f"pack: code index unavailable ({exc}); packing the evidence in state")
+    pack, plan, _ = assemble_pack(state, context, count=count, feedback=feedback, index=index)
     if feedback_store is not None and plan.source == "formula":
         updated = record_usage(feedback, task_type=task_type, planned=plan.budget,
                                actual=pack.tokens)

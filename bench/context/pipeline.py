@@ -1,0 +1,89 @@
+"""The context pipeline as the benchmarks run it: the real nodes, wired like the builder.
+
+START → load_rules → retrieve_memory → (search_exact ‖ search_semantic, bounded) →
+expand_relations (bounded, when present) → pack_context → END. ``engram context`` runs the
+same nodes through ``graph.builder``; this copy lets the benchmarks swap one branch (to force
+a timeout) and run in-process with warm resources.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from langchain_core.messages import HumanMessage  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+
+from graph.branches import wire_retrieval  # noqa: E402
+from graph.context import Context  # noqa: E402
+from graph.deps import Deps  # noqa: E402
+from graph.state import InputState, State  # noqa: E402
+from graph.tools_index import open_project_index  # noqa: E402
+from nodes.load_rules import load_rules  # noqa: E402
+from nodes.pack_context import pack_context  # noqa: E402
+from nodes.retrieve_memory import retrieve_memory  # noqa: E402
+from nodes.search_exact import search_exact  # noqa: E402
+from nodes.search_semantic import search_semantic  # noqa: E402
+from stores.code_graph import open_code_graph  # noqa: E402
+
+
+def optional_expand_relations() -> Callable[..., Any] | None:
+    """Return the graph-expansion node when this checkout has it."""
+    try:
+        return importlib.import_module("nodes.expand_relations").expand_relations  # type: ignore[no-any-return]
+    except ImportError:
+        return None
+
+
+def make_deps(store: Any = None) -> Deps:
+    """Deps with the code index and code graph openers registered."""
+    return Deps(
+        store=store,
+        openers={
+            "code_index": open_project_index,
+            "code_graph": lambda context: open_code_graph(context.project_path),
+        },
+    )
+
+
+def compose(deps: Deps, *, semantic: Callable[..., Any] = search_semantic) -> Any:
+    """Compile the context pipeline over ``deps`` (no checkpointer)."""
+    graph = StateGraph(State, context_schema=Context, input_schema=InputState)
+    graph.add_node("load_rules", _bind(load_rules, deps))
+    graph.add_node("retrieve_memory", _bind(retrieve_memory, deps))
+    graph.add_edge(START, "load_rules")
+    graph.add_edge("load_rules", "retrieve_memory")
+    wire_retrieval(
+        graph,
+        deps,
+        sources=["retrieve_memory"],
+        search_exact=search_exact,
+        search_semantic=semantic,
+        expand_relations=optional_expand_relations(),
+        pack_context=pack_context,
+    )
+    graph.add_edge("pack_context", END)
+    return graph.compile()
+
+
+def _bind(node: Callable[..., Any], deps: Deps) -> Callable[..., Any]:
+    async def bound(state: State, runtime: Any) -> dict[str, Any]:
+        return await node(state, runtime, deps=deps)  # type: ignore[no-any-return]
+
+    bound.__name__ = node.__name__
+    return bound
+
+
+def run_pack(graph: Any, context: Context, task: str) -> tuple[dict[str, Any], float]:
+    """Run the pipeline once; return the pack and the wall time in seconds."""
+    started = time.perf_counter()
+    out = asyncio.run(graph.ainvoke({"messages": [HumanMessage(task)]}, context=context))
+    return out["context_pack"], time.perf_counter() - started
