@@ -125,10 +125,12 @@ def _file_chunks(
 
     def flush() -> None:
         nonlocal buf, size
-        if buf and any(t.strip() for _, t in buf):
-            body = "\n".join(t for _, t in buf)
+        kept = [i for i, (_, t) in enumerate(buf) if t.strip()]
+        if kept:
+            rows = buf[kept[0] : kept[-1] + 1]
+            body = "\n".join(t for _, t in rows)
             chunks.append(
-                _make(path, language, "file", name, buf[0][0], buf[-1][0], body, "", imports)
+                _make(path, language, "file", name, rows[0][0], rows[-1][0], body, "", imports)
             )
         buf, size = [], 0
 
@@ -262,7 +264,8 @@ class _CodeChunker:
                 last_head_row = max(last_head_row, member.end_point.row)
         head = [self.lines[r] for r in rows] + signatures
         text = "\n".join(head[:MAX_HEAD_LINES])
-        head_last = min(max(last_head_row, start), end)
+        # A class without methods is all head: keep its closing line too.
+        head_last = end if not seen_definition else min(max(last_head_row, start), end)
         qualified = ".".join((*owners, name))
         self.chunks.append(
             _make(

@@ -46,13 +46,17 @@ def _bundled_model_dir() -> Path:
 
 
 def distill_static_table(
-    model_dir: Path | None = None, progress: Callable[[int, int], None] | None = None
+    model_dir: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    vocab_limit: int | None = None,
 ) -> np.ndarray:
     """Compute the static table (vocab × STATIC_DIM, float32) from a MiniLM checkpoint.
 
     Args:
         model_dir: Folder with the sentence-transformers checkpoint; the bundled one by default.
         progress: Called with (tokens done, vocabulary size) after each batch.
+        vocab_limit: Distil only the first ids (tests); the full vocabulary by default.
     """
     import torch
     from transformers import AutoModel
@@ -62,6 +66,8 @@ def distill_static_table(
     model = AutoModel.from_pretrained(str(model_dir))
     model.eval()
     vocab_size = int(model.config.vocab_size)
+    if vocab_limit is not None:
+        vocab_size = min(vocab_size, vocab_limit)
     cls_id, sep_id = _special_ids(model_dir)
     rows: list[np.ndarray] = []
     with torch.inference_mode():

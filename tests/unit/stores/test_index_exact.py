@@ -1,0 +1,43 @@
+"""Term extraction for exact search and locating matches in chunks."""
+
+from __future__ import annotations
+
+from stores.index_exact import Located, exact_terms, grep_terms, locate_on_the_fly
+
+
+def test_exact_terms_takes_code_like_words_quotes_and_paths():
+    text = (
+        "Fix `Context.invoke` when parse_args gets an Option; see src/click/core.py and "
+        "the \"no such option\" message. HTTPServer and getValue too. Visit https://x.io/a_b"
+    )
+    terms = exact_terms(text)
+    assert terms[:2] == ["Context.invoke", "parse_args"]
+    assert "no such option" not in terms  # prose in quotes is not code
+    assert "src/click/core.py" in terms
+    assert "HTTPServer" in terms and "getValue" in terms
+    assert "Fix" not in terms and "Option" not in terms and "a_b" not in terms
+
+
+def test_exact_terms_splits_dotted_names_and_strips_calls():
+    assert exact_terms("call attr.evolve() then run_it( later") == ["attr.evolve", "evolve", "run_it"]
+    assert exact_terms("just plain words here") == []
+
+
+def test_grep_terms_scores_rare_terms_and_definitions(tmp_path):
+    (tmp_path / "a.py").write_text("def load_config(path):\n    return path\n")
+    (tmp_path / "b.py").write_text("from a import load_config\n\nload_config('x')\nshared_name = 1\n")
+    (tmp_path / "c.py").write_text("shared_name = 2\n")
+    ranked = grep_terms(tmp_path, ["load_config", "shared_name"], locate_on_the_fly(tmp_path))
+    best, score = ranked[0]
+    assert (best.path, best.kind, best.symbol) == ("a.py", "function", "load_config(path)")
+    assert score > ranked[1][1]
+    assert {loc.path for loc, _ in ranked} == {"a.py", "b.py", "c.py"}
+    assert grep_terms(tmp_path, [], locate_on_the_fly(tmp_path)) == []
+
+
+def test_locate_on_the_fly_reports_lines_past_the_file_cap(tmp_path):
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "b.py").write_text("def g():\n    return 1\n")
+    locate = locate_on_the_fly(tmp_path, max_files=1)
+    assert locate("a.py", 2).symbol == "f()"
+    assert locate("b.py", 2) == Located("b.py", 2, 2, "", "line", "b.py:2")
