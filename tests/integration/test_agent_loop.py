@@ -83,7 +83,8 @@ def project(tmp_path: Path) -> Path:
 def engram_env(**extra: str) -> dict[str, str]:
     """The test's environment (with its own ENGRAM_HOME) plus ``extra``, wide and uncoloured."""
     env = dict(os.environ)
-    env.update({"COLUMNS": "200", "NO_COLOR": "1", "OPENAI_API_KEY": "test-key"})
+    env.update({"COLUMNS": "200", "NO_COLOR": "1", "OPENAI_API_KEY": "test-key",
+                "ENGRAM_EMBEDDING_PROVIDER": "hash"})
     env.update(extra)
     return env
 

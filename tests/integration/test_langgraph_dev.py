@@ -43,6 +43,8 @@ WRAP_GREP = '<tool_result tool="grep_code" trust="untrusted-data">'
 
 def agent_script(body: dict[str, Any]) -> dict[str, Any]:
     """Ask for one grep, then answer once its result is in the history."""
+    if not body.get("tools"):
+        return {"content": "[]"}
     messages = body.get("messages") or []
     last = messages[-1] if messages else {}
     if last.get("role") == "tool" and last.get("tool_call_id") == GREP_ID:
@@ -149,7 +151,7 @@ async def _exercise(url: str, project: Path, stub: OpenAIStub, home: str) -> dic
     thread = await client.threads.create(metadata={"suite": "engram-smoke"})
     thread_id = thread["thread_id"]
     context = {"project": str(project), "model": "stub-model", "base_url": stub.base_url,
-               "engram_home": home}
+               "engram_home": home, "embedding_provider": "hash"}
     graph_input: dict[str, Any] = {"messages": [{"role": "user", "content": TASK}]}
     values = await asyncio.wait_for(
         client.runs.wait(thread_id, "engram",
@@ -190,13 +192,13 @@ def test_langgraph_dev_serves_the_engram_graph(
     assert len(history) >= 5
     assert history[0]["next"] == []
     assert ["run_tools"] in [h["next"] for h in history]
-    assert ["call_model"] in [h["next"] for h in history]
     assert len({h["checkpoint"]["checkpoint_id"] for h in history}) == len(history)
 
     assert stub.rejected == []
-    assert len(stub.requests) == 2
-    assert all(history_problems(b["messages"]) == [] for b in stub.requests)
-    assert stub.requests[0]["messages"][0] == stub.requests[1]["messages"][0]
-    last = stub.requests[1]["messages"][-1]
+    calls = [b for b in stub.requests if b.get("tools")]
+    assert len(calls) == 2
+    assert all(history_problems(b["messages"]) == [] for b in calls)
+    assert calls[0]["messages"][0] == calls[1]["messages"][0]
+    last = calls[1]["messages"][-1]
     assert last["role"] == "tool" and last["tool_call_id"] == GREP_ID
     assert last["content"].startswith(WRAP_GREP)
