@@ -108,12 +108,11 @@ def load_experience(repo: ExperienceStore, profile: TaskProfile, now: datetime) 
                   {"outcome": "failure", "severity": SEVERE}):
         found.update((r.id, r) for r in repo.find("episode", where=where)
                      if isinstance(r, Episode))
-    for pattern in patterns:
-        if pattern_matches(profile, pattern):
-            for episode_id in pattern.evidence:
-                episode = found.get(episode_id) or repo.get("episode", episode_id)
-                if isinstance(episode, Episode) and episode.outcome == "failure":
-                    found[episode_id] = episode
+    referenced = {episode_id for pattern in patterns if pattern_matches(profile, pattern)
+                  for episode_id in pattern.evidence} - found.keys()
+    if referenced:
+        found.update((r.id, r) for r in repo.find("episode", ids=referenced)
+                     if isinstance(r, Episode) and r.outcome == "failure")
     return Experience(strategies, patterns, sorted(found.values(), key=lambda e: e.date))
 
 

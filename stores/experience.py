@@ -10,11 +10,11 @@ arithmetic, retirement, conflict resolution) are pure functions here.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, GetOp, Item
 
 from stores.errors import SecretRefusedError
 from stores.experience_records import (
@@ -81,8 +81,11 @@ class ExperienceRepo(Protocol):
         """Return one record, or None."""
         ...
 
-    def find(self, kind: Kind, *, where: dict[str, Any] | None = None) -> list[Record]:
-        """Return records of ``kind`` whose stored fields equal ``where``."""
+    def find(
+        self, kind: Kind, *, where: dict[str, Any] | None = None,
+        ids: Collection[str] | None = None,
+    ) -> list[Record]:
+        """Return records of ``kind`` matching ``where`` (or with the given ``ids``)."""
         ...
 
     def delete(self, kind: Kind, record_id: str) -> bool:
@@ -144,7 +147,10 @@ class ExperienceStore:
                 return record_from_dict(kind, item.value)
         return None
 
-    def find(self, kind: Kind, *, where: dict[str, Any] | None = None) -> list[Record]:
+    def find(
+        self, kind: Kind, *, where: dict[str, Any] | None = None,
+        ids: Collection[str] | None = None,
+    ) -> list[Record]:
         """Return every record of ``kind`` (strategies include global ones), oldest first.
 
         Args:
@@ -152,7 +158,16 @@ class ExperienceStore:
             where: Filter on stored top-level fields, applied by the store
                 (e.g. ``{"outcome": "failure"}``, or ``{"ts": {"$gte": 1.7e9}}`` on the
                 record's date in epoch seconds).
+            ids: Fetch exactly these records in one store round trip (``where`` is ignored);
+                unknown ids are skipped.
         """
+        if ids is not None:
+            ops = [GetOp(space, record_id) for space in self._namespaces(kind)
+                   for record_id in dict.fromkeys(ids)]
+            found = {item.key: item for item in self._store.batch(ops)
+                     if isinstance(item, Item)}
+            fetched = [record_from_dict(kind, item.value) for item in found.values()]
+            return sorted(fetched, key=lambda r: (r.created, r.id))
         records: list[Record] = []
         for space in self._namespaces(kind):
             offset = 0

@@ -237,6 +237,13 @@ def record_to_dict(record: Record) -> dict[str, Any]:
     return out
 
 
+_FIELD_NAMES: dict[Kind, tuple[str, ...]] = {
+    "strategy": tuple(f.name for f in fields(Strategy)),
+    "pattern": tuple(f.name for f in fields(Pattern)),
+    "episode": tuple(f.name for f in fields(Episode)),
+}
+
+
 def record_from_dict(kind: Kind, data: Mapping[str, Any]) -> Record:
     """Build a record of ``kind`` from its JSON form.
 
@@ -246,7 +253,7 @@ def record_from_dict(kind: Kind, data: Mapping[str, Any]) -> Record:
     cls: type[Strategy] | type[Pattern] | type[Episode] = {
         "strategy": Strategy, "pattern": Pattern, "episode": Episode}[kind]
     values: dict[str, Any] = {}
-    for name in (f.name for f in fields(cls)):
+    for name in _FIELD_NAMES[kind]:
         if name not in data:
             continue
         value = data[name]

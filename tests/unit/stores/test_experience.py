@@ -203,3 +203,12 @@ def test_trigger_feature_tags_and_production():
     assert not trigger.matches(**base, production=True, features=("schema",))
     assert not trigger.matches(**base, production=False, features=("auth",))
     assert Trigger().matches(**base, production=False)
+
+
+def test_find_by_ids_in_one_round_trip(base_store):
+    repo = ExperienceStore(base_store, KEY)
+    for n in range(4):
+        repo.put(_episode(f"ep-{n}", date=NOW + timedelta(minutes=n)))
+    found = repo.find("episode", ids=["ep-3", "ep-1", "ep-missing", "ep-1"])
+    assert [e.id for e in found] == ["ep-1", "ep-3"]
+    assert repo.find("episode", ids=[]) == []
