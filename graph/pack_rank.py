@@ -139,6 +139,8 @@ def rank_files(
     rank_in: dict[tuple[str, str], int] = {}
     best: dict[tuple[str, str], Evidence] = {}
     for source in sorted(by_source):
+        if weights.get(source, 1.0) == 0:
+            continue
         ordered = _ordered(by_source[source])
         chunk_scores = [(e.path, 1.0 / (RRF_K + rank)) for rank, e in enumerate(ordered, 1)]
         files = [path for path, _ in aggregate_files(chunk_scores)]

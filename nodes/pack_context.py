@@ -18,6 +18,7 @@ from graph.deps import Deps
 from graph.pack import Pack, PackItem, fill_pack, render_pack
 from graph.pack_budget import BudgetPlan, plan_budget, record_usage
 from graph.pack_rank import (
+    FUSION_WEIGHTS,
     SLICE_FILES,
     RankedFile,
     code_map_items,
@@ -55,6 +56,10 @@ DEEPEN_MODES = ("bm25", "dense")
 evidence list in the fusion (the search branch reports them fused)."""
 DEEPEN_K = 50
 """Chunks taken from each deepening ranking."""
+FUSED_SOURCE = "fused"
+"""Source of hybrid hits: a fusion of exact, BM25 and dense. Once the pack has those lists
+separately it drops the fused one (its chunks would count twice, and the state reducer keeps
+only one source per chunk, so the fused list misses exactly the chunks others found too)."""
 
 NO_EVIDENCE_NOTE = (
     "no code evidence reached the pack (no index, or every retrieval branch degraded); "
@@ -161,9 +166,14 @@ def assemble_pack(
     hits = [*state.code_hits, *extra]
     known = sorted({str(h.get("path")) for h in [*hits, *state.related_symbols]})
     named = [str(f) for f in state.task_profile.get("files", []) or []]
-    evidence = evidence_of(hits, state.related_symbols, resolve_task_files(root, named, known))
-    ranked = rank_files(evidence)
     rules = load_rules_files(root, context.home_path)
+    in_rules = {f.path for f in rules.files}  # already in the rules section
+    evidence = [
+        e for e in evidence_of(hits, state.related_symbols, resolve_task_files(root, named, known))
+        if e.path not in in_rules
+    ]
+    weights = {**FUSION_WEIGHTS, FUSED_SOURCE: 0.0} if extra else FUSION_WEIGHTS
+    ranked = rank_files(evidence, weights=weights)
     candidates: list[PackItem] = [
         *text_items("rules", rules.text),
         *text_items("memory", state.memory_block),

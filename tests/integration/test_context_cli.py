@@ -1,0 +1,245 @@
+"""``engram context`` end to end on a small real repository with a real index and code graph.
+
+Real parts: tree-sitter chunks, SQLite manifest, bm25s, embedded Chroma (hash embedder, so the
+test needs no model), the pickled code graph, ripgrep, the SQLite memory store, and, for agent
+mode, ``ChatOpenAI`` against the local OpenAI-compatible stub server. When the project's
+builder does not wire the context pipeline yet, the test composes it from the same nodes with
+``graph.branches.wire_retrieval`` (what the builder is asked to do).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from langchain_core.messages import HumanMessage
+from langgraph.graph import END, START, StateGraph
+from typer.testing import CliRunner
+
+import graph.cli_context as cli_context
+from graph.branches import timeout_note, wire_retrieval
+from graph.builder import build_graph
+from graph.context import Context
+from graph.deps import Deps
+from graph.llm import make_model
+from graph.routes import route_after_call_model
+from graph.state import InputState, State
+from graph.tools_index import open_project_index
+from nodes.call_model import call_model
+from nodes.load_rules import load_rules
+from nodes.pack_context import pack_context
+from nodes.retrieve_memory import retrieve_memory
+from nodes.run_tools import run_tools
+from nodes.search_exact import search_exact
+from nodes.search_semantic import search_semantic
+from stores.code_graph import GRAPH_FILE, update_graph
+from tests.support.openai_stub import OpenAIStub
+
+pytestmark = pytest.mark.integration
+
+TASK = "Fix the crash in parse_header when the header line has no colon"
+SLACK_MS = 100
+
+FILES = {
+    "src/app/headers.py": (
+        "from app.util import strip\n\n\n"
+        "def parse_header(line):\n"
+        "    \"\"\"Split one header line into name and value.\"\"\"\n"
+        "    name, value = line.split(':', 1)\n"
+        "    return strip(name), strip(value)\n\n\n"
+        "def parse_headers(lines):\n"
+        "    return dict(parse_header(line) for line in lines)\n"
+    ),
+    "src/app/util.py": "def strip(text):\n    return text.strip()\n",
+    "src/app/server.py": (
+        "from app.headers import parse_headers\n\n\n"
+        "class Server:\n"
+        "    def handle(self, raw):\n"
+        "        return parse_headers(raw.splitlines())\n"
+    ),
+    "src/app/cookies.py": "def parse_cookie(text):\n    return dict(p.split('=') for p in text.split(';'))\n",
+    "src/app/routing.py": "def route(path):\n    return path.strip('/').split('/')\n",
+    "docs/guide.md": "# Guide\n\nHeaders are parsed by the server.\n",
+    "ENGRAM.md": "Use four spaces.\n\nNever print in library code.\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "hash")
+    return root
+
+
+def index(root: Path, home: Path) -> None:
+    context = Context(project=str(root), engram_home=str(home), embedding_provider="hash")
+    built = open_project_index(context, create=True)
+    built.update()
+    built.close()
+    update_graph(root)
+
+
+def compose(deps: Deps, *, store: Any = None, semantic: Any = search_semantic,
+            agent: bool = False) -> Any:
+    """The context pipeline from the real nodes (and, with ``agent``, the model loop)."""
+
+    def bind(node: Any) -> Any:
+        async def bound(state: State, runtime: Any) -> dict[str, Any]:
+            return await node(state, runtime, deps=deps)
+
+        return bound
+
+    graph = StateGraph(State, context_schema=Context, input_schema=InputState)
+    graph.add_node("load_rules", bind(load_rules))
+    graph.add_node("retrieve_memory", bind(retrieve_memory))
+    graph.add_edge(START, "load_rules")
+    graph.add_edge("load_rules", "retrieve_memory")
+    wire_retrieval(graph, deps, sources=["retrieve_memory"], search_exact=search_exact,
+                   search_semantic=semantic, expand_relations=_expand_relations(),
+                   pack_context=pack_context)
+    if agent:
+        graph.add_node("call_model", bind(call_model))
+        graph.add_node("run_tools", bind(run_tools))
+        graph.add_edge("pack_context", "call_model")
+        graph.add_conditional_edges("call_model", route_after_call_model, ["run_tools", END])
+        graph.add_edge("run_tools", "call_model")
+    else:
+        graph.add_edge("pack_context", END)
+    return graph.compile(store=store)
+
+
+def _expand_relations() -> Any:
+    try:
+        from nodes.expand_relations import expand_relations
+    except ImportError:
+        return None
+    return expand_relations
+
+
+@pytest.fixture
+def cli(monkeypatch) -> typer.Typer:
+    """A Typer app with the context command; the test pipeline if the builder lacks it."""
+    probe = build_graph(cli_context.ensure_openers(Deps()))
+    if "pack_context" not in probe.nodes:
+        monkeypatch.setattr(cli_context, "build_graph",
+                            lambda deps, store=None: compose(deps, store=store))
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """engram (test app)."""
+
+    cli_context.register(app)
+    return app
+
+
+def run_cli(app: typer.Typer, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["context", *args])
+    return result.exit_code, result.stdout
+
+
+def test_json_contract_on_an_indexed_repo(repo, engram_home, cli):
+    index(repo, engram_home)
+    code, out = run_cli(cli, TASK, "--path", str(repo), "--budget", "1500", "--json")
+    assert code == 0, out
+    pack = json.loads(out)
+    assert set(pack) >= {"text", "sections", "tokens", "budget", "notes", "plan"}
+    assert pack["budget"] == 1500 and 0 < pack["tokens"] <= 1500
+    assert [s["name"] for s in pack["sections"]] == [
+        "rules", "memory", "code_map", "slices", "history"]
+    for section in pack["sections"]:
+        assert set(section) >= {"name", "tokens", "budget", "items"}
+        assert section["tokens"] <= section["budget"]
+        for item in section["items"]:
+            assert set(item) == {"path", "start_line", "end_line", "symbol", "score", "reasons"}
+    by = {s["name"]: s for s in pack["sections"]}
+    sliced = [i["path"] for i in by["slices"]["items"]]
+    assert sliced[0] == "src/app/headers.py"
+    assert all((repo / p).is_file() and not p.startswith("/") for p in sliced)
+    first = by["slices"]["items"][0]
+    assert first["reasons"] and first["start_line"] >= 1
+    assert "def parse_header" in pack["text"] and "Never print" in pack["text"]
+    # Same task, same index: byte-identical pack.
+    assert run_cli(cli, TASK, "--path", str(repo), "--budget", "1500", "--json")[1] == out
+
+
+def test_readable_output_says_why(repo, engram_home, cli):
+    index(repo, engram_home)
+    code, out = run_cli(cli, TASK, "--path", str(repo))
+    assert code == 0, out
+    assert "context pack" in out and "src/app/headers.py" in out and "exact" in out
+
+
+def test_no_index_still_packs_exact_hits_with_a_note(repo, engram_home, cli):
+    code, out = run_cli(cli, TASK, "--path", str(repo), "--json")
+    assert code == 0, out
+    pack = json.loads(out)
+    assert any("engram index" in note for note in pack["notes"])
+    slices = next(s for s in pack["sections"] if s["name"] == "slices")
+    assert "src/app/headers.py" in {i["path"] for i in slices["items"]}
+
+
+def test_missing_graph_degrades(repo, engram_home, cli):
+    index(repo, engram_home)
+    (repo / GRAPH_FILE).unlink()
+    code, out = run_cli(cli, TASK, "--path", str(repo), "--json")
+    assert code == 0, out
+    assert json.loads(out)["sections"][3]["items"]
+
+
+def test_chroma_server_down_degrades(repo, engram_home, cli, monkeypatch):
+    index(repo, engram_home)
+    monkeypatch.setenv("ENGRAM_CHROMA_URL", "http://127.0.0.1:9")
+    code, out = run_cli(cli, TASK, "--path", str(repo), "--json")
+    assert code == 0, out
+    pack = json.loads(out)
+    assert any("semantic search" in n or "failed" in n for n in pack["notes"]), pack["notes"]
+    slices = next(s for s in pack["sections"] if s["name"] == "slices")
+    assert "src/app/headers.py" in {i["path"] for i in slices["items"]}
+
+
+def test_semantic_branch_timeout_keeps_the_pack_within_timeout_plus_slack(repo, engram_home):
+    index(repo, engram_home)
+
+    async def stuck(state, runtime, *, deps):
+        time.sleep(3)
+        return {}
+
+    deps = cli_context.ensure_openers(Deps())
+    graph = compose(deps, semantic=stuck)
+    context = Context(project=str(repo), engram_home=str(engram_home), mode="context",
+                      embedding_provider="hash", branch_timeout_ms=300)
+    cli_context.run_context(graph, context, "warm up")  # opens the index and graph once
+    started = time.perf_counter()
+    pack = cli_context.run_context(graph, context, TASK)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    assert timeout_note("search_semantic", 300) in pack["notes"]
+    assert elapsed_ms < 300 + SLACK_MS + 400  # pipeline work besides the stuck branch
+    assert next(s for s in pack["sections"] if s["name"] == "slices")["items"]
+
+
+def test_agent_mode_appends_the_pack_to_the_user_turn(repo, engram_home, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    index(repo, engram_home)
+    with OpenAIStub([{"content": "parse_header needs a colon check."}]) as stub:
+        context = Context(project=str(repo), engram_home=str(engram_home), mode="agent",
+                          model="stub-model", base_url=stub.base_url,
+                          embedding_provider="hash")
+        deps = cli_context.ensure_openers(Deps(model_factory=make_model))
+        graph = compose(deps, agent=True)
+        state = asyncio.run(graph.ainvoke({"messages": [HumanMessage(TASK)]},
+                                          context=context))
+        (request,) = stub.requests
+    user = next(m for m in reversed(request["messages"]) if m["role"] == "user")
+    system = request["messages"][0]["content"]
+    assert "def parse_header" in user["content"] and '<section name="slices">' in user["content"]
+    assert "Never print" in system and "Never print" not in user["content"]
+    assert state["messages"][-1].content == "parse_header needs a colon check."
