@@ -32,6 +32,7 @@ __all__ = [
     "MEMORY_CAP_MIN",
     "Thresholds",
     "clear_batch_minimum",
+    "clear_minimum",
     "content_text",
     "count_text",
     "decide",
@@ -271,9 +272,11 @@ Decision = Literal["ok", "clear", "summarize"]
 
 KEEP_RECENT_TOOL_RESULTS = 3
 """Tool results that tier 2 never clears: the most recent ones (seed default)."""
-CLEAR_MIN_BATCH_FRACTION = 0.2
-"""A clearing pass must free at least this fraction of the clearing threshold; a smaller edit
-costs more in prompt-cache misses (everything after the first edit is re-read) than it saves."""
+CLEAR_MIN_BATCH_FRACTION = 0.5
+"""A clearing pass must free at least this fraction of the clearing threshold. Clearing edits
+the middle of the history, so everything after the first edit is re-read without the prompt
+cache once (about the whole threshold at full price); freeing half of it pays that back within
+a few turns of cheaper requests and keeps clearing from firing on every call."""
 KEEP_USER_TURNS = 3
 """Tier 3 keeps the tail starting at the 3rd-last user message (seed default)."""
 KEEP_USER_TURNS_MANUAL = 1
@@ -296,6 +299,27 @@ def decide(estimate: int, limits: Thresholds) -> Decision:
 def clear_batch_minimum(limits: Thresholds, fraction: float = CLEAR_MIN_BATCH_FRACTION) -> int:
     """Return the fewest tokens a clearing pass must free to be worth its cache miss."""
     return max(1, math.floor(limits.clear * fraction))
+
+
+def clear_minimum(
+    estimate: int, raw: int, limits: Thresholds, fraction: float = CLEAR_MIN_BATCH_FRACTION
+) -> int:
+    """Return the fewest tokens (in ``raw`` units) a clearing pass must free to be applied.
+
+    Normally the batch minimum; past the trigger, less is enough when it gets the estimate back
+    under the trigger, since that avoids a lossy summary.
+
+    Args:
+        estimate: The reconciled estimate.
+        raw: The unreconciled estimate (the unit tool-result savings are counted in).
+        limits: Thresholds of the window.
+        fraction: Batch minimum as a fraction of the clearing threshold.
+    """
+    batch = clear_batch_minimum(limits, fraction)
+    if estimate < limits.trigger or raw <= 0 or estimate <= 0:
+        return batch
+    needed = math.ceil((estimate - limits.trigger + 1) * raw / estimate)
+    return max(1, min(batch, needed))
 
 
 def plan_clear(

@@ -158,6 +158,12 @@ def _collect(
     return sections, files, seen_in_results
 
 
+def _is_routine(line: str) -> bool:
+    """Return True for a successful tool run whose outcome reports no error."""
+    match = _ROUTINE.match(line)
+    return bool(match) and not ERROR_LINE.search(line[match.end() :])
+
+
 def _drop_oldest(
     sections: dict[str, list[str]], name: str, max_chars: int, routine_only: bool
 ) -> None:
@@ -170,7 +176,7 @@ def _drop_oldest(
     for index, line in enumerate(lines):
         if saved - len(label) - 20 >= excess:
             break
-        if routine_only and not _ROUTINE.match(line):
+        if routine_only and not _is_routine(line):
             continue
         keep[index] = False
         dropped += 1

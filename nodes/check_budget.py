@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from graph.budget import (
     KEEP_RECENT_TOOL_RESULTS,
-    clear_batch_minimum,
+    clear_minimum,
     count_text,
     decide,
     reconcile,
@@ -75,7 +75,7 @@ async def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -
         cleared = clear_pass(
             state.messages,
             request,
-            min_saving=clear_batch_minimum(limits),
+            min_saving=clear_minimum(estimate, raw, limits),
             keep_recent=KEEP_RECENT_TOOL_RESULTS,
         )
         if cleared.committed:

@@ -25,7 +25,6 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from bench.compaction.session import (
-    SUMMARY_MARK,
     TURN,
     FastStub,
     Script,
@@ -34,6 +33,7 @@ from bench.compaction.session import (
     compile_graph,
     context_for,
     deps_for,
+    is_summary_request,
     make_project,
     memory_text,
     plant,
@@ -101,13 +101,11 @@ async def run(turns: int, window: int) -> dict[str, Any]:
                                               stream_mode="updates"):
                 for node, delta in update.items():
                     for event in (delta or {}).get("compaction_log", []) or []:
-                        mains = sum(1 for b in stub.requests
-                                    if SUMMARY_MARK not in str(b["messages"][-1]["content"]))
+                        mains = sum(1 for b in stub.requests if not is_summary_request(b))
                         events.append((mains, {**event, "node": node, "turn": turn}))
             main_before.append(turn)
         elapsed = time.perf_counter() - start
-        requests = [b for b in stub.requests
-                    if SUMMARY_MARK not in str(b["messages"][-1]["content"])]
+        requests = [b for b in stub.requests if not is_summary_request(b)]
         state = (await graph.aget_state(config)).values
     committed = [(i, e) for i, e in events if e["status"] == "committed"]
     boundaries = {i for i, _ in committed}

@@ -129,8 +129,7 @@ class Script:
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         messages = body["messages"]
-        last = messages[-1]
-        if last["role"] == "user" and SUMMARY_MARK in str(last.get("content")):
+        if is_summary_request(body):
             self.summary_requests += 1
             return {"content": "Sure - the conversation was about code review."}
         users = [i for i, m in enumerate(messages) if m["role"] == "user"
@@ -152,6 +151,12 @@ class Script:
                 {"name": "grep_code", "args": {"pattern": f"def helper_{turn % 40}_1\\b"}}]}
         decisions = " ".join(n.text for n in planted if n.kind == "decision")
         return {"content": f"Reviewed src/mod_{turn % 40}.py; helpers are tidy now. {decisions}"}
+
+
+def is_summary_request(body: dict[str, Any]) -> bool:
+    """Summary calls (first ask, retry, chunks, merge) carry the summary instruction."""
+    return any(m["role"] == "user" and SUMMARY_MARK in str(m.get("content"))
+               for m in body["messages"][-3:])
 
 
 def user_text(turn: int, needles: list[Needle]) -> str:

@@ -114,7 +114,7 @@ def test_decide():
 
 
 def test_clear_batch_minimum():
-    assert clear_batch_minimum(thresholds(128_000)) == 11_400
+    assert clear_batch_minimum(thresholds(128_000)) == 28_500
 
 
 def test_plan_clear_keeps_recent_and_skips_cleared():
@@ -161,3 +161,17 @@ def test_drop_is_enough():
     assert drop_is_enough(1000, 900)
     assert not drop_is_enough(1000, 901)
     assert drop_is_enough(1000, 990, min_fraction=0.01)
+
+
+def test_clear_minimum_relaxes_past_the_trigger():
+    from graph.budget import clear_minimum
+
+    t = thresholds(128_000)
+    batch = clear_batch_minimum(t)
+    assert clear_minimum(t.clear + 10, t.clear + 10, t) == batch
+    # 1,000 over the trigger: freeing 1,001 is enough to avoid a summary
+    assert clear_minimum(t.trigger + 1_000, t.trigger + 1_000, t) == 1_001
+    # estimates reconciled at 2x: raw savings count half
+    assert clear_minimum(t.trigger + 1_000, (t.trigger + 1_000) // 2, t) == 501
+    # far over: the usual batch minimum is the ceiling
+    assert clear_minimum(t.window * 2, t.window * 2, t) == batch

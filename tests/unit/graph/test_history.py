@@ -180,10 +180,13 @@ def test_extractive_trims_routine_tool_runs_before_decisions_and_errors():
             AIMessage(f"Decision {i}: keep it."),
         ]
     msgs += [AIMessage("", tool_calls=[{"name": "grep_code", "args": {}, "id": "e"}]),
-             ToolMessage("ERROR E42: linker failed", tool_call_id="e", status="error")]
+             ToolMessage("ERROR E42: linker failed", tool_call_id="e", status="error"),
+             AIMessage("", tool_calls=[{"name": "read_file", "args": {}, "id": "g"}]),
+             ToolMessage("step 1 ok\nERROR E77: disk full\nstep 3 ok", tool_call_id="g")]
     summary = extractive_summary(msgs, max_chars=14_000)
     assert len(summary) <= 14_000
     assert "Decision 0: keep it." in summary and "ERROR E42: linker failed" in summary
+    assert "ERROR E77: disk full" in summary  # a successful run that reported an error
     assert "routine tool runs omitted" in summary
     assert "- User: request 0" in summary
 
