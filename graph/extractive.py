@@ -161,7 +161,7 @@ def _collect(
 def _is_routine(line: str) -> bool:
     """Return True for a successful tool run whose outcome reports no error."""
     match = _ROUTINE.match(line)
-    return bool(match) and not ERROR_LINE.search(line[match.end() :])
+    return match is not None and not ERROR_LINE.search(line[match.end() :])
 
 
 def _drop_oldest(
