@@ -138,7 +138,7 @@ def learn(
         summary=_clean(state.task, SUMMARY_CHARS), outcome=outcome,
         files=tuple(_clean(f, SUMMARY_CHARS) for f in files_touched(state.messages)),
         lesson=_lesson(state.messages, outcome), severity=severity,
-        patterns_applied=tuple(applied), thread_id=thread_id,
+        patterns_applied=tuple(applied), thread_id=thread_id, confirmed=explicit,
     )
     repo.put(episode)
     updated: list[Pattern] = []

@@ -46,6 +46,7 @@ __all__ = [
     "Strategy",
     "Trigger",
     "apply_outcome",
+    "record_verdict",
     "pick_winner",
     "same_trigger_groups",
 ]
@@ -209,6 +210,33 @@ def apply_outcome(pattern: Pattern, *, success: bool, now: datetime) -> Pattern:
         needs_reanalysis=True,
         status="retired" if confidence <= CONFIDENCE_RETIRE_AT else pattern.status,
     )
+
+
+def record_verdict(
+    repo: ExperienceRepo, episode_id: str, outcome: Literal["success", "failure"], *,
+    now: datetime,
+) -> tuple[Episode, list[Pattern]]:
+    """Apply a late verdict (``/good``, ``/bad``) to a recorded episode.
+
+    The episode gets the outcome and is marked confirmed; the patterns it applied change
+    confidence once: an episode that was already confirmed keeps its patterns untouched.
+
+    Raises:
+        LookupError: No episode has ``episode_id``.
+    """
+    episode = repo.get("episode", episode_id)
+    if not isinstance(episode, Episode):
+        raise LookupError(f"no episode {episode_id}")
+    updated: list[Pattern] = []
+    if not episode.confirmed:
+        for pattern_id in episode.patterns_applied:
+            pattern = repo.get("pattern", pattern_id)
+            if isinstance(pattern, Pattern):
+                updated.append(apply_outcome(pattern, success=outcome == "success", now=now))
+                repo.put(updated[-1])
+    episode = dataclasses.replace(episode, outcome=outcome, confirmed=True)
+    repo.put(episode)
+    return episode, updated
 
 
 def pick_winner(patterns: Sequence[Pattern]) -> Pattern:

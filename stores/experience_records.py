@@ -203,6 +203,8 @@ class Episode:
     """1 (worst incident) to 4 (trivial)."""
     patterns_applied: tuple[str, ...] = ()
     thread_id: str = ""
+    confirmed: bool = False
+    """Whether the outcome is a verdict (user or run flag), not inferred or unknown."""
 
     def __post_init__(self) -> None:
         _check_id(self.id)

@@ -95,6 +95,7 @@ async def test_explicit_outcome_updates_applied_patterns(tmp_path, outcome, conf
     assert repo.get("pattern", "p2").confidence == 2  # not applied, unchanged
     episode = repo.get("episode", out["memory_report"]["learned"]["episode"])
     assert episode.outcome == outcome and episode.files == ("pay/api.py",)
+    assert episode.confirmed
     assert episode.patterns_applied == ("p1",)
 
 
@@ -123,6 +124,7 @@ async def test_tool_errors_mean_failure_without_confidence_change(tmp_path):
     out = await _learn(_state(tool_errors=1, error=True), tmp_path, store, extract)
     episode = repo.get("episode", out["memory_report"]["learned"]["episode"])
     assert episode.outcome == "failure" and "read_file" in episode.lesson
+    assert not episode.confirmed
     assert episode.severity == 2
     assert repo.get("pattern", "p1").confidence == 3
     assert extract.calls == []

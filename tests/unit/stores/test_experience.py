@@ -212,3 +212,20 @@ def test_find_by_ids_in_one_round_trip(base_store):
     found = repo.find("episode", ids=["ep-3", "ep-1", "ep-missing", "ep-1"])
     assert [e.id for e in found] == ["ep-1", "ep-3"]
     assert repo.find("episode", ids=[]) == []
+
+
+def test_late_verdict_changes_confidence_once(base_store):
+    from stores.experience import record_verdict
+
+    repo = ExperienceStore(base_store, KEY)
+    repo.put(_pattern("p1", confidence=3))
+    repo.put(_episode("ep-9", outcome="unknown", patterns_applied=("p1", "gone")))
+    episode, patterns = record_verdict(repo, "ep-9", "success", now=NOW)
+    assert episode.outcome == "success" and episode.confirmed
+    assert [p.confidence for p in patterns] == [4]
+    # A second verdict corrects the episode but does not count the patterns twice.
+    episode, patterns = record_verdict(repo, "ep-9", "failure", now=NOW)
+    assert episode.outcome == "failure" and patterns == []
+    assert repo.get("pattern", "p1").confidence == 4
+    with pytest.raises(LookupError):
+        record_verdict(repo, "ep-none", "success", now=NOW)
