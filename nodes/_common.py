@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from langchain_core.messages import BaseMessage
 from langgraph.config import get_config
 
@@ -20,7 +22,8 @@ def current_thread_id() -> str:
     return str(configurable.get("thread_id") or "default")
 
 
-def record_messages(context: Context, messages: list[BaseMessage]) -> None:
-    """Append messages to the project's audit ledger for the current thread."""
+async def record_messages(context: Context, messages: list[BaseMessage]) -> None:
+    """Append messages to the project's audit ledger for the current thread, off the event loop."""
     if messages:
-        Ledger.for_project(context.project_path).append_messages(current_thread_id(), messages)
+        ledger = Ledger.for_project(context.project_path)
+        await asyncio.to_thread(ledger.append_messages, current_thread_id(), messages)

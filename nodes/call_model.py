@@ -81,7 +81,7 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
     if not isinstance(reply, AIMessage):
         reply = AIMessage(content=str(reply.content))
     usage = usage_of(reply)
-    record_messages(context, [reply])
+    await record_messages(context, [reply])
     return {
         "messages": [*updated, reply],
         "usage": usage,

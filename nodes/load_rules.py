@@ -41,7 +41,7 @@ async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
             f"{sum(f.included_chars for f in rules.files)} fit the rules budget"
         )
     if state.messages and isinstance(state.messages[-1], HumanMessage):
-        record_messages(context, [state.messages[-1]])
+        await record_messages(context, [state.messages[-1]])
     return {
         "task": latest_user_text(state),
         "system_prompt": render_system_prompt(rules.text, rules.truncated),

@@ -64,7 +64,7 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
                 status="error" if failed else "success",
             )
         )
-    record_messages(runtime.context, list(results))
+    await record_messages(runtime.context, list(results))
     return {
         "messages": results,
         "tool_errors": state.tool_errors + sum(1 for _, failed in outcomes if failed),
