@@ -16,15 +16,26 @@ from typing import Protocol
 
 import bm25s
 import numpy as np
+import Stemmer
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from stores.project_key import namespace_label
 
-__all__ = ["RRF_K", "FactIndex", "TextEmbedder", "load_vectors", "tokenize"]
+__all__ = [
+    "FUSION_DEPTH",
+    "RRF_K",
+    "FactIndex",
+    "TextEmbedder",
+    "load_vectors",
+    "new_stemmer",
+    "tokenize",
+]
 
 RRF_K = 60
 """Reciprocal-rank-fusion constant (the usual 60)."""
+FUSION_DEPTH = 100
+"""How many of each ranking's best rows take part in the fusion."""
 EMBED_BATCH = 64
 VECTOR_ROOT = "facts_vectors"
 
@@ -46,23 +57,30 @@ class TextEmbedder(Protocol):
         ...
 
 
-def tokenize(text: str) -> list[str]:
-    """Split text into BM25 terms: English words minus stopwords, CJK characters and pairs."""
+def new_stemmer() -> Stemmer.Stemmer:
+    """Return an English Snowball stemmer (each index keeps its own, with its word cache)."""
+    return Stemmer.Stemmer("english")
+
+
+def tokenize(text: str, stemmer: Stemmer.Stemmer | None = None) -> list[str]:
+    """Split text into BM25 terms: stemmed English words minus stopwords, CJK chars and pairs."""
+    stemmer = stemmer or new_stemmer()
     folded = unicodedata.normalize("NFKC", text).casefold()
     tokens: list[str] = []
     position = 0
     for run in _CJK.finditer(folded):
-        tokens += _words(folded[position : run.start()])
+        tokens += _words(folded[position : run.start()], stemmer)
         chars = run.group()
         tokens += list(chars)
         tokens += [chars[i : i + 2] for i in range(len(chars) - 1)]
         position = run.end()
-    tokens += _words(folded[position:])
+    tokens += _words(folded[position:], stemmer)
     return tokens
 
 
-def _words(text: str) -> list[str]:
-    return [w.replace("’", "'") for w in _WORD.findall(text) if w not in _STOPWORDS]
+def _words(text: str, stemmer: Stemmer.Stemmer) -> list[str]:
+    words = [w.replace("’", "'") for w in _WORD.findall(text) if w not in _STOPWORDS]
+    return list(stemmer.stemWords(words)) if words else []
 
 
 class FactIndex:
@@ -71,7 +89,8 @@ class FactIndex:
     def __init__(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> None:
         self._size = len(texts)
         self._bm25 = bm25s.BM25()
-        corpus = [tokenize(t) for t in texts]
+        self._stemmer = new_stemmer()
+        corpus = [tokenize(t, self._stemmer) for t in texts]
         self._empty = not any(corpus)
         if not self._empty:
             self._bm25.index(corpus, show_progress=False)
@@ -92,27 +111,25 @@ class FactIndex:
         if query_vector is None or self._vectors is None:
             return _top(lexical, k, keep=lexical > 0)
         dense = self._vectors @ np.asarray(query_vector, dtype=np.float32)
-        fused = _rrf(lexical, lexical > 0) + _rrf(dense, np.ones(self._size, dtype=bool))
-        return _top(fused, k, keep=fused > 0)
+        fused: dict[int, float] = {}
+        depth = max(k, FUSION_DEPTH)
+        for ranking in (_top(lexical, depth, keep=lexical > 0), _top(dense, depth, keep=None)):
+            for rank, (row, _) in enumerate(ranking, start=1):
+                fused[row] = fused.get(row, 0.0) + 1.0 / (RRF_K + rank)
+        best = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+        return best[:k]
 
     def lexical_scores(self, query: str) -> np.ndarray:
         """Return the BM25 score of every row for ``query``."""
-        terms = tokenize(query)
+        terms = tokenize(query, self._stemmer)
         if self._empty or not terms:
             return np.zeros(self._size, dtype=np.float32)
         return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
 
 
-def _rrf(scores: np.ndarray, eligible: np.ndarray) -> np.ndarray:
-    """Reciprocal-rank-fusion contribution of one ranking (ineligible rows get 0)."""
-    order = np.argsort(-scores, kind="stable")
-    ranks = np.empty(len(scores), dtype=np.float64)
-    ranks[order] = np.arange(1, len(scores) + 1)
-    return np.where(eligible, 1.0 / (RRF_K + ranks), 0.0)
-
-
-def _top(scores: np.ndarray, k: int, *, keep: np.ndarray) -> list[tuple[int, float]]:
-    candidates = np.flatnonzero(keep)
+def _top(scores: np.ndarray, k: int, *, keep: np.ndarray | None) -> list[tuple[int, float]]:
+    """Return the ``k`` best (row, score) pairs among rows where ``keep`` holds, best first."""
+    candidates = np.arange(len(scores)) if keep is None else np.flatnonzero(keep)
     if len(candidates) > k:
         part = np.argpartition(-scores[candidates], k - 1)[:k]
         candidates = candidates[part]

@@ -80,3 +80,16 @@ def test_index_matches_linear_scan(existing, new):
     expected = {(m.index, m.kind) for m in find_conflicts(new, existing)}
     got = {(m.index, m.kind) for m in ConflictIndex(existing).matches(new)}
     assert got == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=6), st.lists(texts, max_size=6), texts)
+def test_index_stays_exact_when_texts_arrive_after_a_query(first, later, new):
+    index = ConflictIndex(first)
+    index.REBUILD_AFTER = 3
+    index.matches(new)
+    for text in later:
+        index.add(text)
+        index.matches(new)
+    expected = {(m.index, m.kind) for m in find_conflicts(new, first + later)}
+    assert {(m.index, m.kind) for m in index.matches(new)} == expected

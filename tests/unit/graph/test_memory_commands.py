@@ -1,0 +1,106 @@
+"""Chat slash commands and the save_memory tool over an in-memory store."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from langgraph.store.memory import InMemoryStore
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.slash_memory import MEMORY_USAGE, handle_memory_command, is_memory_command
+from graph.tools_memory import build_save_memory_tool
+from stores.facts import FactStore
+from stores.project_key import project_key
+
+NOW = datetime(2026, 3, 1, tzinfo=UTC)
+KEY = "/work/app"
+
+
+@pytest.fixture
+def store():
+    return InMemoryStore()
+
+
+def run(store, line, now=NOW):
+    return handle_memory_command(line, store=store, project_key=KEY, now=now)
+
+
+def test_save_list_search(store):
+    assert run(store, "/save  This project uses Java 17 ").startswith("saved [")
+    assert "to global memory" in run(store, "/save --global I don't like emoji")
+    listed = run(store, "/memory list")
+    assert "This project uses Java 17" in listed and "I don't like emoji" in listed
+    assert "Java 17" in run(store, "/memory search java")
+    assert "no facts match" in run(store, "/memory search kubernetes")
+
+
+def test_conflict_lists_both_and_choices_and_force_keeps_both(store):
+    run(store, "/save This project uses Java 17")
+    reply = run(store, "/save This project uses Java 21")
+    assert reply.startswith("not saved")
+    assert "Java 17" in reply and "Java 21" in reply
+    assert "/memory replace" in reply and "/save --force" in reply
+    assert len(FactStore(store).facts(project_key=KEY)) == 1
+    assert run(store, "/save --force This project uses Java 21").startswith("saved")
+    assert len(FactStore(store).facts(project_key=KEY)) == 2
+
+
+def test_secret_refused(store):
+    reply = run(store, "/save db url postgres://app:hunter2@db:5432/x")
+    assert reply.startswith("error:") and "URL with credentials" in reply
+    assert FactStore(store).facts(project_key=KEY) == []
+
+
+def test_verify_replace_delete_and_stale_mark(store):
+    run(store, "/save Deploys go through Helm", now=NOW - timedelta(days=45))
+    fact = FactStore(store).facts(project_key=KEY)[0]
+    assert "possibly stale" in run(store, "/memory list")
+    assert run(store, f"/memory verify {fact.id}").startswith("verified")
+    assert "possibly stale" not in run(store, "/memory list")
+    assert "Argo CD" in run(store, f"/memory replace {fact.id} Deploys go through Argo CD")
+    assert run(store, f"/memory delete {fact.id}").startswith("deleted")
+    assert "hint:" in run(store, f"/memory delete {fact.id}")
+
+
+@pytest.mark.parametrize("line", ["/memory", "/memory frobnicate", "/memory replace onlyid",
+                                  "/memory search"])
+def test_usage(store, line):
+    assert run(store, line) == MEMORY_USAGE
+
+
+def test_is_memory_command():
+    assert is_memory_command("/save x") and is_memory_command(" /memory list")
+    assert not is_memory_command("/compact") and not is_memory_command("")
+
+
+def _tool(tmp_path, store):
+    context = Context(project=str(tmp_path), engram_home=str(tmp_path / "home"))
+    return build_save_memory_tool(context, Deps(store=store)), project_key(tmp_path)
+
+
+def test_tool_saves_agent_fact(tmp_path, store):
+    tool, key = _tool(tmp_path, store)
+    assert tool.name == "save_memory"
+    reply = tool.invoke({"text": "Reply in Chinese", "scope": "global"})
+    assert reply.startswith("Saved to global memory")
+    fact = FactStore(store).facts(project_key=key)[0]
+    assert fact.source == "agent" and fact.status == "unverified"
+
+
+def test_tool_returns_conflict_for_the_user_to_settle(tmp_path, store):
+    tool, key = _tool(tmp_path, store)
+    FactStore(store).add("This project uses Java 17", scope="project", project_key=key,
+                         source="user", now=NOW)
+    reply = tool.invoke({"text": "This project uses Java 21"})
+    assert reply.startswith("NOT SAVED") and "Java 17" in reply and "ask them" in reply
+    assert [f.text for f in FactStore(store).facts(project_key=key)] == [
+        "This project uses Java 17"]
+
+
+def test_tool_refuses_secrets_and_works_without_store(tmp_path, store):
+    tool, _ = _tool(tmp_path, store)
+    assert tool.invoke({"text": "password: hunter22"}).startswith("REFUSED")
+    no_store, _ = _tool(tmp_path, None)
+    assert "not available" in no_store.invoke({"text": "Reply in Chinese"})
