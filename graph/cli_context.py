@@ -19,11 +19,18 @@ from graph.deps import Deps, make_default_deps
 from graph.runtime import open_store
 from graph.tools_index import open_project_index
 from stores.code_graph import open_code_graph
+from stores.errors import StoreError
 
-__all__ = ["context_command", "ensure_openers", "register", "run_context"]
+__all__ = ["context_command", "ensure_openers", "preload", "register", "run_context"]
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 NOT_WIRED_HINT = "this build's graph has no pack_context node; wire it in graph/builder.py"
+PRELOADED = ("code_index", "code_graph")
+"""Resources the command opens before running the graph."""
+PRELOAD_MODES = ("bm25", "dense")
+"""Index rankings queried once so their data is in memory."""
+PRELOAD_QUERY = "load"
+"""Query of the loading searches (its results are discarded)."""
 MAP_ROWS = 15
 """Code-map rows shown in the readable output (the JSON has them all)."""
 
@@ -38,6 +45,25 @@ def ensure_openers(deps: Deps) -> Deps:
     deps.openers.setdefault("code_index", open_project_index)
     deps.openers.setdefault("code_graph", lambda context: open_code_graph(context.project_path))
     return deps
+
+
+def preload(deps: Deps, context: Context) -> list[str]:
+    """Open the code index and graph and load them into memory before the timed branches.
+
+    A fresh process would otherwise spend its first search loading BM25, the vector index and
+    the graph inside the per-branch timeout, and (on a large tree) always time out. Failures
+    are left for the branches to report; the returned notes say what could not be loaded.
+    """
+    notes: list[str] = []
+    for name in PRELOADED:
+        try:
+            resource = deps.resource(name, context)
+            if name == "code_index" and resource is not None and resource.is_built():
+                for mode in PRELOAD_MODES:
+                    resource.search(PRELOAD_QUERY, mode=mode, k=1)
+        except (StoreError, OSError) as exc:
+            notes.append(f"{name}: {exc}")
+    return notes
 
 
 def run_context(graph: Any, context: Context, task: str) -> dict[str, Any]:
@@ -73,6 +99,7 @@ def context_command(
         graph = build_graph(deps, store=store)
         if "pack_context" not in graph.nodes:
             fail("the context pipeline is not wired into the graph", NOT_WIRED_HINT)
+        preload(deps, context)
         pack = run_context(graph, context, task)
     if as_json:
         print_json(pack)

@@ -1,0 +1,152 @@
+"""Context-engine latency and degradation on a large real tree (the Django sdist, warm index).
+
+Usage:
+    .venv/bin/python bench/context/latency.py --project bench/data/Django-5.0
+        [--home bench/data/home] [--repeat 3] [--process-runs 5] [--json out.json]
+
+Three measurements, each printed as a Markdown row:
+1. in-process pipeline (bench/context/pipeline.py, the real nodes, warm resources): p50/p95
+   over TASKS × --repeat runs, excluding process start;
+2. whole process: ``engram context TASK --json`` (the installed command) median over
+   --process-runs runs, when the installed command has ``context``; otherwise the same command
+   registered on a bare Typer app over the bench pipeline (``--entry bench``), said so;
+3. degradation: the semantic branch replaced by one that never answers; the pack must still
+   build within the branch timeout + 100 ms of pipeline overhead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pipeline import compose, make_deps, run_pack  # noqa: E402
+
+from graph.context import Context  # noqa: E402
+
+TASKS = (
+    "QuerySet.bulk_create() crashes with update_conflicts on a model with a db_column",
+    "Fix the migration autodetector renaming a field and changing its default together",
+    "The admin changelist search ignores search_fields that span a ManyToMany relation",
+    "Explain how the CSRF middleware validates the Origin header",
+    "Refactor the template engine's Variable resolution to cache attribute lookups",
+    "JSONField key transforms return wrong results on Oracle for nested arrays",
+    "Add a timeout option to the database cache backend",
+    "Password reset tokens stay valid after the user's email changes",
+    "The runserver autoreloader misses changes in template directories",
+    "Paginator.get_elided_page_range gives a wrong range on the last page",
+    "Forms ModelChoiceField shows the wrong label when to_field_name is set",
+    "Why does the test client lose session data between requests after login?",
+)
+"""Realistic tasks over Django's code (no answers are known or used: latency only)."""
+
+OVERHEAD_MS = 100
+"""Degradation target: a stuck branch may cost its timeout plus this much."""
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Return the nearest-rank percentile of ``values``."""
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))]
+
+
+async def stuck_semantic(state: Any, runtime: Any, *, deps: Any) -> dict[str, Any]:
+    """A semantic branch whose backend never answers."""
+    time.sleep(30)
+    return {}
+
+
+def in_process(project: Path, home: str, repeat: int) -> dict[str, Any]:
+    context = Context(project=str(project), engram_home=home, mode="context")
+    deps = make_deps()
+    graph = compose(deps)
+    run_pack(graph, context.replace(branch_timeout_ms=120_000), "warm up the index")
+    times: list[float] = []
+    timeouts = 0
+    for _ in range(repeat):
+        for task in TASKS:
+            pack, took = run_pack(graph, context, task)
+            times.append(took * 1000)
+            timeouts += any("timed out" in n for n in pack["notes"])
+    stuck_graph = compose(deps, semantic=stuck_semantic)
+    stuck: list[float] = []
+    for task in TASKS:
+        pack, took = run_pack(stuck_graph, context, task)
+        assert any("search_semantic timed out" in n for n in pack["notes"]), pack["notes"]
+        stuck.append(took * 1000)
+    return {
+        "runs": len(times),
+        "p50_ms": round(statistics.median(times)),
+        "p95_ms": round(percentile(times, 0.95)),
+        "runs_with_a_timeout": timeouts,
+        "timeout_ms": context.branch_timeout_ms,
+        "stuck_p50_ms": round(statistics.median(stuck)),
+        "stuck_max_ms": round(max(stuck)),
+        "stuck_within_target": sum(t <= context.branch_timeout_ms + OVERHEAD_MS for t in stuck),
+        "stuck_runs": len(stuck),
+    }
+
+
+def whole_process(project: Path, home: str, runs: int, entry: str) -> dict[str, Any]:
+    engram = Path(sys.executable).parent / "engram"
+    if entry == "engram":
+        command = [str(engram), "context"]
+    else:
+        command = [sys.executable, str(Path(__file__).with_name("cli_entry.py")), "context"]
+    env = {"ENGRAM_HOME": home, "PATH": str(Path(sys.executable).parent)}
+    times = []
+    for number in range(runs + 1):
+        task = TASKS[number % len(TASKS)]
+        started = time.perf_counter()
+        done = subprocess.run([*command, task, "--path", str(project), "--json"],
+                              capture_output=True, text=True, env=env, check=False)
+        took = (time.perf_counter() - started) * 1000
+        if done.returncode != 0:
+            return {"entry": entry, "error": done.stderr.strip()[-400:]}
+        json.loads(done.stdout)
+        if number:  # the first run warms the OS file cache
+            times.append(took)
+    return {"entry": entry, "runs": len(times), "median_ms": round(statistics.median(times))}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--project", default=str(ROOT / "bench/data/Django-5.0"))
+    parser.add_argument("--home", default=str(ROOT / "bench/data/home"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--process-runs", type=int, default=5)
+    parser.add_argument("--entry", choices=["engram", "bench"], default="engram")
+    parser.add_argument("--json", default="")
+    args = parser.parse_args()
+    project = Path(args.project).resolve()
+    result = {"in_process": in_process(project, args.home, args.repeat),
+              "process": whole_process(project, args.home, args.process_runs, args.entry)}
+    ip, proc = result["in_process"], result["process"]
+    print("| Measure | Value | Target |")
+    print("| --- | --- | --- |")
+    print(f"| in-process pipeline p50 / p95 ({ip['runs']} runs) | {ip['p50_ms']} / "
+          f"{ip['p95_ms']} ms | p95 ≤ 300 ms |")
+    print(f"| runs where a branch hit the {ip['timeout_ms']} ms timeout | "
+          f"{ip['runs_with_a_timeout']} of {ip['runs']} | — |")
+    print(f"| `engram context` whole process median ({proc.get('entry')}) | "
+          f"{proc.get('median_ms', proc.get('error'))} ms | — |")
+    print(f"| semantic branch stuck: pack built in (median / max) | {ip['stuck_p50_ms']} / "
+          f"{ip['stuck_max_ms']} ms | ≤ {ip['timeout_ms'] + OVERHEAD_MS} ms |")
+    print(f"| stuck runs within timeout + {OVERHEAD_MS} ms | {ip['stuck_within_target']} of "
+          f"{ip['stuck_runs']} | all |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
