@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from graph.context import Context
-from graph.profile import Risk, TaskProfile
+from graph.profile import Risk, TaskProfile, task_terms
 from graph.state import State
 from stores.experience import pick_winner, same_trigger_groups
 from stores.experience_records import Episode, Pattern, Record, Strategy
@@ -46,6 +46,10 @@ OTHER_TYPE_RELEVANCE = 0.5
 """Relevance of a failure episode of another task type that shares files or a pattern."""
 SHARED_FILE_BONUS = 0.5
 SEVERITY_BONUS: dict[int, float] = {1: 0.5, 2: 0.25}
+TERM_BONUS = 0.1
+"""Score added per salient term a failure episode shares with the task …"""
+MAX_TERM_BONUS_TERMS = 5
+"""… counting at most this many terms."""
 MAX_FIELD_CHARS = 400
 """Longest text shown per field of an item, so one item cannot eat the budget."""
 PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
@@ -178,14 +182,20 @@ def _episodes(
         if weight is None:
             continue
         shared = set(ep.files) & set(profile.files)
+        common = profile.terms & task_terms(" ".join((ep.summary, ep.lesson, ep.prevention,
+                                                      *ep.files)))
         if ep.task_type == profile.task_type:
             relevance, why = 1.0, f"failure on a {ep.task_type} task"
         elif shared or ep.id in referenced:
             relevance, why = OTHER_TYPE_RELEVANCE, "failure touching the same code"
+        elif common:
+            relevance = OTHER_TYPE_RELEVANCE
+            why = f"failure on related work ({', '.join(sorted(common)[:3])})"
         else:
             continue
         score = weight * (relevance + (SHARED_FILE_BONUS if shared else 0.0)
-                          + SEVERITY_BONUS.get(ep.severity, 0.0))
+                          + SEVERITY_BONUS.get(ep.severity, 0.0)
+                          + TERM_BONUS * min(len(common), MAX_TERM_BONUS_TERMS))
         scored.append((score, ep.date.timestamp(),
                        Injected("episode", ep.id, f"{why}, weight {weight}", weight)))
     scored.sort(key=lambda t: (-t[0], -t[1], t[2].id))

@@ -30,7 +30,9 @@ from graph.profile_rules import (
     PRODUCTION,
     QUESTION_WEIGHT,
     SCHEMA,
+    STOPWORDS,
     SYMPTOM,
+    TERM_WORD,
     TYPE_RULES,
     WRITE_FREE_TYPES,
     TypeName,
@@ -45,6 +47,7 @@ __all__ = [
     "TaskProfile",
     "TaskType",
     "profile_task",
+    "task_terms",
 ]
 
 TaskType = TypeName
@@ -82,6 +85,8 @@ class TaskProfile:
     ``no-tests``, ``has-tests``, ``cosmetic``."""
     reasons: tuple[str, ...] = field(default=())
     """Why the type and the grade were chosen, one sentence each."""
+    terms: frozenset[str] = frozenset()
+    """Salient words of the task (for relating past episodes to it)."""
 
     def keys(self) -> tuple[str, ...]:
         """Return the lookup keys for strategies: the task type, then the feature tags."""
@@ -209,8 +214,20 @@ def profile_task(
     return TaskProfile(
         task_type=task_type, risk=risk, files_affected=files_affected, files=files,
         has_tests=has_tests, production=production, features=tuple(features),
-        reasons=tuple(reasons),
+        reasons=tuple(reasons), terms=task_terms(text),
     )
+
+
+def task_terms(text: str) -> frozenset[str]:
+    """Return the salient terms of ``text``: long words and Chinese character bigrams."""
+    terms: set[str] = set()
+    for word in TERM_WORD.findall(text.lower()):
+        if word[0] < "\u4e00":
+            if word not in STOPWORDS:
+                terms.add(word)
+        else:
+            terms.update(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+    return frozenset(terms)
 
 
 def _tests_known(text: str, project_has_tests: bool | None, reasons: list[str]) -> bool | None:

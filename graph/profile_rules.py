@@ -13,7 +13,7 @@ __all__ = [
     "AUTH", "CODE_DELETION", "COSMETIC", "DELETION", "EXTRA_HIT_WEIGHT", "FILE_COUNT",
     "HAS_TESTS", "LEADING_BONUS", "MANY_FILES_WORDS", "NO_TESTS", "PATH", "POLITE_PREFIX",
     "PRODUCTION", "QUESTION_WEIGHT", "SCHEMA", "SYMPTOM", "TYPE_RULES", "WRITE_FREE_TYPES",
-    "TypeName",
+    "STOPWORDS", "TERM_WORD", "TypeName",
 ]
 
 TypeName = Literal["debug", "refactor", "feature", "explain", "test", "docs", "ops"]
@@ -212,3 +212,12 @@ COSMETIC = _rx(_en(r"renam(e|es|ed|ing)", r"reformat", r"format(ting)?", r"typos
                r"重命名|改名|格式化|注释|拼写|错别字|缩进|命名|空格|文档")
 READ_ONLY_TYPES: frozenset[str] = frozenset({"explain"})
 WRITE_FREE_TYPES: frozenset[str] = frozenset({"explain", "docs"})
+
+TERM_WORD = re.compile(r"[a-z][a-z0-9_]{3,}|[\u4e00-\u9fff]+")
+"""Salient terms: Latin words of four or more characters, and runs of CJK characters."""
+STOPWORDS: frozenset[str] = frozenset(
+    "this that with from into when then than them they their there these those what which "
+    "while where have been will would should could does make made also only some more most "
+    "each every other after before about over under again just like need needs want task "
+    "please file files code work works working change changes update using used".split()
+)

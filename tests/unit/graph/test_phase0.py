@@ -171,3 +171,22 @@ def test_retrieval_config_mirrors_constants():
     config = retrieval_config()
     assert config["risk_budgets"] == RISK_BUDGETS
     assert config["density"]["high"]["max_items"] == DENSITY["high"].max_items
+
+
+def test_failure_on_related_work_found_by_shared_terms():
+    related = _episode("hash", task_type="feature", summary="switched password hashing to argon2")
+    unrelated = _episode("css", task_type="feature", summary="button colours off in dark mode")
+    profile = profile_task("Move password hashing to bcrypt before the production release")
+    assert profile.risk == "high" and "password" in profile.terms
+    sel = select_experience(profile, strategies=[], patterns=[], episodes=[related, unrelated],
+                            now=NOW, count_tokens=words)
+    assert [i.id for i in sel.items] == ["hash"]
+    assert "password" in sel.items[0].reason
+
+
+def test_task_terms_cover_english_and_chinese():
+    from graph.profile import task_terms
+
+    terms = task_terms("Fix the Login timeout in 用户登录 module")
+    assert {"login", "timeout", "module", "用户", "登录"} <= terms
+    assert "the" not in terms and "fix" not in terms
