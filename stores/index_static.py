@@ -153,7 +153,10 @@ class StaticEmbedder:
             return out
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         for row, encoding in enumerate(encodings):
-            ids = [i for i in encoding.ids[:MAX_TOKENS_PER_TEXT] if i not in self._skip]
+            ids = [
+                i for i in encoding.ids[:MAX_TOKENS_PER_TEXT]
+                if i not in self._skip and i < len(self._table)
+            ]
             if not ids:
                 continue
             vector = self._table[ids].mean(axis=0)

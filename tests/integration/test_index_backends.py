@@ -1,0 +1,122 @@
+"""Real backends of the code index: Chroma down, embedding cache reuse, bundled model, HTTP."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.state import State
+from graph.tools_index import build_search_code_tool, open_project_index
+from nodes.search_semantic import search_semantic
+from stores.code_index import open_code_index
+from stores.embedders import HashEmbedder, MiniLMEmbedder, OpenAIEmbedder, make_embedder
+from stores.embedding_cache import CachedEmbedder, SqliteEmbeddingCache
+from stores.errors import BackendUnavailableError
+from stores.index_static import StaticEmbedder, distill_static_table
+
+pytestmark = pytest.mark.integration
+
+
+def small_project(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "db.py").write_text(
+        "def open_connection(dsn):\n    \"\"\"Connect to the database.\"\"\"\n"
+        "    return connect(dsn)\n"
+    )
+    (root / "mail.py").write_text(
+        "def send_email(to, subject):\n    \"\"\"Deliver an email message.\"\"\"\n"
+        "    return smtp(to, subject)\n"
+    )
+    return root
+
+
+async def test_chroma_server_down_degrades_to_notes_and_exact_search(tmp_path):
+    root = small_project(tmp_path / "p")
+    context = Context(project=str(root), embedding_provider="hash",
+                      chroma_url="http://127.0.0.1:9")
+    with pytest.raises(BackendUnavailableError):
+        open_project_index(context, create=True)
+    deps = Deps(openers={"code_index": lambda c: open_project_index(c, create=True)})
+    out = await search_semantic(State(task="database connection"), Runtime(context=context),
+                                deps=deps)
+    assert out["notes"][0].startswith("semantic search unavailable")
+    text = build_search_code_tool(context, deps).invoke({"query": "open_connection"})
+    assert "code index unavailable" in text and "db.py:1-3" in text
+
+
+def test_embedding_cache_is_reused_across_projects(tmp_path):
+    cache_path = tmp_path / "home" / "embeddings.sqlite"
+    first = CachedEmbedder(HashEmbedder(), SqliteEmbeddingCache(cache_path))
+    stats = open_code_index(small_project(tmp_path / "a"), embedder=first).update()
+    assert stats.embedded == stats.new_chunks > 0 and stats.cache_hits == 0
+    second = CachedEmbedder(HashEmbedder(), SqliteEmbeddingCache(cache_path))
+    copy = open_code_index(small_project(tmp_path / "b"), embedder=second).update()
+    assert copy.embedded == 0 and copy.cache_hits == copy.new_chunks == stats.new_chunks
+
+
+@pytest.mark.slow
+def test_bundled_minilm_indexes_and_finds_by_meaning(tmp_path):
+    root = small_project(tmp_path / "p")
+    index = open_code_index(root, embedder=MiniLMEmbedder())
+    index.update()
+    hits = index.search("deliver a message by e-mail", mode="dense", k=2)
+    assert hits[0].path == "mail.py"
+    assert index.search("connect to a database", mode="dense", k=1)[0].path == "db.py"
+
+
+@pytest.mark.slow
+def test_static_distillation_is_deterministic_and_normalized():
+    table = distill_static_table(vocab_limit=1100)
+    assert table.shape == (1100, 256) and table.dtype == np.float32
+    assert np.array_equal(table, distill_static_table(vocab_limit=1100))
+    vectors = StaticEmbedder(table).embed(["! ?", "", "the"])
+    assert vectors.shape == (3, 256)
+    assert np.isclose(np.linalg.norm(vectors[0]), 1.0)
+    assert not vectors[1].any() and not vectors[2].any()  # "the" lies outside the table
+
+
+def test_make_embedder_rejects_unknown_provider(tmp_path):
+    with pytest.raises(Exception, match="unknown embedding provider"):
+        make_embedder("word2vec", home=tmp_path)
+    assert make_embedder("hash", home=tmp_path).model_id == "hash-256"
+
+
+class _Embeddings(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        data = [{"index": i, "embedding": [float(len(t)), 1.0, 0.0]}
+                for i, t in enumerate(body["input"])]
+        payload = json.dumps({"data": list(reversed(data)), "model": body["model"]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_openai_compatible_endpoint_and_its_failure():
+    server = HTTPServer(("127.0.0.1", 0), _Embeddings)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        embedder = OpenAIEmbedder(url, "nomic-embed-text")
+        vectors = embedder.embed(["ab", "abcd"])
+        assert embedder.dim == 3 and embedder.model_id == "openai:nomic-embed-text"
+        assert np.allclose(vectors[1], np.array([4, 1, 0]) / np.sqrt(17))
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(BackendUnavailableError):
+        OpenAIEmbedder(url, "nomic-embed-text").embed(["x"])

@@ -1,0 +1,96 @@
+"""`engram index` / `engram search` through Typer: JSON contract, exact mode without index."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from graph.cli_index import register
+
+pytestmark = pytest.mark.integration
+
+CHUNK_KEYS = {"path", "score", "start_line", "end_line", "symbol", "kind", "source"}
+
+
+@pytest.fixture
+def app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def root() -> None:
+        """Test root."""
+
+    register(app)
+    return app
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "hash")
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "cache.py").write_text(
+        "class LruCache:\n    def evict_oldest(self):\n        return self.items.popitem()\n"
+    )
+    (root / "pkg" / "http.py").write_text(
+        "def fetch_page(url, retries=3):\n    return download(url, retries)\n"
+    )
+    (root / "notes.md").write_text("Cache eviction uses the oldest entry first.\n")
+    return root
+
+
+def run_json(app, args):
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_exact_search_works_without_an_index(app, project):
+    rows = run_json(app, ["search", "evict_oldest", "--mode", "exact", "--path", str(project)])
+    assert rows[0]["path"] == "pkg/cache.py" and set(rows[0]) == CHUNK_KEYS
+    assert rows[0]["symbol"] == "LruCache.evict_oldest(self)" and rows[0]["source"] == "exact"
+    assert not (project / ".engram").exists()
+
+
+def test_index_then_search_json_contract(app, project):
+    summary = run_json(app, ["index", str(project)])
+    assert summary["files"] == 3 and summary["chunks"] >= 4 and summary["parsed_files"] == 3
+    assert {"embedded", "cache_hits", "seconds", "graph"} <= set(summary)
+    rows = run_json(app, ["search", "fetch a page with retries", "--path", str(project),
+                          "-k", "2"])
+    assert len(rows) == 2 and all(set(r) == CHUNK_KEYS for r in rows)
+    assert rows[0]["path"] == "pkg/http.py" and rows[0]["source"] == "fused"
+    assert rows[0]["score"] >= rows[1]["score"]
+    semantic = run_json(app, ["search", "cache eviction", "--mode", "semantic", "--path",
+                              str(project)])
+    assert {r["source"] for r in semantic} == {"dense"}
+    files = run_json(app, ["search", "cache eviction oldest", "--files", "--path",
+                           str(project)])
+    assert [f["path"] for f in files] == sorted({f["path"] for f in files},
+                                                 key=[f["path"] for f in files].index)
+    assert set(files[0]) == {"path", "score", "reasons"}
+    assert files[0]["path"] in {"pkg/cache.py", "notes.md"}
+    again = run_json(app, ["index", str(project)])
+    assert again["parsed_files"] == 0 and again["new_chunks"] == 0
+
+
+def test_hybrid_without_index_falls_back_to_exact_with_a_note(app, project):
+    result = CliRunner().invoke(app, ["search", "fetch_page", "--path", str(project), "--json"])
+    assert result.exit_code == 0
+    rows = json.loads(result.stdout)
+    assert rows[0]["source"] == "exact" and "engram index" in result.stderr
+
+
+def test_semantic_without_index_fails_with_a_hint(app, project):
+    result = CliRunner().invoke(app, ["search", "x", "--mode", "semantic", "--path",
+                                      str(project)])
+    assert result.exit_code == 2 and "engram index" in result.stderr
+
+
+def test_unknown_mode_is_rejected(app, project):
+    result = CliRunner().invoke(app, ["search", "x", "--mode", "fuzzy", "--path", str(project)])
+    assert result.exit_code == 2 and "unknown mode" in result.stderr
