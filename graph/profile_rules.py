@@ -50,12 +50,13 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                          r"(connection|socket) (reset|refused|closed)", r"unable to",
                          r"(stack |buffer |integer )?overflow", r"segfault", r"core dump",
                          r"oom", r"out of memory", r"[45]\d\ds?", r"since (yesterday|the|we|last)",
-                         r"even (with|though|when)", r"intermittent(ly)?"),
+                         r"even (with|though|when)", r"intermittent(ly)?",
+                         r"off by (one|\d+|a)"),
                      r"修复|修正|报错|错误|崩溃|异常|故障|排查|定位|失败|卡死|泄漏|不生效|"
                      r"不工作|闪退|超时|问题出在|乱码|修一下|修好|bug|不对|不正确|不一致|对不上|"
                      r"少了|多了|怎么回事|很慢|变慢|没反应|无响应|没有响应|重复显示|打不开|"
                      r"无法|不显示|卡住|丢失|白屏|进不去|不出来|出不来|没有更新|没更新|不更新|没有生效|没生效|没有变化|"
-                     r"没有保存|没保存")),
+                     r"没有保存|没保存|还是|仍然|依然")),
     ("debug", 2, _rx(_en(r"raises", r"throws", r"twice", r"duplicated?"), r"调试|重复")),
     ("debug", 2.5, _rx(_en(r"can still", r"should (only|not|never|be able)", r"shouldn'?t",
                            r"expected .{1,40} but", r"instead of the expected"),
@@ -69,30 +70,33 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                             r"(unused|dead|obsolete|legacy|deprecated)\w*",
                             r"lint", r"tidy", r"dead code", r"sort imports", r"typos?"),
                         r"重构|重命名|改名|提取|拆分|整理|简化|解耦|合并重复|格式化|"
-                        r"清理|去重|抽取|迁移到|缩进|移到|废弃|合并成|合并为|统一")),
+                        r"清理|去重|抽取|迁移到|缩进|移到|废弃|合并成|合并为|统一|拆|太大|按职责")),
     ("refactor", 4, _rx(_en(r"replace .{1,50} with", r"convert .{1,50} (to|into)",
                             r"rewrite", r"port .{1,40} to", r"switch .{1,40} (from|to)",
                             r"migrate .{1,40} to", r"use .{1,30} instead of"),
                         r"换成|替换|改成|改为|改用|拆到|拆成|拆出")),
     ("refactor", 3, _rx(_en(r"break .{1,50} into", r"into smaller", r"god class",
                             r"turn .{1,50} into", r"get rid of", r"collapse", r"unify",
+                            r"pull .{1,50} out of", r"kill (the |all )?(dead|unused|old)",
                             r"merge .{1,50} into one", r"indentation", r"whitespace",
                             r"(two|four|2|4) spaces", r"tabs to spaces",
                             r"circular (imports?|dependenc\w+)",
                             r"apply (prettier|black|gofmt|isort|eslint|ruff)",
                             r"run (prettier|black|gofmt|isort)"))),
     ("feature", 2, _rx(_en(r"add(s|ed|ing)?", r"implement(s|ed|ing)?", r"support",
-                           r"create", r"build", r"introduce", r"new", r"enable",
-                           r"allow", r"endpoint", r"feature", r"integrate", r"expose",
+                           r"create", r"build", r"introduce", r"enable",
+                           r"allow", r"integrate", r"expose",
                            r"make it possible", r"let (users?|admins?|customers?)"),
                        r"添加|实现|新增|支持|开发|增加|加一个|加上|接入|集成|做一个|允许|加个")),
+    ("feature", 1.5, _rx(_en(r"new", r"endpoint", r"feature"))),
     ("explain", 3.5, _rx(_en(r"explain", r"walk me through", r"describe", r"overview",
                              r"tell me about", r"summari[sz]e", r"difference between",
                              r"help me understand", r"trace how", r"show me how",
                              r"tell me (how|why|what|which|where)", r"purpose of",
-                             r"what'?s the (purpose|point|role|reason)"),
+                             r"what'?s the (purpose|point|role|reason)", r"rundown",
+                             r"how do we"),
                          r"解释|讲解|说明一下|介绍一下|梳理|看懂|原理|的作用|区别|讲一下|讲讲|说说|"
-                         r"介绍")),
+                         r"介绍|是怎么|怎么设计|如何设计|怎么实现的|如何实现的")),
     ("explain", 3, _rx(_en(r"what (does|is|are|do)", r"how (does|do|is|are)",
                            r"why (does|is|do|are)", r"understand", r"where is",
                            r"which .{1,30} (calls|uses)", r"what happens when"),
@@ -107,12 +111,13 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                         r"(no|missing|without) tests?.{0,40}(write|add)"),
                     r"单元测试|集成测试|测试用例|补充测试|写测试|加测试|添加测试|覆盖率|补测试|"
                     r"编写测试")),
-    ("test", 3, _rx(r"测试(?!环境|服务器|通过|失败)|用例")),
+    ("test", 3, _rx(r"测试(?!环境|服务器|通过|失败)|用例|单测")),
     ("docs", 4, _rx(_en(r"documentation", r"document(s|ing)?", r"readme", r"docstrings?",
                         r"comments?", r"changelog", r"javadoc", r"jsdoc", r"api reference",
                         r"usage guide", r"tutorial", r"annotate", r"copyright",
                         r"license headers?", r"file headers?", r"contributing guide"),
-                    r"文档|注释|说明文档|使用说明|更新日志|README")),
+                    r"说明文档|使用说明|更新日志|README")),
+    ("docs", 4.5, _rx(r"文档|注释")),
     ("docs", 3, _rx(_en(r"docs?", r"wiki", r"(user )?guide"))),
     ("docs", 4.5, _rx(_en(r"(fix|correct) (the |some |a few )?(typos?|spelling|grammar|wording|"
                           r"broken links)"))),
@@ -126,6 +131,8 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                        r"(delete|purge|wipe|archive|backfill) .{0,40}(records|rows|accounts|"
                        r"entries|users)", r"promote .{1,40} to (production|prod|staging)",
                        r"log rotation", r"ci (job|pipeline|config|workflow)", r"gitlab ci",
+                       r"rotate (the )?(keys?|certs?|certificates?|secrets?|credentials?|tls)",
+                       r"vacuum",
                        r"github actions", r"jenkins", r"publish(es)? .{0,30}(wheel|package|"
                        r"image|artifact)s?"),
                    r"部署|上线|发布|回滚|运维|扩容|缩容|重启|灰度|清空|清库|数据清理|"
@@ -136,7 +143,7 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                        r"github actions", r"workflow file", r"certificates?", r"ssl", r"dns",
                        r"sentry", r"connection pool", r"env(ironment)? var(iable)?s?",
                        r"config(uration)?", r"configure", r"hosts", r"servers?",
-                       r"reverse proxy"),
+                       r"reverse proxy", r"tls", r"load balancers?", r"instances?"),
                    r"流水线|监控|告警|容器|镜像|备份|证书|配置|连接池|环境变量|反向代理|服务器|日志收集|"
                    r"ELK")),
 )
@@ -162,8 +169,9 @@ AUTH = _rx(_en(r"auth", r"authn", r"authz", r"authentication", r"authori[sz]atio
                r"passwords?", r"permissions?", r"roles?", r"rbac", r"acl", r"oauth\d?",
                r"jwt", r"sso", r"saml", r"access control", r"access tokens?",
                r"refresh tokens?", r"session tokens?", r"api keys?", r"credentials?",
-               r"privileges?", r"admin rights", r"ownership", r"owners?"),
-           r"认证|鉴权|授权|权限|角色|登录|登陆|密码|令牌|凭证|单点登录")
+               r"privileges?", r"admin rights", r"ownership", r"owners?", r"(non-)?admins?",
+               r"superusers?", r"read-only (user|account)"),
+           r"认证|鉴权|授权|权限|角色|登录|登陆|密码|令牌|凭证|单点登录|账号|帐号|管理员")
 SCHEMA = _rx(_en(r"schemas?", r"migrations?", r"alter table", r"ddl", r"drop (table|column|index)",
                  r"add (a )?column", r"rename (a |the )?column", r"foreign keys?",
                  r"migrat(e|ing) (the )?(database|db|data|tables?|schema|records)"),
