@@ -157,14 +157,17 @@ def search(
         Path | None,
         typer.Option(help='JSONL of {"id", "query"}; prints one {"id", "results"} line each.'),
     ] = None,
+    dense: bool = typer.Option(
+        False, "--dense", help="Fuse embedding similarity in once a scope is large."
+    ),
     path: PathOption = None,
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Search the facts visible in this project."""
+    """Search the facts visible in this project (BM25; --dense adds embeddings)."""
     if not query and batch is None:
         fail("give a QUERY or --batch FILE", "engram memory search 'java version'")
     with _opened(path) as (context, store, key):
-        facts = FactStore(store, embedder=_LazyEmbedder(context))
+        facts = FactStore(store, embedder=_LazyEmbedder(context) if dense else None)
         if batch is not None:
             for line in batch.read_text(encoding="utf-8").splitlines():
                 if line.strip():

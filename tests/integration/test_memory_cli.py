@@ -168,3 +168,17 @@ def test_two_processes_writing_500_facts_each(cli, project, tmp_path):
     assert len({f["id"] for f in facts}) == 1000
     assert {f["text"] for f in facts} == {
         f"note {i} written by {name}" for i in range(500) for name in ("alpha", "beta")}
+
+
+def test_dense_search_over_a_large_scope(cli, project, tmp_path, monkeypatch):
+    monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "hash")
+    data = tmp_path / "many.jsonl"
+    rows = [{"id": f"n{i}", "text": f"note about topic{i} and item{i * 7}", "scope": "project"}
+            for i in range(320)]
+    rows.append({"id": "target", "text": "The release train leaves on Thursdays",
+                 "scope": "project"})
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cli("import", str(data), "--path", str(project))
+    found = json.loads(cli("search", "when does the release train leave", "--dense",
+                           "--path", str(project), "--json").output)
+    assert found[0]["id"] == "target" and len(found) == 10
