@@ -8,11 +8,13 @@ mtime and content hash), written atomically. Queries are in ``stores.graph_query
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,8 +23,9 @@ import networkx as nx
 
 from stores.errors import IndexCorruptError, IndexNotBuiltError
 from stores.graph_extract import FileFacts, extract_file
-from stores.graph_index import ProjectIndex, node_id
+from stores.graph_index import ProjectIndex
 from stores.graph_resolve import FileEdges, Resolver
+from stores.graph_update import affected_files, replace_edges, replace_nodes
 from stores.languages import language_of
 from stores.walk import ProjectFile, walk_project
 
@@ -52,6 +55,7 @@ class CodeGraph:
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Per-file (size, mtime_ns) seen at the last update; cheap change detection."""
     graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph)
+    _resolver: Resolver | None = field(default=None, repr=False, compare=False)
 
     def unresolved(self, node: str) -> list[tuple[str, str]]:
         """Return (name, relation) of references from ``node`` that did not resolve."""
@@ -62,8 +66,13 @@ class CodeGraph:
         return [(name, rel) for src, name, rel in file_edges.unresolved if src == node]
 
     def resolver(self) -> Resolver:
-        """Return a resolver over the current facts (for slicing and ad-hoc lookups)."""
-        return Resolver(ProjectIndex.build(self.facts))
+        """Return a resolver over the current facts (for slicing and ad-hoc lookups).
+
+        Built on first use and kept with this graph (it is not saved); updates replace it.
+        """
+        if self._resolver is None:
+            self._resolver = Resolver(ProjectIndex.build(self.facts))
+        return self._resolver
 
 
 @dataclass(frozen=True)
@@ -138,6 +147,19 @@ class PickleGraphStore:
             raise
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    # Unpickling creates ~10^5 containers; the cyclic GC would rescan them over and over
+    # (about 60% of load time on a large tree) although none of them is garbage.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _encode(graph: CodeGraph) -> bytes:
     payload = {
         "version": FORMAT_VERSION,
@@ -146,12 +168,14 @@ def _encode(graph: CodeGraph) -> bytes:
         "stats": graph.stats,
         "graph": graph.graph,
     }
-    return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    with _gc_paused():
+        return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
     try:
-        payload: dict[str, Any] = pickle.loads(data)  # noqa: S301 - our own file
+        with _gc_paused():
+            payload: dict[str, Any] = pickle.loads(data)  # noqa: S301 - our own file
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError) as exc:
         raise IndexCorruptError(f"cannot read code graph {source}: {exc}") from exc
     if not isinstance(payload, dict) or payload.get("version") != FORMAT_VERSION:
@@ -185,13 +209,20 @@ def update_graph(project: Path, *, store: GraphStore | None = None) -> GraphStat
     """
     store = store if store is not None else graph_store_for(project)
     graph = store.load() or CodeGraph()
+    before = dict(graph.stats)
     stats = build_graph(project, graph)
-    store.save(graph)
+    if graph.stats != before or stats.removed or stats.parsed:
+        store.save(graph)
     return stats
 
 
 def build_graph(project: Path, graph: CodeGraph | None = None) -> GraphStats:
     """Update ``graph`` in place from the files under ``project`` (a fresh graph if None)."""
+    with _gc_paused():
+        return _build(project, graph)
+
+
+def _build(project: Path, graph: CodeGraph | None) -> GraphStats:
     started = time.perf_counter()
     graph = graph if graph is not None else CodeGraph()
     files = [f for f in walk_project(project).files if language_of(f.path)]
@@ -210,19 +241,29 @@ def build_graph(project: Path, graph: CodeGraph | None = None) -> GraphStats:
         if old is None or old.digest != facts.digest:
             new_facts[f.path] = facts
     dirty = set(new_facts) | set(removed)
-    affected = _affected(graph, dirty, new_facts) if graph.facts else set()
+    if not dirty and graph.edges:
+        return _stats(graph, 0, 0, 0, started)
+    affected = affected_files(graph, dirty, new_facts) if graph.edges else set()
+    old_facts = {p: graph.facts[p] for p in dirty if p in graph.facts}
     for path in removed:
         graph.facts.pop(path, None)
         graph.stats.pop(path, None)
     graph.facts.update(new_facts)
     resolver = Resolver(ProjectIndex.build(graph.facts))
-    redo = (dirty | affected) & set(graph.facts) if len(graph.edges) else set(graph.facts)
-    _apply(graph, resolver, dirty, redo)
+    graph._resolver = resolver
+    redo = (dirty | affected) & set(graph.facts) if graph.edges else set(graph.facts)
+    replace_nodes(graph.graph, old_facts, {p: graph.facts.get(p) for p in dirty})
+    replace_edges(graph, resolver, redo)
+    return _stats(graph, len(new_facts), len(redo), len(removed), started)
+
+
+def _stats(graph: CodeGraph, parsed: int, resolved: int, removed: int,
+           started: float) -> GraphStats:
     return GraphStats(
         files=len(graph.facts),
-        parsed=len(new_facts),
-        resolved=len(redo),
-        removed=len(removed),
+        parsed=parsed,
+        resolved=resolved,
+        removed=removed,
         nodes=graph.graph.number_of_nodes(),
         edges=graph.graph.number_of_edges(),
         unresolved=sum(len(e.unresolved) for e in graph.edges.values()),
@@ -232,67 +273,3 @@ def build_graph(project: Path, graph: CodeGraph | None = None) -> GraphStats:
 
 def _changed(graph: CodeGraph, f: ProjectFile) -> bool:
     return f.path not in graph.facts or graph.stats.get(f.path) != (f.size, f.mtime_ns)
-
-
-def _affected(graph: CodeGraph, dirty: set[str], new_facts: dict[str, FileFacts]) -> set[str]:
-    """Return unchanged files whose edges or unresolved names may change with ``dirty``."""
-    g = graph.graph
-    out: set[str] = set()
-    names: set[str] = set()
-    for path in dirty:
-        for facts in (graph.facts.get(path), new_facts.get(path)):
-            if facts is None:
-                continue
-            names |= {d.name for d in facts.definitions} | {path.rsplit("/", 1)[-1].split(".")[0]}
-            if facts.language in ("java", "go"):
-                # Same-package names need no import; Go methods attach across files.
-                folder = path.rsplit("/", 1)[0] if "/" in path else ""
-                out |= {p for p, f in graph.facts.items()
-                        if f.language == facts.language and (p.rsplit("/", 1)[0] if "/" in p
-                                                             else "") == folder}
-        for node in _file_nodes(graph, path):
-            if node in g:
-                out |= {src.split("::", 1)[0] for src, _ in g.in_edges(node)}
-    for path, file_edges in graph.edges.items():
-        if any(name.rsplit(".", 1)[-1] in names or name.rsplit("/", 1)[-1] in names
-               for _, name, _ in file_edges.unresolved):
-            out.add(path)
-    return out - dirty
-
-
-def _file_nodes(graph: CodeGraph, path: str, *, stale: bool = False) -> list[str]:
-    """Return the node ids of ``path`` as the graph currently holds them."""
-    if stale:
-        return [path, *(n for n in graph.graph.nodes if n.startswith(path + "::"))] \
-            if path in graph.graph else []
-    facts = graph.facts.get(path)
-    defs = facts.definitions if facts is not None else ()
-    return [path, *(node_id(path, d.qualname) for d in defs)]
-
-
-def _apply(graph: CodeGraph, resolver: Resolver, dirty: set[str], redo: Iterable[str]) -> None:
-    """Replace the nodes of dirty files and the edges of re-resolved files."""
-    g = graph.graph
-    for path in dirty:
-        g.remove_nodes_from(_file_nodes(graph, path, stale=True))
-        if path not in graph.facts:
-            graph.edges.pop(path, None)
-            continue
-        facts = graph.facts[path]
-        g.add_node(path, kind="file", name=path.rsplit("/", 1)[-1], qualname="", path=path,
-                   start_line=1, end_line=facts.line_count, language=facts.language)
-        for d in facts.definitions:
-            g.add_node(node_id(path, d.qualname), kind=d.kind, name=d.name, qualname=d.qualname,
-                       path=path, start_line=d.start_line, end_line=d.end_line,
-                       language=facts.language)
-    for path in redo:
-        old = graph.edges.get(path)
-        if old is not None:
-            for src, dst, rel in old.edges:
-                if g.has_edge(src, dst, key=rel):
-                    g.remove_edge(src, dst, key=rel)
-        fresh = resolver.file_edges(path)
-        graph.edges[path] = fresh
-        for src, dst, rel in fresh.edges:
-            if src in g and dst in g:
-                g.add_edge(src, dst, key=rel, relation=rel)

@@ -1,0 +1,100 @@
+"""Code graph speed on a large real tree: full build, load, query p95, one-file update.
+
+Usage: .venv/bin/python bench/graph/speed.py [--tree bench/data/Django-5.0] [--queries 300]
+
+The tree is copied to a temporary folder first (the graph is written inside the project).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from stores.code_graph import GRAPH_FILE, open_code_graph, update_graph  # noqa: E402
+from stores.graph_query import GraphQueries, answer  # noqa: E402
+
+RELATIONS = ("callers", "callees", "subclasses", "implementations", "dependencies",
+             "dependents", "impact")
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[-1] if len(values) >= 20 else max(values)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tree", default=str(ROOT / "bench/data/Django-5.0"))
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / Path(args.tree).name
+        shutil.copytree(args.tree, tree, ignore=shutil.ignore_patterns(".engram"))
+        lines = sum(p.read_bytes().count(b"\n") for p in tree.rglob("*.py"))
+        build = update_graph(tree)
+        print(f"build: {build.files} files ({lines} .py lines), {build.nodes} nodes, "
+              f"{build.edges} edges, {build.unresolved} unresolved refs in {build.seconds:.1f}s")
+        size = (tree / GRAPH_FILE).stat().st_size
+        loads = []
+        for _ in range(3):
+            started = time.perf_counter()
+            graph = open_code_graph(tree)
+            loads.append(time.perf_counter() - started)
+        print(f"load: {min(loads):.2f}s best of 3 ({size / 1e6:.1f} MB)")
+        queries = GraphQueries(graph)
+        rng = random.Random(7)
+        symbols = sorted(n for n in graph.graph.nodes if "::" in n)
+        picks = rng.sample(symbols, args.queries)
+        by_kind: dict[str, list[float]] = {}
+        for i, node in enumerate(picks):
+            relation = RELATIONS[i % len(RELATIONS)]
+            name = graph.graph.nodes[node]["qualname"]
+            started = time.perf_counter()
+            answer(queries, name, relation, depth=2)
+            by_kind.setdefault(relation, []).append(time.perf_counter() - started)
+        for _ in range(min(50, args.queries)):
+            a, b = rng.sample(picks, 2)
+            started = time.perf_counter()
+            queries.path(a, b)
+            by_kind.setdefault("path", []).append(time.perf_counter() - started)
+        all_times = [t for ts in by_kind.values() for t in ts]
+        print(f"queries: {len(all_times)}, p50 {statistics.median(all_times) * 1e3:.1f} ms, "
+              f"p95 {p95(all_times) * 1e3:.1f} ms, max {max(all_times) * 1e3:.1f} ms")
+        for relation, ts in by_kind.items():
+            print(f"  {relation:<16} n={len(ts):<4} p95 {p95(ts) * 1e3:.1f} ms")
+        noop = update_graph(tree)
+        print(f"no-op update: {noop.seconds:.2f}s")
+        edits = [
+            ("append a function", "django/db/models/query.py",
+             lambda t: t + "\n\ndef _bench_added(qs):\n    return qs.filter(pk=1)\n"),
+            ("edit a method body (lines shift)", "django/db/models/sql/query.py",
+             lambda t: t.replace("    def chain(self, klass=None):\n",
+                                 "    def chain(self, klass=None):\n        # edited\n", 1)),
+            ("rename a method", "django/utils/text.py",
+             lambda t: t.replace("def capfirst(", "def capfirst_renamed(", 1)),
+        ]
+        for label, rel, edit in edits:
+            target = tree / rel
+            before = target.read_text()
+            after = edit(before)
+            assert after != before, label
+            target.write_text(after)
+            started = time.perf_counter()
+            one = update_graph(tree)
+            total = time.perf_counter() - started
+            print(f"one-file update, {label} ({rel}): parsed {one.parsed}, re-resolved "
+                  f"{one.resolved} files; graph work {one.seconds:.2f}s, "
+                  f"with load+save {total:.2f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
