@@ -67,3 +67,30 @@ def test_bad_values_and_unknown_ids_fail_cleanly(tmp_path):
     assert bad.exit_code == 2 and "confidence" in bad.output
     missing = runner.invoke(app, ["memory", "episodes", "show", "ep-nope", *p])
     assert missing.exit_code == 2
+
+
+def test_markdown_export_import_through_the_memory_group(tmp_path):
+    from graph.cli_memory import register as register_memory
+
+    app = typer.Typer()
+    register(app, register_memory(app))
+    p = ["--path", str(tmp_path / "proj")]
+    (tmp_path / "proj").mkdir()
+    pat = _json(app, "memory", "patterns", "add", "Schema change without backfill plan",
+                "--features", "schema", "--prevention", "batch it\n## keep this line", *p)
+    ep = _json(app, "memory", "episodes", "add", "orders migration locked table",
+                "--outcome", "failure", "--severity", "1", *p)
+    out = tmp_path / "export"
+    result = runner.invoke(app, ["memory", "export", str(out), "--format", "md", *p])
+    assert result.exit_code == 0, result.output
+    assert (out / "memory" / "patterns" / f"{pat['id']}.md").exists()
+    before = [_json(app, "memory", "patterns", "list", "--all", *p),
+              _json(app, "memory", "episodes", "list", *p)]
+    assert len(before[0]) == 1 and len(before[1]) == 1
+    _json(app, "memory", "patterns", "delete", pat["id"], *p)
+    _json(app, "memory", "episodes", "delete", ep["id"], *p)
+    result = runner.invoke(app, ["memory", "import", str(out), "--format", "md", *p])
+    assert result.exit_code == 0, result.output
+    after = [_json(app, "memory", "patterns", "list", "--all", *p),
+             _json(app, "memory", "episodes", "list", *p)]
+    assert after == before
