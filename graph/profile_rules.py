@@ -204,7 +204,8 @@ FILE_COUNT = _rx(_W + r"(\d+)\s*(?:source |code |python |java )?(?:files?|module
                  r"(\d+)\s*个(?:文件|模块|类|服务|包)")
 PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|java|js|jsx|ts|tsx|go|rs|rb|kt|"
                   r"scala|c|cc|cpp|h|hpp|cs|php|swift|sql|json|ya?ml|toml|ini|cfg|md|rst|txt|"
-                  r"sh|proto|gradle|xml|html|css|vue)|(?:[\w.-]+/)+[\w.-]+/?)(?![\w/])")
+                  r"sh|proto|gradle|xml|html|css|vue)|(?:[\w.-]+/){2,}[\w.-]*)(?![\w/])")
+"""A file path with a known extension, or a deeper path (``a/b/c``); "async/await" is not."""
 NO_TESTS = _rx(_en(r"no (existing |unit )?tests?", r"without (any )?tests?", r"untested",
                    r"no test coverage", r"lacks? tests?", r"zero coverage"),
                r"没有(任何)?测试|无测试|没有单元测试|缺少测试|没写测试")

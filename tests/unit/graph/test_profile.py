@@ -108,3 +108,10 @@ def test_to_dict_is_json_ready():
     data = profile_task("Add OAuth login to api/auth.py").to_dict()
     assert json.loads(json.dumps(data)) == data
     assert data["files"] == ["api/auth.py"]
+
+
+def test_slash_words_are_not_paths():
+    assert profile_task("Convert src/legacy/upload.js to async/await").files == (
+        "src/legacy/upload.js",)
+    assert profile_task("Fix the CI/CD read/write step").files == ()
+    assert profile_task("Move pkg/a/b into lib").files == ("pkg/a/b",)
