@@ -37,6 +37,8 @@ RRF_K = 60
 FUSION_DEPTH = 100
 """How many of each ranking's best rows take part in the fusion."""
 EMBED_BATCH = 64
+LOOKUP_BATCH = 500
+"""Vector lookups per store round trip (SQLite caps the parameters of one statement)."""
 VECTOR_ROOT = "facts_vectors"
 
 _STOPWORDS = frozenset(STOPWORDS_EN_PLUS)
@@ -142,7 +144,9 @@ def load_vectors(store: BaseStore, embedder: TextEmbedder, texts: Sequence[str])
     namespace = (VECTOR_ROOT, namespace_label(embedder.model_id))
     keys = [hashlib.sha256(t.encode()).hexdigest()[:32] for t in texts]
     unique = list(dict.fromkeys(keys))
-    results = store.batch([GetOp(namespace, key) for key in unique])
+    results = []
+    for start in range(0, len(unique), LOOKUP_BATCH):
+        results += store.batch([GetOp(namespace, k) for k in unique[start : start + LOOKUP_BATCH]])
     found: dict[str, np.ndarray] = {}
     for key, item in zip(unique, results, strict=True):
         if isinstance(item, Item) and isinstance(item.value.get("vector"), str):
