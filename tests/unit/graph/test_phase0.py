@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from graph.budget import count_text
 from graph.context import Context
 from graph.phase0 import (
     DENSITY,
@@ -190,3 +193,28 @@ def test_task_terms_cover_english_and_chinese():
     terms = task_terms("Fix the Login timeout in 用户登录 module")
     assert {"login", "timeout", "module", "用户", "登录"} <= terms
     assert "the" not in terms and "fix" not in terms
+
+
+texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=600)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    principles=st.lists(texts.filter(str.strip), min_size=0, max_size=6),
+    failures=st.lists(texts, min_size=0, max_size=6),
+    risk=st.sampled_from(["low", "medium", "high"]),
+    budget=st.integers(min_value=0, max_value=400),
+)
+def test_block_within_budget_for_any_records(principles, failures, risk, budget):
+    strategies = [Strategy(id=f"s{i}", principle=p, applies_to=("refactor",))
+                  for i, p in enumerate(principles)]
+    patterns = [Pattern(id=f"p{i}", name="n", trigger=Trigger(), failure=f)
+                for i, f in enumerate(failures)]
+    episodes = [_episode(f"e{i}", lesson=f) for i, f in enumerate(failures)]
+    profile = _profile(risk)
+    for count in (words, count_text):
+        sel = select_experience(profile, strategies=strategies, patterns=patterns,
+                                episodes=episodes, now=NOW, count_tokens=count, budget=budget)
+        assert sel.tokens <= budget
+        assert len(sel.items) <= DENSITY[risk].max_items
+        assert (sel.block == "") == (sel.items == ())
