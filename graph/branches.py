@@ -28,6 +28,7 @@ __all__ = [
     "RETRIEVAL_BRANCHES",
     "Node",
     "bounded",
+    "degraded_branches",
     "failure_note",
     "timeout_note",
     "wire_retrieval",
@@ -56,6 +57,16 @@ def failure_note(name: str, error: BaseException, elapsed_ms: int) -> str:
         f"{name} failed after {elapsed_ms} ms: {error}{tail}; "
         "continuing with the other branches"
     )
+
+
+def degraded_branches(notes: Sequence[str]) -> set[str]:
+    """Return the names of branches whose timeout or failure notes appear in ``notes``."""
+    out = set()
+    for note in notes:
+        name, _, rest = note.partition(" ")
+        if rest.startswith(("timed out after ", "failed after ")):
+            out.add(name)
+    return out
 
 
 def _start(coro_factory: Callable[[], Awaitable[dict[str, Any]]]) -> asyncio.Future[Any]:

@@ -12,6 +12,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
+from graph.branches import degraded_branches
 from graph.budget import content_text, count_text
 from graph.context import Context
 from graph.deps import Deps
@@ -54,6 +55,8 @@ DEFAULT_TASK_TYPE = "feature"
 DEEPEN_MODES = ("bm25", "dense")
 """Index rankings the pack adds when the searches found too few files: each is its own
 evidence list in the fusion (the search branch reports them fused)."""
+LOCAL_MODES = ("bm25",)
+"""Rankings that need no vector backend (used when the semantic branch degraded)."""
 DEEPEN_K = 50
 """Chunks taken from each deepening ranking."""
 FUSED_SOURCE = "fused"
@@ -119,7 +122,11 @@ def _exchanges(messages: Sequence[AnyMessage]) -> list[tuple[str, str]]:
 
 
 def deepen(
-    index: Any, task: str, hits: Sequence[dict[str, Any]]
+    index: Any,
+    task: str,
+    hits: Sequence[dict[str, Any]],
+    *,
+    modes: Sequence[str] = DEEPEN_MODES,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Add per-list index rankings when the hits in state cover fewer files than slices need.
 
@@ -131,7 +138,7 @@ def deepen(
         return [], []
     extra: list[dict[str, Any]] = []
     notes: list[str] = []
-    for mode in DEEPEN_MODES:
+    for mode in modes:
         try:
             extra.extend(asdict(hit) for hit in index.search(task, mode=mode, k=DEEPEN_K))
         except (StoreError, OSError, RuntimeError, ValueError) as exc:
@@ -162,7 +169,9 @@ def assemble_pack(
     root = context.project_path
     task_type = str(state.task_profile.get("task_type") or DEFAULT_TASK_TYPE)
     plan = plan_budget(context.context_window, task_type, feedback, override=context.budget)
-    extra, notes = deepen(index, state.task, state.code_hits)
+    # A branch that hung on the index backend would hang here too: keep to the local BM25.
+    modes = DEEPEN_MODES if "search_semantic" not in degraded_branches(state.notes) else LOCAL_MODES
+    extra, notes = deepen(index, state.task, state.code_hits, modes=modes)
     hits = [*state.code_hits, *extra]
     known = sorted({str(h.get("path")) for h in [*hits, *state.related_symbols]})
     named = [str(f) for f in state.task_profile.get("files", []) or []]

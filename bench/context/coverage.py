@@ -32,7 +32,8 @@ from pipeline import compose, make_deps, run_pack  # noqa: E402
 from graph.budget import count_text  # noqa: E402
 from graph.context import Context  # noqa: E402
 from graph.tools_index import open_project_index  # noqa: E402
-from stores.code_graph import update_graph  # noqa: E402
+from stores.code_graph import GRAPH_FILE, update_graph  # noqa: E402
+from stores.errors import IndexCorruptError  # noqa: E402
 
 NAIVE_FILES = 10
 """Files in the naive pack; each gets an equal share of the budget."""
@@ -76,7 +77,11 @@ def main() -> int:
         if case["sdist_root"] not in indexes:
             index = open_project_index(base, create=True)
             stats = index.update()
-            update_graph(tree)
+            try:
+                update_graph(tree)
+            except IndexCorruptError:  # saved by an older format: rebuild
+                (tree / GRAPH_FILE).unlink()
+                update_graph(tree)
             print(f"indexed {case['sdist_root']}: {stats.files} files", file=sys.stderr)
             indexes[case["sdist_root"]] = index
             run_pack(graph, base.replace(branch_timeout_ms=60_000), "warm up the index")

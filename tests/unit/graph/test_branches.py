@@ -110,3 +110,11 @@ async def test_parallel_branches_in_a_graph_join_with_notes_and_config_visible()
     assert out["outcome"] == "a.py"
     assert out["notes"] == [timeout_note("search_semantic", 300)]
     assert seen["thread"] == "t1"
+
+
+def test_degraded_branches_are_read_back_from_notes():
+    from graph.branches import degraded_branches, failure_note
+
+    notes = [timeout_note("search_semantic", 500), failure_note("expand_relations", OSError("x"), 3),
+             "search_exact found nothing", "no memory store is configured"]
+    assert degraded_branches(notes) == {"search_semantic", "expand_relations"}

@@ -123,3 +123,33 @@ def test_resolve_task_files(tmp_path):
     found = resolve_task_files(root, ["src/cli.py", "parser.py", "nope.py", "../x.py", ".env"],
                                ["src/parser.py"])
     assert found == ["src/cli.py", "src/parser.py"]
+
+
+class FakeIndex:
+    def __init__(self):
+        self.modes = []
+
+    def is_built(self):
+        return True
+
+    def search(self, query, *, mode, k):
+        from stores.code_index import CodeHit
+
+        self.modes.append(mode)
+        return [CodeHit("src/cli.py", 4, 5, "main", "function", 0.3, mode)]
+
+
+async def test_deepens_thin_evidence_but_skips_vectors_after_a_semantic_timeout(tmp_path,
+                                                                                 engram_home):
+    root = make_project(tmp_path)
+    index = FakeIndex()
+    deps = Deps(count_tokens=words, openers={"code_index": lambda _: index})
+    update = await pack_context(state(), runtime(root, engram_home), deps=deps)
+    assert index.modes == ["bm25", "dense"]
+    code_map = next(s for s in update["context_pack"]["sections"] if s["name"] == "code_map")
+    cli = next(i for i in code_map["items"] if i["path"] == "src/cli.py")
+    assert any(r.startswith("dense #1") for r in cli["reasons"])
+    index.modes.clear()
+    note = "search_semantic timed out after 500 ms; continuing with the other branches"
+    await pack_context(state(notes=[note]), runtime(root, engram_home), deps=deps)
+    assert index.modes == ["bm25"]
