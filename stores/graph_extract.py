@@ -185,6 +185,8 @@ UNKNOWN = "?"
 
 CALL_NODES = {"call": "function", "call_expression": "function"}
 """Call node types whose result may be the receiver of a member access."""
+NEW_NODES = {"new_expression": "constructor", "object_creation_expression": "type"}
+"""Instantiations (JS/TS, Java) whose result may be the receiver of a member access."""
 
 
 def access_chain(
@@ -227,6 +229,13 @@ def access_chain(
         if current.type in CALL_NODES and current is not node:
             called = True
             current = current.child_by_field_name(CALL_NODES[current.type])
+            continue
+        if current.type in NEW_NODES and current is not node:
+            # ``new Foo().bar()``: the receiver is an instance of Foo, like a call of Foo.
+            called = True
+            current = current.child_by_field_name(NEW_NODES[current.type])
+            if current is not None and current.type == "generic_type":
+                current = current.named_children[0] if current.named_children else None
             continue
         parts.append(node_text(current, source) + suffix if current.type in leaves else UNKNOWN)
         break

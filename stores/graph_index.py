@@ -208,6 +208,10 @@ class ProjectIndex:
             declared = dict(entry[1].var_types).get(name)
             if declared is not None:
                 return current, declared
+            # Go: an embedded field is named after its type (``u.PlainWriter.Write()``).
+            for base, _ in entry[1].bases:
+                if self.facts[entry[0]].language == "go" and base.rsplit(".", 1)[-1] == name:
+                    return current, base
         return None
 
 

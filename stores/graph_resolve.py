@@ -9,6 +9,7 @@ a named unresolved reference; no edge is ever guessed.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -133,6 +134,7 @@ class Resolver:
 
     def _type(self, path: str, scope: str, declared: str) -> list[Target]:
         """Resolve a declared type expression to a class (an instance of it)."""
+        declared = _non_optional(declared)
         if not declared:
             return []
         chain = tuple(declared.split("."))
@@ -321,6 +323,22 @@ class Resolver:
                 if need and index.defs[iid][1].kind == "interface" and need <= have:
                     out.append((sid, iid))
         return out
+
+
+OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.+)\]$")
+
+
+def _non_optional(declared: str) -> str:
+    """Reduce ``X | None``, ``None | X`` and ``Optional[X]`` to ``X``; other unions to ""."""
+    declared = declared.strip().strip("'\"")
+    match = OPTIONAL.match(declared)
+    if match:
+        declared = match.group(1)
+    if "|" not in declared:
+        return declared
+    parts = [p.strip() for p in declared.split("|") if p.strip() not in ("None", "null",
+                                                                          "undefined")]
+    return parts[0] if len(parts) == 1 else ""
 
 
 def _method_names(index: ProjectIndex) -> dict[str, frozenset[str]]:

@@ -52,7 +52,7 @@ def main() -> int:
         queries = GraphQueries(graph)
         rng = random.Random(7)
         symbols = sorted(n for n in graph.graph.nodes if "::" in n)
-        picks = rng.sample(symbols, args.queries)
+        picks = rng.sample(symbols, min(args.queries, len(symbols)))
         by_kind: dict[str, list[float]] = {}
         for i, node in enumerate(picks):
             relation = RELATIONS[i % len(RELATIONS)]
@@ -81,8 +81,13 @@ def main() -> int:
             ("rename a method", "django/utils/text.py",
              lambda t: t.replace("def capfirst(", "def capfirst_renamed(", 1)),
         ]
+        largest = max(tree.rglob("*.py"), key=lambda p: p.stat().st_size)
+        edits.append(("append a function to the largest file", largest.relative_to(tree).as_posix(),
+                      lambda t: t + "\n\ndef _bench_largest():\n    return 1\n"))
         for label, rel, edit in edits:
             target = tree / rel
+            if not target.exists():
+                continue
             before = target.read_text()
             after = edit(before)
             assert after != before, label

@@ -54,7 +54,9 @@ def test_lookup_suggests_close_names(queries):
 
 def test_callers_and_callees(queries):
     callers = queries.related("shop/util.py::fmt_line", "callers", depth=2)
-    assert ids(callers) == {"shop/util.py::log", "shop/service.py::OrderService.place"}
+    assert ids(callers) == {"shop/util.py::log", "shop/service.py::OrderService.place",
+                            "shop/payments/gateway.py::Gateway.pay",
+                            "shop/payments/refunds.py::Refund.apply"}
     assert {r.depth for r in callers} == {1, 2}
     callees = queries.related("shop/service.py::OrderService.place", "callees")
     assert "shop/repo.py::Repository.save" in ids(callees)
@@ -86,10 +88,13 @@ def test_dependencies_dependents_and_impact(queries):
     deps = queries.related("shop/service.py", "dependencies")
     assert {"shop/repo.py", "shop/models.py", "shop/util.py"} <= ids(deps)
     dependents = queries.related("shop/util.py", "dependents")
-    assert ids(dependents) == {"shop/service.py"}
+    assert ids(dependents) == {"shop/service.py", "shop/payments/gateway.py",
+                               "shop/payments/refunds.py"}
     impact = queries.related("shop/util.py::fmt_line", "impact", depth=3)
-    assert {(r.symbol.id, r.depth) for r in impact if r.symbol} == {
-        ("shop/util.py::log", 1), ("shop/service.py::OrderService.place", 2)}
+    found = {(r.symbol.id, r.depth) for r in impact if r.symbol}
+    assert {("shop/util.py::log", 1), ("shop/service.py::OrderService.place", 2),
+            ("shop/payments/gateway.py::Gateway.pay", 2)} <= found
+    assert ("shop/payments/gateway.py::charge", 3) in found
     file_impact = ids(queries.related("shop/models.py", "impact", depth=1))
     assert {"shop/cli.py", "shop/cli.py::main", "shop/service.py::OrderService.place"} <= file_impact
     assert not any(i.startswith("shop/models.py") for i in file_impact)
