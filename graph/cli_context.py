@@ -54,16 +54,18 @@ def preload(deps: Deps, context: Context) -> list[str]:
     the graph inside the per-branch timeout, and (on a large tree) always time out. Failures
     are left for the branches to report; the returned notes say what could not be loaded.
     """
-    notes: list[str] = []
-    for name in PRELOADED:
-        try:
-            resource = deps.resource(name, context)
-            if name == "code_index" and resource is not None and resource.is_built():
-                for mode in PRELOAD_MODES:
-                    resource.search(PRELOAD_QUERY, mode=mode, k=1)
-        except (StoreError, OSError) as exc:
-            notes.append(f"{name}: {exc}")
-    return notes
+    return [note for name in PRELOADED if (note := _load(deps, context, name))]
+
+
+def _load(deps: Deps, context: Context, name: str) -> str:
+    try:
+        resource = deps.resource(name, context)
+        if name == "code_index" and resource is not None and resource.is_built():
+            for mode in PRELOAD_MODES:
+                resource.search(PRELOAD_QUERY, mode=mode, k=1)
+    except (StoreError, OSError) as exc:
+        return f"{name}: {exc}"
+    return ""
 
 
 def run_context(graph: Any, context: Context, task: str) -> dict[str, Any]:
