@@ -1,41 +1,117 @@
-"""Wire engram's nodes into a LangGraph ``StateGraph``; the only module that imports nodes."""
+"""Wire engram's nodes into a LangGraph ``StateGraph``; the only module that imports nodes.
+
+::
+
+    START → load_rules → retrieve_memory ─(high risk)→ confirm_task ─(rejected)→ END
+                                 └──────────────┬───────────┘
+                            search_exact ∥ search_semantic   (per-branch timeout)
+                                        → expand_relations → pack_context ─(context mode)→ END
+    pack_context → check_budget ─(summarize)→ compact_history → call_model
+    check_budget → call_model ─(tool calls)→ run_tools → check_budget
+    call_model ─(final answer)→ learn_from_task → record_feedback → END
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
+from graph.branches import wire_retrieval
 from graph.context import Context
 from graph.deps import Deps
-from graph.routes import route_after_call_model
+from graph.routes import (
+    route_after_call_model,
+    route_after_check_budget,
+    route_after_confirm_task,
+    route_after_pack_context,
+    route_after_retrieve_memory,
+)
 from graph.state import InputState, State
 from nodes.call_model import call_model
+from nodes.check_budget import check_budget
+from nodes.compact_history import compact_history
+from nodes.confirm_task import confirm_task
+from nodes.expand_relations import expand_relations
+from nodes.learn_from_task import learn_from_task
 from nodes.load_rules import load_rules
+from nodes.pack_context import pack_context
+from nodes.record_feedback import record_feedback
+from nodes.retrieve_memory import retrieve_memory
 from nodes.run_tools import run_tools
+from nodes.search_exact import search_exact
+from nodes.search_semantic import search_semantic
 
 __all__ = ["build_graph", "builder"]
 
+Node = Callable[..., Any]
 
-def _add(graph: StateGraph[Any, Any, Any, Any], node: Callable[..., Any], deps: Deps) -> None:
+
+def off_loop(node: Node) -> Node:
+    """Run a node in a worker thread with its own event loop.
+
+    Stores (SQLite, Chroma), tree-sitter and file I/O block; the LangGraph server refuses
+    blocking calls on its event loop, and a blocked loop stalls parallel branches. The worker
+    runs in a copy of the caller's context variables, so LangGraph's config, interrupts and
+    stream writer keep working.
+    """
+
+    async def run(state: State, runtime: Runtime[Context], **bound: Any) -> Any:
+        return await asyncio.to_thread(lambda: asyncio.run(node(state, runtime, **bound)))
+
+    run.__name__ = run.__qualname__ = node.__name__
+    run.__doc__ = node.__doc__
+    return run
+
+
+def _add(graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps, *, thread: bool = True)\
+        -> None:
     """Add a node under its function name with the live handles bound."""
-    graph.add_node(node.__name__, partial(node, deps=deps))
+    body = off_loop(node) if thread else node
+    graph.add_node(node.__name__, partial(body, deps=deps))
 
 
 def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     """Return the uncompiled engram graph with every node bound to ``deps``."""
     graph = StateGraph(State, context_schema=Context, input_schema=InputState)
-    for node in (load_rules, call_model, run_tools):
+    for node in (load_rules, retrieve_memory, confirm_task, check_budget, compact_history,
+                 run_tools, learn_from_task, record_feedback):
         _add(graph, node, deps)
+    # The model call streams tokens through LangGraph callbacks: it stays on the main loop
+    # (its I/O is async; its ledger write is already off-loop).
+    _add(graph, call_model, deps, thread=False)
+    graph.add_node("retrieve", _retrieve_gate)
+    wire_retrieval(
+        graph, deps, sources=["retrieve"], search_exact=search_exact,
+        search_semantic=search_semantic, expand_relations=expand_relations,
+        pack_context=off_loop(pack_context),
+    )
     graph.add_edge(START, "load_rules")
-    graph.add_edge("load_rules", "call_model")
-    graph.add_conditional_edges("call_model", route_after_call_model, ["run_tools", END])
-    graph.add_edge("run_tools", "call_model")
+    graph.add_edge("load_rules", "retrieve_memory")
+    graph.add_conditional_edges("retrieve_memory", route_after_retrieve_memory,
+                                ["confirm_task", "retrieve"])
+    graph.add_conditional_edges("confirm_task", route_after_confirm_task, ["retrieve", END])
+    graph.add_conditional_edges("pack_context", route_after_pack_context, ["check_budget", END])
+    graph.add_conditional_edges("check_budget", route_after_check_budget,
+                                ["compact_history", "call_model"])
+    graph.add_edge("compact_history", "call_model")
+    graph.add_conditional_edges("call_model", route_after_call_model,
+                                ["run_tools", "learn_from_task"])
+    graph.add_edge("run_tools", "check_budget")
+    graph.add_edge("learn_from_task", "record_feedback")
+    graph.add_edge("record_feedback", END)
     return graph
+
+
+async def _retrieve_gate(state: State) -> dict[str, Any]:
+    """Join point before the parallel retrieval branches (no state change)."""
+    return {}
 
 
 def build_graph(

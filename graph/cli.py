@@ -11,6 +11,11 @@ import typer
 from langchain_core.messages import HumanMessage
 
 from graph.cli_common import err_console, fail, handle_errors, load_context, out_console, print_json
+from graph.cli_context import register as register_context
+from graph.cli_experience import register as register_experience
+from graph.cli_graph import register as register_graph
+from graph.cli_index import register as register_index
+from graph.cli_memory import register as register_memory
 from graph.cli_sessions import register as register_sessions
 from graph.context import Context
 from graph.errors import ModelNotConfiguredError
@@ -125,8 +130,6 @@ def main() -> None:
     app()
 
 
-register_sessions(app)
-
 
 @app.command()
 @handle_errors
@@ -139,3 +142,10 @@ def mcp(path: Path | None = PathOption) -> None:
     context = load_context(path)
     with open_store(context) as store:
         serve_stdio(context, make_default_deps(store=store))
+
+
+register_index(app)
+register_graph(app)
+register_context(app)
+register_experience(app, register_memory(app))
+register_sessions(app)

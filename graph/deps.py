@@ -65,5 +65,16 @@ class Deps:
 
 
 def make_default_deps(store: BaseStore | None = None) -> Deps:
-    """Return the handles of a normal run: the configured chat model and the given store."""
-    return Deps(model_factory=make_model, store=store)
+    """Return the handles of a normal run: the chat model, the store, the project indexes."""
+    # Imported here: these modules import ``Deps`` themselves.
+    from graph.tools_index import open_project_index
+    from stores.code_graph import open_code_graph
+    from stores.facts import FactStore
+
+    openers: dict[str, Callable[[Context], Any]] = {
+        "code_index": open_project_index,
+        "code_graph": lambda context: open_code_graph(context.project_path),
+    }
+    if store is not None:
+        openers["fact_memory"] = lambda _context: FactStore(store)
+    return Deps(model_factory=make_model, store=store, openers=openers)

@@ -1,21 +1,60 @@
-"""Routers: pure functions of state that pick the next node."""
+"""Routers: pure functions of state (and run settings) that pick the next node."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
 
+from graph.context import Context
 from graph.state import State
 
-__all__ = ["route_after_call_model"]
+__all__ = [
+    "RETRIEVAL_START",
+    "route_after_call_model",
+    "route_after_check_budget",
+    "route_after_confirm_task",
+    "route_after_pack_context",
+    "route_after_retrieve_memory",
+]
+
+RETRIEVAL_START = ("search_exact", "search_semantic")
+"""The parallel retrieval branches that follow Phase 0."""
 
 
-def route_after_call_model(state: State) -> Literal["run_tools", "__end__"]:
-    """Run tools while the model asks for them; otherwise the turn is over."""
+def route_after_retrieve_memory(state: State) -> Literal["confirm_task", "retrieve"]:
+    """High-risk tasks wait for a human decision (unless auto-approved) before retrieval."""
+    if state.task_profile.get("risk") == "high" and not state.approval.get("approved"):
+        return "confirm_task"
+    return "retrieve"
+
+
+def route_after_confirm_task(state: State) -> Literal["retrieve", "__end__"]:
+    """Continue after an approval; a rejection ends the turn (the node already replied)."""
+    return "retrieve" if state.approval.get("approved") else "__end__"
+
+
+def route_after_pack_context(
+    state: State, runtime: Runtime[Context]
+) -> Literal["check_budget", "__end__"]:
+    """In context mode, or with no model configured, the pack is the result."""
+    context = runtime.context
+    if context.mode == "context" or not context.model:
+        return "__end__"
+    return "check_budget"
+
+
+def route_after_check_budget(state: State) -> Literal["compact_history", "call_model"]:
+    """Summarize (tier 3) only when the budget check decided so; otherwise call the model."""
+    return "compact_history" if state.budget.get("decision") == "summarize" else "call_model"
+
+
+def route_after_call_model(state: State) -> Literal["run_tools", "learn_from_task"]:
+    """Run tools while the model asks for them; a final answer goes to learning."""
     if not state.messages:
         raise ValueError("call_model produced no message")
     last = state.messages[-1]
     if isinstance(last, AIMessage) and last.tool_calls:
         return "run_tools"
-    return "__end__"
+    return "learn_from_task"

@@ -7,10 +7,20 @@ from langchain_core.tools import BaseTool
 from graph.context import Context
 from graph.deps import Deps
 from graph.tools import build_core_tools
+from graph.tools_graph import build_code_graph_tool
+from graph.tools_index import build_search_code_tool
+from graph.tools_memory import build_save_memory_tool
 
 __all__ = ["build_tools"]
 
 
 def build_tools(context: Context, deps: Deps) -> list[BaseTool]:
-    """Return the read-only project tools plus the retrieval and memory tools."""
-    return build_core_tools(context)
+    """Return the read-only project tools, semantic search, the code graph and memory saving.
+
+    ``save_memory`` is offered only when a memory store is available.
+    """
+    tools = build_core_tools(context)
+    tools += [build_search_code_tool(context, deps), build_code_graph_tool(context, deps)]
+    if deps.store is not None:
+        tools.append(build_save_memory_tool(context, deps))
+    return tools
