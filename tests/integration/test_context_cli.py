@@ -19,6 +19,7 @@ import pytest
 import typer
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
+from langgraph.store.memory import InMemoryStore
 from typer.testing import CliRunner
 
 import graph.cli_context as cli_context
@@ -27,14 +28,12 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.deps import Deps
 from graph.llm import make_model
-from graph.routes import route_after_call_model
 from graph.state import InputState, State
 from graph.tools_index import open_project_index
 from nodes.call_model import call_model
 from nodes.load_rules import load_rules
 from nodes.pack_context import pack_context
 from nodes.retrieve_memory import retrieve_memory
-from nodes.run_tools import run_tools
 from nodes.search_exact import search_exact
 from nodes.search_semantic import search_semantic
 from stores.code_graph import GRAPH_FILE, update_graph
@@ -105,12 +104,10 @@ def compose(deps: Deps, *, store: Any = None, semantic: Any = search_semantic,
     wire_retrieval(graph, deps, sources=["retrieve_memory"], search_exact=search_exact,
                    search_semantic=semantic, expand_relations=_expand_relations(),
                    pack_context=pack_context)
-    if agent:
+    if agent:  # the model loop as it was before the builder had learning nodes
         graph.add_node("call_model", bind(call_model))
-        graph.add_node("run_tools", bind(run_tools))
         graph.add_edge("pack_context", "call_model")
-        graph.add_conditional_edges("call_model", route_after_call_model, ["run_tools", END])
-        graph.add_edge("run_tools", "call_model")
+        graph.add_edge("call_model", END)
     else:
         graph.add_edge("pack_context", END)
     return graph.compile(store=store)
@@ -229,12 +226,15 @@ def test_semantic_branch_timeout_keeps_the_pack_within_timeout_plus_slack(repo, 
 def test_agent_mode_appends_the_pack_to_the_user_turn(repo, engram_home, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     index(repo, engram_home)
+    store = InMemoryStore()
     with OpenAIStub([{"content": "parse_header needs a colon check."}]) as stub:
         context = Context(project=str(repo), engram_home=str(engram_home), mode="agent",
                           model="stub-model", base_url=stub.base_url,
                           embedding_provider="hash")
-        deps = cli_context.ensure_openers(Deps(model_factory=make_model))
-        graph = compose(deps, agent=True)
+        deps = cli_context.ensure_openers(Deps(model_factory=make_model, store=store))
+        probe = build_graph(deps, store=store)
+        graph = probe if "pack_context" in probe.nodes else compose(deps, store=store,
+                                                                     agent=True)
         state = asyncio.run(graph.ainvoke({"messages": [HumanMessage(TASK)]},
                                           context=context))
         (request,) = stub.requests
@@ -243,3 +243,4 @@ def test_agent_mode_appends_the_pack_to_the_user_turn(repo, engram_home, monkeyp
     assert "def parse_header" in user["content"] and '<section name="slices">' in user["content"]
     assert "Never print" in system and "Never print" not in user["content"]
     assert state["messages"][-1].content == "parse_header needs a colon check."
+    assert state["context_pack"]["plan"]["source"] == "formula"
