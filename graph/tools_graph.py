@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 from graph.context import Context
 from graph.deps import Deps
 from stores.errors import IndexNotBuiltError, StoreError
-from stores.graph_query import RELATIONS, Answer, GraphQueries, SymbolInfo, answer
+from stores.graph_answer import Answer, answer
+from stores.graph_query import RELATIONS, GraphQueries, SymbolInfo
 from stores.slicing import Slice
 
 __all__ = [

@@ -13,7 +13,7 @@ import os
 import pickle
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,31 +201,51 @@ def open_code_graph(project: Path) -> CodeGraph:
     return graph
 
 
-def update_graph(project: Path, *, store: GraphStore | None = None) -> GraphStats:
+def update_graph(
+    project: Path,
+    *,
+    store: GraphStore | None = None,
+    files: Sequence[ProjectFile] | None = None,
+) -> GraphStats:
     """Bring ``project``'s saved graph up to date with its files; build it if missing.
 
     Only files whose content changed are parsed again; only files whose names could now
     resolve differently are resolved again.
+
+    Args:
+        project: Project root.
+        store: Where the graph is kept; the project's ``code_graph.pkl`` by default.
+        files: The project walk if the caller already has it (``walk_project(project).files``),
+            so that ``engram index`` walks the tree once for both indexes.
     """
     store = store if store is not None else graph_store_for(project)
     graph = store.load() or CodeGraph()
     before = dict(graph.stats)
-    stats = build_graph(project, graph)
+    stats = build_graph(project, graph, files=files)
     if graph.stats != before or stats.removed or stats.parsed:
         store.save(graph)
     return stats
 
 
-def build_graph(project: Path, graph: CodeGraph | None = None) -> GraphStats:
-    """Update ``graph`` in place from the files under ``project`` (a fresh graph if None)."""
+def build_graph(
+    project: Path, graph: CodeGraph | None = None, *, files: Sequence[ProjectFile] | None = None
+) -> GraphStats:
+    """Update ``graph`` in place from the files under ``project`` (a fresh graph if None).
+
+    ``files`` is the project walk when the caller has it already; by default the project is
+    walked here.
+    """
     with _gc_paused():
-        return _build(project, graph)
+        return _build(project, graph, files)
 
 
-def _build(project: Path, graph: CodeGraph | None) -> GraphStats:
+def _build(
+    project: Path, graph: CodeGraph | None, walked: Sequence[ProjectFile] | None
+) -> GraphStats:
     started = time.perf_counter()
     graph = graph if graph is not None else CodeGraph()
-    files = [f for f in walk_project(project).files if language_of(f.path)]
+    walked = walked if walked is not None else walk_project(project).files
+    files = [f for f in walked if language_of(f.path)]
     current = {f.path: f for f in files}
     removed = [p for p in graph.facts if p not in current]
     changed = [f for f in files if _changed(graph, f)]

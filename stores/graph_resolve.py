@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from stores.graph_extract import CLASS_KINDS, UNKNOWN, Definition, Import
+from stores.graph_go import go_implementations, go_method_sets
 from stores.graph_index import JS_LANGUAGES, ProjectIndex, Target, node_id
 
 __all__ = ["FileEdges", "Resolver"]
@@ -21,6 +22,9 @@ __all__ = ["FileEdges", "Resolver"]
 Edge = tuple[str, str, str]
 SELF_NAMES = frozenset({"self", "this"})
 SUPER_NAMES = frozenset({"super", "super()"})
+MAX_NESTING = 24
+"""Nested resolutions (types of types, return types) before giving up; stops cycles such as
+a return type named like a local whose value is a call of the same function."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,7 @@ class Resolver:
         self.index = index
         self._bindings: dict[str, dict[str, list[Import]]] = {}
         self._unresolved_bases: dict[str, list[tuple[str, str]]] = {}
+        self._nesting = 0
         self._resolve_bases()
 
     # -- public ------------------------------------------------------------------------
@@ -58,7 +63,8 @@ class Resolver:
                 edges.add((nid, base, relation))
             for name, relation in self._unresolved_bases.get(nid, []):
                 unresolved.add((nid, name, relation))
-        edges |= {(s, i, "implements") for s, i in self._go_implements(path)}
+        edges |= {(s, i, "implements") for s, i in go_implementations(index, self._go_methods,
+                                                                     path)}
         for imp in facts.imports:
             target = index.import_target(path, imp)
             files = self._import_files(path, imp, target) if target else []
@@ -82,6 +88,15 @@ class Resolver:
 
     def resolve(self, path: str, scope: str, chain: tuple[str, ...], arity: int = -1) -> list[str]:
         """Return the node ids a reference chain may denote (one when unambiguous)."""
+        if self._nesting >= MAX_NESTING:
+            return []
+        self._nesting += 1
+        try:
+            return self._resolve(path, scope, chain, arity)
+        finally:
+            self._nesting -= 1
+
+    def _resolve(self, path: str, scope: str, chain: tuple[str, ...], arity: int) -> list[str]:
         called = chain[0].endswith("()") and chain[0] not in SUPER_NAMES
         targets = self._head(path, scope, chain[0].removesuffix("()") if called else chain[0])
         if called:
@@ -306,23 +321,7 @@ class Resolver:
                     index.bases.setdefault(nid, []).append((found[0][1], relation))
                 else:
                     self._unresolved_bases.setdefault(nid, []).append((expr, relation))
-        self._go_methods = _method_names(index)
-
-    def _go_implements(self, path: str) -> list[tuple[str, str]]:
-        """Go: a struct implements a project interface whose method names it all has."""
-        index = self.index
-        if index.facts[path].language != "go":
-            return []
-        out: list[tuple[str, str]] = []
-        for d in index.facts[path].definitions:
-            if d.kind != "struct":
-                continue
-            sid = node_id(path, d.qualname)
-            have = self._go_methods.get(sid, frozenset())
-            for iid, need in self._go_methods.items():
-                if need and index.defs[iid][1].kind == "interface" and need <= have:
-                    out.append((sid, iid))
-        return out
+        self._go_methods = go_method_sets(index)
 
 
 OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.+)\]$")
@@ -339,15 +338,3 @@ def _non_optional(declared: str) -> str:
     parts = [p.strip() for p in declared.split("|") if p.strip() not in ("None", "null",
                                                                           "undefined")]
     return parts[0] if len(parts) == 1 else ""
-
-
-def _method_names(index: ProjectIndex) -> dict[str, frozenset[str]]:
-    """Return the method names of every Go struct and interface, counting embedded types."""
-    out: dict[str, frozenset[str]] = {}
-    for nid, (_, d) in index.defs.items():
-        if d.kind in ("struct", "interface") and index.facts[index.defs[nid][0]].language == "go":
-            names: set[str] = set()
-            for cls in index.lineage(nid):
-                names |= set(index.members.get(cls, {}))
-            out[nid] = frozenset(names)
-    return out

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from stores.code_graph import GRAPH_FILE, open_code_graph, update_graph  # noqa: E402
-from stores.graph_query import GraphQueries, answer  # noqa: E402
+from stores.graph_answer import answer  # noqa: E402
+from stores.graph_query import GraphQueries  # noqa: E402
 
 RELATIONS = ("callers", "callees", "subclasses", "implementations", "dependencies",
              "dependents", "impact")

@@ -124,3 +124,16 @@ def test_go_implicit_interface_and_ts_interfaces(tmp_path):
     assert ("shapes/shape.go::Sq", "shapes/shape.go::Shape") in implements
     assert not any(src == "shapes/shape.go::Other" for src, _ in implements)
     assert ("web/impl.ts::Hello", "web/types.ts::Greeter") in implements
+
+
+def test_cyclic_type_information_does_not_recurse_forever(tmp_path):
+    g = project(tmp_path, {
+        "cyc.py": (
+            "def build() -> Node:\n    Node = build()\n    return Node\n\n"
+            "class A(B):\n    pass\n\nclass B(A):\n    def run(self):\n        self.run()\n"
+            "        build().go()\n"
+        ),
+    })
+    calls = edges_of(g, "calls")
+    assert ("cyc.py::B.run", "cyc.py::B.run") in calls
+    assert ("cyc.py::B.run", "cyc.py::build") in calls

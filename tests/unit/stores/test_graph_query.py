@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from stores.code_graph import CodeGraph, build_graph
-from stores.graph_query import GraphQueries, answer
+from stores.graph_answer import answer
+from stores.graph_query import GraphQueries
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "graph"
 
