@@ -7,7 +7,7 @@ to a prefix of the previous request, within a turn and across turns (pairs with 
 or clearing in between excluded), compared with the same requests rewritten so that the
 per-turn memory block sits in the system prompt instead of the user turn.
 
-Run: PYTHONPATH=. .venv/bin/python bench/compaction/bench_session.py [TURNS] [WINDOW]
+Run: PYTHONPATH=. .venv/bin/python bench/compaction/bench_session.py [TURNS] [WINDOW] [full|local]
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from bench.compaction.session import (
     common_prefix,
     compile_graph,
     context_for,
-    deps_for,
     is_summary_request,
     make_project,
     memory_text,
@@ -42,6 +41,8 @@ from bench.compaction.session import (
 from graph.prompts import render_turn_context
 from tests.support.openai_stub import _canonical
 
+CONTEXT_SEP = "\n\n"
+
 
 def turn_of(body: dict[str, Any]) -> int:
     users = [m for m in body["messages"] if m["role"] == "user" and TURN.search(str(m["content"]))]
@@ -49,15 +50,24 @@ def turn_of(body: dict[str, Any]) -> int:
 
 
 def memory_in_system(body: dict[str, Any]) -> dict[str, Any]:
-    """The same request as if the turn's memory were injected into the system prompt."""
+    """The same request as if the turn's dynamic context sat in the system prompt instead.
+
+    Every "[engram context]" block (memory, code context) is removed from the user messages and
+    the current turn's block is appended to the system prompt; with the local wiring, whose
+    memory is synthetic, the turn's memory text is used.
+    """
     out = copy.deepcopy(body)
     turn = turn_of(body)
+    current = render_turn_context(memory_text(turn))
     for message in out["messages"]:
         if message["role"] == "user" and isinstance(message["content"], str):
-            head, sep, _ = message["content"].partition("\n\n[engram context]")
-            message["content"] = head if sep else message["content"]
+            head, sep, block = message["content"].partition(CONTEXT_SEP)
+            if sep:
+                message["content"] = head
+                if TURN.search(head) and int(TURN.search(head).group(1)) == turn:
+                    current = block if block.startswith("[engram context]") else current
     system = out["messages"][0]
-    system["content"] = f"{system['content']}\n\n{render_turn_context(memory_text(turn))}"
+    system["content"] = f"{system['content']}{CONTEXT_SEP}{current}"
     return out
 
 
@@ -88,7 +98,7 @@ async def run(turns: int, window: int) -> dict[str, Any]:
         root = Path(tmp)
         make_project(root, needles)
         context = context_for(root, stub.base_url, window)
-        graph, wiring = compile_graph(deps_for())
+        graph, wiring = compile_graph(prefer_full=WIRING != "local")
         config = {"configurable": {"thread_id": "bench"}}
         events: list[tuple[int, dict[str, Any]]] = []  # (main requests so far, event)
         main_before: list[int] = []
@@ -151,9 +161,14 @@ async def run(turns: int, window: int) -> dict[str, Any]:
     }
 
 
+WIRING = "full"
+
+
 def main() -> None:
+    global WIRING
     turns = int(sys.argv[1]) if len(sys.argv) > 1 else 150
     window = int(sys.argv[2]) if len(sys.argv) > 2 else 32_000
+    WIRING = sys.argv[3] if len(sys.argv) > 3 else "full"
     print(json.dumps(asyncio.run(run(turns, window)), indent=2, ensure_ascii=False))
 
 

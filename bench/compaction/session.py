@@ -215,14 +215,20 @@ def local_builder(deps: Deps) -> StateGraph:
     return graph
 
 
-def compile_graph(deps: Deps, prefer_full: bool = True) -> tuple[Any, str]:
+def compile_graph(prefer_full: bool = True) -> tuple[Any, str]:
+    """Compile engram's own graph when it wires ``check_budget``, else the local wiring."""
     if prefer_full:
-        from graph.builder import build_graph
+        from langgraph.store.memory import InMemoryStore
 
-        full = build_graph(deps, checkpointer=InMemorySaver())
+        from graph.builder import build_graph
+        from graph.deps import make_default_deps
+
+        store = InMemoryStore()
+        full = build_graph(make_default_deps(store), checkpointer=InMemorySaver(), store=store)
         if "check_budget" in full.get_graph().nodes:
             return full, "engram build_graph"
-    return local_builder(deps).compile(checkpointer=InMemorySaver()), "local wiring (DESIGN §2)"
+    local = local_builder(Deps(model_factory=make_model))
+    return local.compile(checkpointer=InMemorySaver()), "local wiring (DESIGN §2)"
 
 
 def body_text(body: dict[str, Any]) -> str:
@@ -233,7 +239,3 @@ def context_for(root: Path, base_url: str, window: int) -> Context:
     return Context(project=str(root), model="stub-model", base_url=base_url,
                    context_window=window, max_steps=10, auto_approve=True,
                    engram_home=str(root / ".home"))
-
-
-def deps_for() -> Deps:
-    return Deps(model_factory=make_model)
