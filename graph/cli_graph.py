@@ -11,6 +11,7 @@ from rich.tree import Tree
 from graph.cli_common import err_console, fail, handle_errors, load_context, out_console, print_json
 from graph.tools_graph import answer_to_dict, slice_to_dict
 from stores.code_graph import CodeGraph, graph_store_for, update_graph
+from stores.errors import IndexCorruptError
 from stores.graph_answer import Answer, answer, describe_match
 from stores.graph_query import RELATIONS, GraphQueries, SymbolInfo
 from stores.slicing import Slice, slice_symbol
@@ -26,10 +27,13 @@ EXIT_NOT_FOUND = 1
 def _load_graph(project: Path, quiet: bool) -> CodeGraph:
     """Load the project's graph, building or refreshing it when missing (changed files only)."""
     store = graph_store_for(project)
-    graph = store.load()
+    try:
+        graph = store.load()
+    except IndexCorruptError:
+        graph = None  # unreadable or from another version: rebuilt below
     if graph is None:
         if not quiet:
-            err_console.print("[dim]no code graph yet: building it (run `engram index` to keep "
+            err_console.print("[dim]no readable code graph: building it (`engram index` keeps "
                               "it current)…[/]")
         update_graph(project, store=store)
         graph = store.load()

@@ -43,7 +43,8 @@ __all__ = [
 ]
 
 GRAPH_FILE = Path(".engram") / "index" / "code_graph.pkl"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Version of the saved layout; a graph saved by another version is rebuilt, not read."""
 
 
 @dataclass
@@ -210,7 +211,8 @@ def update_graph(
     """Bring ``project``'s saved graph up to date with its files; build it if missing.
 
     Only files whose content changed are parsed again; only files whose names could now
-    resolve differently are resolved again.
+    resolve differently are resolved again. A saved graph that cannot be read (corrupt, or
+    written by another version of engram) is rebuilt from scratch.
 
     Args:
         project: Project root.
@@ -219,7 +221,10 @@ def update_graph(
             so that ``engram index`` walks the tree once for both indexes.
     """
     store = store if store is not None else graph_store_for(project)
-    graph = store.load() or CodeGraph()
+    try:
+        graph = store.load() or CodeGraph()
+    except IndexCorruptError:
+        graph = CodeGraph()
     before = dict(graph.stats)
     stats = build_graph(project, graph, files=files)
     if graph.stats != before or stats.removed or stats.parsed:

@@ -132,3 +132,14 @@ def test_deleted_file_leaves_no_nodes_or_edges(tmp_path):
     fresh = CodeGraph()
     build_graph(tmp_path, fresh)
     assert snapshot(graph) == snapshot(fresh)
+
+
+def test_update_rebuilds_an_unreadable_or_old_graph(tmp_path):
+    write(tmp_path, FILES)
+    (tmp_path / GRAPH_FILE).parent.mkdir(parents=True)
+    (tmp_path / GRAPH_FILE).write_bytes(b"\x80\x05garbage")
+    stats = update_graph(tmp_path)
+    assert stats.parsed == 2
+    fresh = CodeGraph()
+    build_graph(tmp_path, fresh)
+    assert snapshot(open_code_graph(tmp_path)) == snapshot(fresh)
