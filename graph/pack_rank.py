@@ -8,7 +8,6 @@ round-robin (each file's best span first) so a tight budget covers many files.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -17,19 +16,17 @@ from stores.ranking import RRF_K, aggregate_files, rrf
 
 __all__ = [
     "FUSION_WEIGHTS",
-    "HISTORY_EXCHANGES",
     "MAP_FILES",
     "MAX_SLICE_TOKENS",
+    "PROSE_WEIGHT",
     "SLICE_FILES",
     "SLICES_PER_FILE",
     "Evidence",
     "RankedFile",
     "code_map_items",
     "evidence_of",
-    "history_items",
     "rank_files",
     "slice_items",
-    "text_items",
 ]
 
 Counter = Callable[[str], int]
@@ -38,6 +35,10 @@ LinesOf = Callable[[str], Sequence[str] | None]
 FUSION_WEIGHTS: Mapping[str, float] = {"graph": 0.5}
 """Weight per evidence source in the final file fusion; unnamed sources weigh 1. Graph
 neighbours are structural guesses, so they count half."""
+PROSE_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc", ".textile", ".rdoc"})
+"""Documentation files: useful context, but the pack is for code first."""
+PROSE_WEIGHT = 0.5
+"""Multiplier of a documentation file's fused score, so code outranks prose it ties with."""
 MAP_FILES = 40
 """Most files listed in the code map."""
 SLICE_FILES = 30
@@ -48,11 +49,6 @@ MAX_SLICE_TOKENS = 320
 """Longest slice; longer spans keep their head (signature, docstring, first lines)."""
 FILE_HEAD_LINES = 60
 """Lines shown for a file known only as a whole (no span): its head."""
-HISTORY_EXCHANGES = 2
-"""Earlier exchanges offered to the history section (seed: the two most relevant)."""
-MIN_WORD_CHARS = 3
-"""Shorter words are ignored when matching history to the task."""
-_WORD = re.compile(r"[\w]+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -130,7 +126,7 @@ def rank_files(
 
     Each source ranks its evidence by score; a file's place in a source comes from its best
     spans (``aggregate_files`` over reciprocal ranks). The sources' file lists are fused by
-    weighted RRF. Ties are broken by path.
+    weighted RRF; documentation files then weigh PROSE_WEIGHT. Ties are broken by path.
     """
     by_source: dict[str, list[Evidence]] = {}
     for item in evidence:
@@ -149,7 +145,11 @@ def rank_files(
             rank_in[(source, path)] = rank
         for e in ordered:
             best.setdefault((source, e.path), e)
-    fused = sorted(rrf(lists, weights), key=lambda pair: (-pair[1], pair[0]))
+    fused = sorted(
+        ((path, score * (PROSE_WEIGHT if _is_prose(path) else 1.0))
+         for path, score in rrf(lists, weights)),
+        key=lambda pair: (-pair[1], pair[0]),
+    )
     span_rank = _span_order(by_source)
     ranked = []
     for path, score in fused:
@@ -160,6 +160,11 @@ def rank_files(
         )
         ranked.append(RankedFile(path, score, reasons, span_rank.get(path, ())))
     return ranked
+
+
+def _is_prose(path: str) -> bool:
+    dot = path.rfind(".")
+    return dot > path.rfind("/") and path[dot:].lower() in PROSE_SUFFIXES
 
 
 def _reason(source: str, rank: int, best: Evidence) -> str:
@@ -281,52 +286,3 @@ def _slice(
         reasons=ranked.reasons,
     )
 
-
-def text_items(section: str, text: str, *, label_prefix: str = "## ") -> list[PackItem]:
-    """Split running text (rules, memory) into paragraph items, in order.
-
-    A paragraph starting with ``label_prefix`` names the source of what follows (the rules
-    loader heads each file that way); items carry it as their ``path``.
-    """
-    items = []
-    label = ""
-    for paragraph in (p.strip() for p in text.split("\n\n")):
-        if not paragraph:
-            continue
-        if paragraph.startswith(label_prefix):
-            label = paragraph[len(label_prefix) :].split("\n", 1)[0].strip()
-        items.append(PackItem(section=section, text=paragraph, path=label))
-    return items
-
-
-def history_items(
-    exchanges: Sequence[tuple[str, str]], task: str, *, limit: int = HISTORY_EXCHANGES
-) -> list[PackItem]:
-    """Pick the earlier (request, answer) exchanges that share the most words with ``task``.
-
-    Exchanges sharing no word are left out; the chosen ones keep their original order.
-    """
-    wanted = _words(task)
-    scored = []
-    for number, (request, answer) in enumerate(exchanges):
-        overlap = len(wanted & _words(f"{request} {answer}"))
-        if overlap:
-            scored.append((overlap, number))
-    chosen = sorted(number for _, number in sorted(scored, key=lambda p: (-p[0], -p[1]))[:limit])
-    items = []
-    for number in chosen:
-        request, answer = exchanges[number]
-        overlap = len(wanted & _words(f"{request} {answer}"))
-        items.append(
-            PackItem(
-                section="history",
-                text=f"User: {request.strip()}\nAssistant: {answer.strip()}",
-                score=float(overlap),
-                reasons=(f"shares {overlap} words with the task",),
-            )
-        )
-    return items
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= MIN_WORD_CHARS}

@@ -24,11 +24,10 @@ from graph.pack_rank import (
     RankedFile,
     code_map_items,
     evidence_of,
-    history_items,
     rank_files,
     slice_items,
-    text_items,
 )
+from graph.pack_text import history_items, text_items
 from graph.state import State
 from stores.errors import IndexNotBuiltError, StoreError
 from stores.pack_feedback import BaseStorePackFeedback, Feedback, PackFeedbackStore

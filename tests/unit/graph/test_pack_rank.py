@@ -8,11 +8,10 @@ from graph.pack_rank import (
     Evidence,
     code_map_items,
     evidence_of,
-    history_items,
     rank_files,
     slice_items,
-    text_items,
 )
+from graph.pack_text import history_items, text_items
 
 
 def words(text: str) -> int:
@@ -108,3 +107,9 @@ def test_history_picks_overlapping_exchanges_in_order():
     items = history_items(exchanges, "parser crash again", limit=2)
     assert [i.text.split("\n")[0] for i in items] == [
         "User: fix the parser crash", "User: parser tests fail"]
+
+
+def test_documentation_ranks_below_code_it_ties_with():
+    hits = [hit("docs/guide.md", 1, 5, 0.9, "bm25", "guide"), hit("src/x.py", 1, 5, 0.9, "dense")]
+    ranked = rank_files(evidence_of(hits, [], []))
+    assert [r.path for r in ranked] == ["src/x.py", "docs/guide.md"]
