@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from langchain_core.messages import HumanMessage
@@ -12,13 +13,23 @@ from graph.cli_common import err_console, out_console
 from graph.context import Context
 from graph.runner import print_answer, run_turn, status_line, thread_config
 from graph.runtime import App, open_app
+from graph.session_ops import compact_session, partitions, record_outcome
+from graph.slash_memory import handle_memory_command, is_memory_command
+from graph.tools_graph import build_code_graph_tool
+from stores.project_key import project_key
 
 __all__ = ["SLASH_HELP", "chat_loop"]
 
 SLASH_HELP = """Commands:
-  /status            context use, tokens, cache hits of this session
-  /help              this help
-  /exit, /quit       leave (the session is saved; resume with --thread)"""
+  /status                   context use, tokens, cache hits, budget by part
+  /compact                  summarize the session down to the last request
+  /save [--global] TEXT     remember a fact (--force to save despite a conflict)
+  /memory list|search Q|delete ID|verify ID|replace ID TEXT
+  /good, /bad               tell engram whether the last task went well
+  /graph SYMBOL [RELATION]  callers, callees, subclasses, … of a symbol
+  /index                    update the code index and graph of this project
+  /help                     this help
+  /exit, /quit              leave (the session is saved; resume with --thread)"""
 
 
 def _read_line(prompt: str) -> str | None:
@@ -54,13 +65,51 @@ def handle_slash(line: str, engram: App, thread_id: str) -> bool:
     command = line.split(maxsplit=1)[0].lower()
     if command in {"/exit", "/quit"}:
         return False
+    rest = line[len(command):].strip()
     if command == "/status":
         out_console.print(_status(engram, thread_id))
+        parts = partitions(engram, thread_id)
+        total = sum(parts.values()) or 1
+        out_console.print("  " + " · ".join(
+            f"{name} {tokens:,} ({100 * tokens / total:.0f}%)" for name, tokens in parts.items()))
+    elif command == "/compact":
+        event = asyncio.run(compact_session(engram, thread_id))
+        out_console.print(f"compaction {event['status']}: {event['tokens_before']:,} → "
+                          f"{event['tokens_after']:,} tokens {event.get('reason', '')}".rstrip())
+    elif is_memory_command(line):
+        out_console.print(handle_memory_command(
+            line, store=engram.store, project_key=project_key(engram.context.project_path),
+            now=datetime.now(UTC)))
+    elif command in {"/good", "/bad"}:
+        verdict = "success" if command == "/good" else "failure"
+        out_console.print(record_outcome(engram, thread_id, verdict))
+    elif command == "/graph":
+        symbol, _, relation = rest.partition(" ")
+        if not symbol:
+            out_console.print("usage: /graph SYMBOL [RELATION]")
+        else:
+            tool = build_code_graph_tool(engram.context, engram.deps)
+            args = {"symbol": symbol, **({"relation": relation.strip()} if relation else {})}
+            out_console.print(tool.invoke(args))
+    elif command == "/index":
+        _index(engram)
     elif command == "/help":
         out_console.print(SLASH_HELP)
     else:
         out_console.print(f"unknown command {command}; /help lists them")
     return True
+
+
+def _index(engram: App) -> None:
+    from graph.tools_index import open_project_index
+    from stores.code_graph import update_graph
+
+    index = open_project_index(engram.context, create=True)
+    stats = index.update()
+    graph_stats = update_graph(engram.context.project_path)
+    engram.deps.forget("code_index", engram.context)
+    engram.deps.forget("code_graph", engram.context)
+    out_console.print(f"index updated: {stats}\ngraph updated: {graph_stats}")
 
 
 def chat_loop(

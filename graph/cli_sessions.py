@@ -249,3 +249,23 @@ def _copy_checkpoint(engram: App, source: dict[str, Any], new_id: str, context: 
     target = {"configurable": {"thread_id": new_id, "checkpoint_ns": ""}}
     saver.put(target, item.checkpoint, metadata,  # type: ignore[arg-type]
               item.checkpoint.get("channel_versions", {}))
+
+
+@sessions_app.command("compact")
+@handle_errors
+def compact(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOption) -> None:
+    """Summarize a session down to its last request (what /compact does in chat)."""
+    from graph.session_ops import compact_session
+
+    context = load_context(path)
+    with open_app(context) as engram:
+        _snapshot(engram, thread_id)
+        event = asyncio.run(compact_session(engram, thread_id))
+    if as_json:
+        print_json(event)
+        return
+    out_console.print(f"compaction {event['status']}: {event['tokens_before']:,} → "
+                      f"{event['tokens_after']:,} tokens; {event['removed_count']} messages "
+                      f"summarized ({event['source'] or 'nothing'})")
+    if event["status"] != "committed":
+        out_console.print(f"[yellow]kept the original history:[/] {event['reason']}")
