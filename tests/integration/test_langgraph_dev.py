@@ -127,7 +127,7 @@ def server(tmp_path: Path, stub: OpenAIStub) -> Iterator[tuple[str, Path]]:
     })
     command = [
         str(LANGGRAPH), "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser",
-        "--no-reload", "--config", str(workdir / "langgraph.json"),
+        "--no-reload", "--allow-blocking", "--config", str(workdir / "langgraph.json"),
     ]
     with log.open("wb") as out:
         proc = subprocess.Popen(command, cwd=workdir, env=env, stdout=out,

@@ -103,7 +103,8 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     env = dict(os.environ, LANGSMITH_TRACING="false", LANGGRAPH_CLI_NO_ANALYTICS="1",
                PYTHONUNBUFFERED="1")
     command = [str(LANGGRAPH), "dev", "--port", str(port), "--host", "127.0.0.1",
-               "--no-browser", "--no-reload", "--config", str(workdir / "langgraph.json")]
+               "--no-browser", "--no-reload", "--allow-blocking",
+               "--config", str(workdir / "langgraph.json")]
     with log.open("wb") as out:
         proc = subprocess.Popen(command, cwd=workdir, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
