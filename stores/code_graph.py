@@ -177,6 +177,9 @@ def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
     try:
         with _gc_paused():
             payload: dict[str, Any] = pickle.loads(data)  # noqa: S301 - our own file
+            # The graph lives as long as the process: move it out of the collector's view,
+            # or the first collection after loading scans all of it (seconds on a large tree).
+            gc.freeze()
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError) as exc:
         raise IndexCorruptError(f"cannot read code graph {source}: {exc}") from exc
     if not isinstance(payload, dict) or payload.get("version") != FORMAT_VERSION:

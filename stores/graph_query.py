@@ -161,13 +161,13 @@ class GraphQueries:
 
     def path(self, source: str, target: str) -> list[SymbolInfo]:
         """Return the shortest directed chain, else the shortest undirected one, else []."""
-        for view in (self.g, self.g.to_undirected(as_view=True)):
-            try:
-                nodes = nx.shortest_path(view, source, target)
-            except (nx.NetworkXNoPath, nx.NodeNotFound):
-                continue
-            return [self._info(n) for n in nodes]
-        return []
+        if source not in self.g or target not in self.g:
+            return []
+        try:
+            nodes = nx.shortest_path(self.g, source, target)
+        except nx.NetworkXNoPath:
+            nodes = _undirected_path(self.g, source, target)
+        return [self._info(n) for n in nodes]
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -249,6 +249,41 @@ class GraphQueries:
                         out.append(Related(child_info.qualname, "overrides", below.depth,
                                            child_info, node))
         return out
+
+
+def _undirected_path(g: nx.MultiDiGraph, source: str, target: str) -> list[str]:
+    """Bidirectional BFS ignoring edge direction, on the adjacency dicts (no graph view)."""
+    if source == target:
+        return [source]
+    parents: list[dict[str, str | None]] = [{source: None}, {target: None}]
+    frontiers = [[source], [target]]
+    while frontiers[0] and frontiers[1]:
+        side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
+        nxt: list[str] = []
+        for node in frontiers[side]:
+            for other in (*g.succ[node], *g.pred[node]):
+                if other in parents[side]:
+                    continue
+                parents[side][other] = node
+                if other in parents[1 - side]:
+                    return _join(parents, other)
+                nxt.append(other)
+        frontiers[side] = nxt
+    return []
+
+
+def _join(parents: list[dict[str, str | None]], meet: str) -> list[str]:
+    left: list[str] = []
+    node: str | None = meet
+    while node is not None:
+        left.append(node)
+        node = parents[0][node]
+    right: list[str] = []
+    node = parents[1][meet]
+    while node is not None:
+        right.append(node)
+        node = parents[1][node]
+    return list(reversed(left)) + right
 
 
 def _suffix_match(node: str, parts: list[str], fold: bool) -> bool:

@@ -113,3 +113,14 @@ def test_answer_explains_problems(queries):
     with pytest.raises(ValueError):
         answer(queries, "main", "friends")
     assert answer(queries, "main", "impact").depth == 3
+
+
+def test_path_falls_back_to_undirected_links(queries):
+    # No directed chain leads from a callee back to its caller; the undirected one does.
+    chain = queries.path("shop/util.py::fmt_line", "shop/repo.py::SqlRepository._connect")
+    ids_ = [s.id for s in chain]
+    assert ids_[0] == "shop/util.py::fmt_line" and ids_[-1] == "shop/repo.py::SqlRepository._connect"
+    g = queries.g
+    for a, b in zip(ids_, ids_[1:], strict=False):
+        assert g.has_edge(a, b) or g.has_edge(b, a)
+    assert queries.path("shop/util.py::fmt_line", "nowhere") == []
