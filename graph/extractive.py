@@ -21,6 +21,7 @@ from graph.history import (
     SUMMARY_SECTIONS,
     is_summary,
 )
+from graph.prompts import render_turn_context
 
 __all__ = [
     "EXTRACT_MAX_CHARS",
@@ -28,6 +29,7 @@ __all__ = [
     "keep_user_requests",
     "render_sections",
     "split_sections",
+    "user_words",
 ]
 
 EXTRACT_MAX_CHARS = 16_000
@@ -52,9 +54,20 @@ _PATH = re.compile(
     r"(?<![\w/.@-])(?:\.{0,2}/)?(?:[\w-]+/)*[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}"
     r"(?::\d+(?:-\d+)?)?(?![\w/])"
 )
+_TURN_CONTEXT = "\n\n" + render_turn_context("-").splitlines()[0]
 _HEADING = re.compile(r"^#+\s*(.+?)\s*$")
 _ROUTINE = re.compile(r"^- Ran .* → success: ")
 _OMITTED = re.compile(r"^- \(\d+ [a-z ]+ omitted\)$")
+
+
+def user_words(text: str) -> str:
+    """Return a user message without the context engram appended to it (memory, code map).
+
+    That block is engram's own retrieval output for the turn, already stale, and large; the
+    summary keeps what the user said.
+    """
+    head, sep, _ = text.partition(_TURN_CONTEXT)
+    return head if sep else text
 
 
 def _clip(text: str, limit: int) -> str:
@@ -140,6 +153,7 @@ def _collect(
                 elif name != SUMMARY_SECTIONS[3]:
                     sections[name].extend(lines)
         elif isinstance(message, HumanMessage):
+            text = user_words(text)
             goals.append(f"- User: {_clip(text, USER_QUOTE_MAX_CHARS)}")
             files.extend(_paths(text))
         elif isinstance(message, AIMessage):
@@ -222,7 +236,7 @@ def extractive_summary(
     ]
     open_items = sections[SUMMARY_SECTIONS[3]]
     if users:
-        latest = _clip(content_text(users[-1].content), USER_QUOTE_MAX_CHARS)
+        latest = _clip(user_words(content_text(users[-1].content)), USER_QUOTE_MAX_CHARS)
         open_items.append(f"- Latest request in this span: {latest}")
     if replies:
         last = _clip(content_text(replies[-1].content), ASSISTANT_NOTE_CHARS)

@@ -198,3 +198,14 @@ def test_placeholder_keeps_the_call_and_its_error_line():
     assert 'grep_code{"pattern": "SystemExit"}' in out.content
     assert "error: error: ripgrep failed: permission denied" in out.content
     assert "\n" not in out.content
+
+
+def test_extractive_quotes_the_user_not_the_appended_context():
+    from graph.prompts import render_turn_context
+
+    block = render_turn_context("memory: x", "code map: lib/a.py lib/b.py")
+    msgs = [HumanMessage(f"Constraint: use UTC everywhere.\n\n{block}", id="u"),
+            AIMessage("ok", id="a")]
+    summary = extractive_summary(msgs)
+    assert "- User: Constraint: use UTC everywhere." in summary
+    assert "[engram context]" not in summary and "lib/a.py" not in summary
