@@ -15,10 +15,11 @@ from typing import Literal, Protocol, runtime_checkable
 from stores.embedders import Embedder
 from stores.errors import IndexNotBuiltError
 from stores.index_exact import Located, exact_terms, grep_terms, smallest_containing
+from stores.index_lexical import refresh_lexical
 from stores.index_manifest import Manifest
 from stores.index_update import IndexProgress, IndexStats, update_index
 from stores.index_vectors import InMemoryVectors, VectorStore, open_chroma_vectors
-from stores.lexical import LexicalIndex, query_tokens
+from stores.lexical import SegmentedLexical, query_tokens
 from stores.ranking import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
 
 __all__ = [
@@ -114,7 +115,7 @@ class ProjectCodeIndex:
         self.vectors = vectors
         self.bm25_dir = bm25_dir
         self.weights = dict(weights or DEFAULT_WEIGHTS)
-        self._lexical: tuple[LexicalIndex, int] | None = None
+        self._lexical: tuple[SegmentedLexical, int] | None = None
 
     def is_built(self) -> bool:
         """Return True once a first update has completed."""
@@ -133,16 +134,11 @@ class ProjectCodeIndex:
         self._lexical = lexical
         return stats
 
-    def _bm25(self) -> LexicalIndex:
+    def _bm25(self) -> SegmentedLexical:
         generation = int(self.manifest.get_meta("generation", "0"))
-        if self._lexical is not None and self._lexical[1] == generation:
-            return self._lexical[0]
-        loaded = LexicalIndex.load(self.bm25_dir) if self.bm25_dir else None
-        if loaded is None or loaded[1] != generation:
-            ids, tokens, _ = self.manifest.all_tokens()
-            loaded = (LexicalIndex.build(ids, tokens), generation)
-        self._lexical = loaded
-        return loaded[0]
+        if self._lexical is None or self._lexical[1] != generation:
+            self._lexical = (refresh_lexical(self.manifest, self.bm25_dir, generation), generation)
+        return self._lexical[0]
 
     def ranked_lists(
         self, query: str, mode: SearchMode, depth: int = CANDIDATES_PER_LIST

@@ -18,6 +18,9 @@ from stores.chunker import Chunk
 
 __all__ = ["FileRecord", "Manifest", "NewChunk", "StoredChunk"]
 
+SQLITE_VARIABLES = 500
+"""Ids per ``IN (...)`` query, under SQLite's bound-variable limit."""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL
@@ -138,6 +141,19 @@ class Manifest:
             (path,),
         )
         return [StoredChunk(*r) for r in rows]
+
+    def tokens_of(self, ids: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+        """Return (ids, token lists) of the given chunks, in the order given."""
+        found: dict[str, list[str]] = {}
+        for start in range(0, len(ids), SQLITE_VARIABLES):
+            batch = list(ids[start : start + SQLITE_VARIABLES])
+            marks = ",".join("?" * len(batch))
+            for i, toks in self._conn.execute(
+                f"SELECT id, tokens FROM chunks WHERE id IN ({marks})", batch
+            ):
+                found[i] = toks.split()
+        kept = [i for i in ids if i in found]
+        return kept, [found[i] for i in kept]
 
     def all_tokens(self) -> tuple[list[str], list[list[str]], list[str]]:
         """Return (ids, token lists, paths) of every chunk, ordered by id."""

