@@ -8,6 +8,7 @@ from datetime import datetime
 
 from langgraph.store.base import BaseStore
 
+from stores.conflicts import ConflictIndex
 from stores.errors import ConflictError, SecretRefusedError
 from stores.extraction import AUTO_EXTRACT_LIMIT, extract_candidates
 from stores.fact_search import TextEmbedder
@@ -80,13 +81,17 @@ def auto_extract(
 
     Saved facts are verbatim substrings of ``user_text``, project-scoped, ``auto`` and
     ``unverified``. Nothing is saved once external content entered the session; candidates
-    that duplicate or conflict with an existing fact, or hold a secret, are skipped.
+    that duplicate or conflict with a visible fact (this project's or a global one), or
+    hold a secret, are skipped.
     """
     if external_content_seen or not project_key:
         return []
     memory = FactStore(store)
+    global_facts = ConflictIndex(f.text for f in memory.facts(project_key=""))
     saved: list[Fact] = []
     for candidate in extract_candidates(user_text, limit=limit):
+        if global_facts.matches(candidate):
+            continue
         try:
             saved.append(
                 memory.add(

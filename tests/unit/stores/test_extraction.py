@@ -83,3 +83,12 @@ def test_auto_extract_skips_duplicates_and_conflicts():
                          provenance={}, now=NOW)
     assert again == []
     assert len(FactStore(store).facts(project_key=KEY)) == 2
+
+
+def test_auto_extract_skips_what_a_global_fact_already_says():
+    store = InMemoryStore()
+    FactStore(store).add("I prefer tabs over spaces", scope="global", project_key=KEY,
+                         source="user", now=NOW)
+    saved = auto_extract(EN, store=store, project_key=KEY, external_content_seen=False,
+                         provenance={}, now=NOW)
+    assert [f.text for f in saved] == ["We use Python 3.11 in this repo."]
