@@ -327,23 +327,26 @@ def plan_clear(
     *,
     min_saving: int,
     keep_recent: int = KEEP_RECENT_TOOL_RESULTS,
+    stale: Sequence[tuple[int, int]] = (),
 ) -> list[int]:
-    """Choose the tool results to clear in one batch.
+    """Choose the tool results (and stale turn context) to clear in one batch.
 
     Args:
         savings: For every tool result in history order, ``(position, tokens freed)``; the
             saving is None for a result that is already cleared.
         min_saving: The batch is only worth doing when it frees at least this many tokens.
         keep_recent: The most recent results (cleared or not) that always stay.
+        stale: ``(position, tokens freed)`` of context blocks appended to earlier user turns;
+            always eligible (the current turn's block is never listed).
 
     Returns:
         Positions to clear, in order; empty when the batch would not pay for itself.
     """
     older = savings[: max(0, len(savings) - keep_recent)]
-    chosen = [(pos, saved) for pos, saved in older if saved is not None and saved > 0]
+    chosen = [(pos, saved) for pos, saved in [*older, *stale] if saved is not None and saved > 0]
     if sum(saved for _, saved in chosen) < min_saving:
         return []
-    return [pos for pos, _ in chosen]
+    return sorted(pos for pos, _ in chosen)
 
 
 def plan_cut(roles: Sequence[str], keep_users: int = KEEP_USER_TURNS) -> int | None:

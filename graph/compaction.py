@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from graph.budget import (
     KEEP_USER_TURNS,
@@ -28,12 +28,16 @@ from graph.budget import (
 )
 from graph.extractive import extractive_summary, keep_user_requests
 from graph.history import (
+    CONTEXT_CLEARED,
     clear_tool_results,
+    clear_turn_context,
     commit_messages,
     is_cleared,
+    is_summary,
     missing_sections,
     rebuild_history,
     roles_of,
+    turn_context,
     validate_history,
 )
 from graph.summarize import Summarizer, model_summary
@@ -46,6 +50,7 @@ __all__ = [
     "clear_savings",
     "compact_now",
     "emergency_compact",
+    "stale_context_savings",
 ]
 
 Tier = Literal["clear", "summarize", "emergency"]
@@ -136,18 +141,45 @@ def clear_savings(
     ]
 
 
+def stale_context_savings(
+    messages: Sequence[BaseMessage], count: Counter = count_text
+) -> list[tuple[int, int]]:
+    """Return ``(position, tokens freed)`` for context blocks of user turns before the latest."""
+    users = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage) and not is_summary(m)]
+    out = []
+    for position in users[:-1]:
+        block = turn_context(messages[position])
+        if block:
+            out.append((position, count(block) - count(CONTEXT_CLEARED)))
+    return out
+
+
 def clear_pass(
     messages: Sequence[BaseMessage], request: Request, *, min_saving: int, keep_recent: int
 ) -> CompactionResult:
-    """Tier 2: replace older tool-result bodies with placeholders when the batch pays off."""
+    """Tier 2: replace old tool-result bodies and stale turn context with short placeholders.
+
+    Older tool results (all but ``keep_recent``) and the context appended to earlier user turns
+    are cleared together, only when the batch frees ``min_saving`` tokens (the cache miss it
+    causes must pay off). Ids, count and pairing are unchanged.
+    """
     before = request.estimate(messages)
     positions = plan_clear(
-        clear_savings(messages, request.count), min_saving=min_saving, keep_recent=keep_recent
+        clear_savings(messages, request.count),
+        min_saving=min_saving,
+        keep_recent=keep_recent,
+        stale=stale_context_savings(messages, request.count),
     )
     if not positions:
         return CompactionResult("clear", False, tuple(messages), before, before, "nothing to clear")
-    new = clear_tool_results(messages, positions)
-    replaced = dict(zip(positions, new, strict=True))
+    tools = [p for p in positions if isinstance(messages[p], ToolMessage)]
+    replaced: dict[int, BaseMessage] = dict(
+        zip(tools, clear_tool_results(messages, tools), strict=True)
+    )
+    for p in positions:
+        message = messages[p]
+        if isinstance(message, HumanMessage):
+            replaced[p] = clear_turn_context(message)
     staged = tuple(replaced.get(i, m) for i, m in enumerate(messages))
     after = request.estimate(staged)
     ids = tuple(str(m.id) for m in replaced.values())

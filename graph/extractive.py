@@ -20,8 +20,8 @@ from graph.history import (
     SUMMARY_HEADER,
     SUMMARY_SECTIONS,
     is_summary,
+    user_words,
 )
-from graph.prompts import render_turn_context
 
 __all__ = [
     "EXTRACT_MAX_CHARS",
@@ -29,7 +29,6 @@ __all__ = [
     "keep_user_requests",
     "render_sections",
     "split_sections",
-    "user_words",
 ]
 
 EXTRACT_MAX_CHARS = 16_000
@@ -54,20 +53,9 @@ _PATH = re.compile(
     r"(?<![\w/.@-])(?:\.{0,2}/)?(?:[\w-]+/)*[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}"
     r"(?::\d+(?:-\d+)?)?(?![\w/])"
 )
-_TURN_CONTEXT = "\n\n" + render_turn_context("-").splitlines()[0]
 _HEADING = re.compile(r"^#+\s*(.+?)\s*$")
 _ROUTINE = re.compile(r"^- Ran .* → success: ")
 _OMITTED = re.compile(r"^- \(\d+ [a-z ]+ omitted\)$")
-
-
-def user_words(text: str) -> str:
-    """Return a user message without the context engram appended to it (memory, code map).
-
-    That block is engram's own retrieval output for the turn, already stale, and large; the
-    summary keeps what the user said.
-    """
-    head, sep, _ = text.partition(_TURN_CONTEXT)
-    return head if sep else text
 
 
 def _clip(text: str, limit: int) -> str:

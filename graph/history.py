@@ -23,6 +23,7 @@ from langchain_core.messages import (
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from graph.budget import content_text
+from graph.prompts import render_turn_context
 from stores.spill import find_spill_path
 
 __all__ = [
@@ -33,6 +34,9 @@ __all__ = [
     "SUMMARY_SECTIONS",
     "Role",
     "clear_tool_results",
+    "CONTEXT_CLEARED",
+    "TURN_CONTEXT_MARK",
+    "clear_turn_context",
     "commit_messages",
     "error_line",
     "is_cleared",
@@ -41,6 +45,8 @@ __all__ = [
     "rebuild_history",
     "roles_of",
     "tool_calls_by_id",
+    "turn_context",
+    "user_words",
     "validate_history",
 ]
 
@@ -68,6 +74,10 @@ ERROR_SCAN_CHARS = 4_000
 ERROR_LINE = re.compile(r"error|exception|traceback|failed|fatal|denied|not found", re.I)
 """A line matching this reports a failure worth keeping when a result is condensed."""
 _WRAPPER = re.compile(r"</?tool_result\b[^>]*>")
+TURN_CONTEXT_MARK = "\n\n" + render_turn_context("-").splitlines()[0]
+"""Where the context engram appends to a user turn (memory, code map) starts."""
+CONTEXT_CLEARED = "\n\n[engram context of this turn cleared]"
+"""What replaces the context block of an earlier user turn after clearing."""
 
 
 def roles_of(messages: Sequence[BaseMessage]) -> list[Role]:
@@ -201,6 +211,30 @@ def clear_tool_results(
             )
         )
     return out
+
+
+def user_words(text: str) -> str:
+    """Return a user message without the context engram appended to it (memory, code map)."""
+    head, sep, _ = text.partition(TURN_CONTEXT_MARK)
+    return head if sep else text
+
+
+def turn_context(message: BaseMessage) -> str:
+    """Return the context block appended to a user message ("" if none or cleared)."""
+    if not isinstance(message, HumanMessage) or is_summary(message):
+        return ""
+    _, sep, block = content_text(message.content).partition(TURN_CONTEXT_MARK)
+    return sep + block if sep else ""
+
+
+def clear_turn_context(message: HumanMessage) -> HumanMessage:
+    """Return the user message with its appended context replaced by a short marker.
+
+    The user's own words, the message id and its position stay; only engram's retrieval
+    output for that (finished) turn goes.
+    """
+    text = user_words(content_text(message.content))
+    return message.model_copy(update={"content": text + CONTEXT_CLEARED})
 
 
 def missing_sections(summary: str) -> list[str]:

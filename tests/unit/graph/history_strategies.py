@@ -7,6 +7,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from graph.extractive import extractive_summary
 from graph.history import ACKNOWLEDGEMENT, SUMMARY_HEADER
+from graph.prompts import render_turn_context
 
 WORDS = ["fix", "the", "bug", "in", "src/app.py", "上下文", "压缩", "函数", "error:", "Traceback",
          "def", "return", "{", "}", "tests/test_x.py:12", "пример", "—", "\n", "  "]
@@ -48,7 +49,10 @@ def histories(draw, max_turns: int = 8) -> list:
                                  id=f"m{next(counter)}"))
         msgs.append(AIMessage(ACKNOWLEDGEMENT, id=f"m{next(counter)}"))
     for _ in range(draw(st.integers(1, max_turns))):
-        msgs.append(HumanMessage(draw(texts()) or "go", id=f"m{next(counter)}"))
+        user = draw(texts()) or "go"
+        if draw(st.booleans()):
+            user += "\n\n" + render_turn_context(draw(texts()), draw(texts()))
+        msgs.append(HumanMessage(user, id=f"m{next(counter)}"))
         for _ in range(draw(st.integers(0, 4))):
             n_calls = draw(st.integers(0, 4))
             calls = [

@@ -175,3 +175,10 @@ def test_clear_minimum_relaxes_past_the_trigger():
     assert clear_minimum(t.trigger + 1_000, (t.trigger + 1_000) // 2, t) == 501
     # far over: the usual batch minimum is the ceiling
     assert clear_minimum(t.window * 2, t.window * 2, t) == batch
+
+
+def test_plan_clear_includes_stale_turn_context():
+    savings = [(3, 100), (5, 100), (7, 100), (9, 100)]
+    assert plan_clear(savings, min_saving=1, stale=[(1, 50), (6, 0)]) == [1, 3]
+    assert plan_clear([], min_saving=40, stale=[(1, 50)]) == [1]
+    assert plan_clear([], min_saving=60, stale=[(1, 50)]) == []

@@ -209,3 +209,14 @@ def test_extractive_quotes_the_user_not_the_appended_context():
     summary = extractive_summary(msgs)
     assert "- User: Constraint: use UTC everywhere." in summary
     assert "[engram context]" not in summary and "lib/a.py" not in summary
+
+
+def test_clear_turn_context_keeps_the_users_words_and_id():
+    from graph.history import CONTEXT_CLEARED, clear_turn_context, turn_context
+    from graph.prompts import render_turn_context
+
+    message = HumanMessage(f"do X\n\n{render_turn_context('memory: y')}", id="u")
+    assert turn_context(message).startswith("\n\n[engram context]")
+    cleared = clear_turn_context(message)
+    assert cleared.id == "u" and cleared.content == "do X" + CONTEXT_CLEARED
+    assert turn_context(cleared) == ""

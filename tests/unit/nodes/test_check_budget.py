@@ -123,3 +123,19 @@ async def test_ledger_records_clear_event(runtime, tmp_path):
     await check_budget(State(messages=history(10, 1_500)), runtime(32_000), deps=DEPS)
     ledger = list((tmp_path / ".engram" / "ledger").glob("*.jsonl"))
     assert ledger and '"compaction"' in ledger[0].read_text()
+
+
+async def test_clear_tier_also_clears_context_of_earlier_turns(runtime):
+    from graph.history import CONTEXT_CLEARED
+    from graph.prompts import render_turn_context
+
+    block = render_turn_context(" ".join(["ctx"] * 4_000))
+    msgs = []
+    for t in range(4):
+        msgs += [HumanMessage(f"turn {t}\n\n{block}", id=f"u{t}"), AIMessage(f"ok {t}", id=f"a{t}")]
+    update = await check_budget(State(messages=msgs), runtime(32_000), deps=DEPS)
+    assert update["budget"]["decision"] == "clear"
+    replaced = update["messages"]
+    assert [m.id for m in replaced] == ["u0", "u1", "u2"]  # the latest turn keeps its context
+    assert all(m.content.endswith(CONTEXT_CLEARED) for m in replaced)
+    assert replaced[0].content.startswith("turn 0")
