@@ -14,7 +14,7 @@ from graph.errors import ConfigError
 __all__ = ["Context", "Mode"]
 
 Mode = Literal["agent", "context"]
-EmbeddingProvider = Literal["default", "openai", "hash"]
+EmbeddingProvider = Literal["default", "minilm", "openai", "hash"]
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 
@@ -76,7 +76,9 @@ class Context:
     embedding_provider: EmbeddingProvider = field(
         default="default",
         metadata={
-            "description": "default: bundled offline embedder; openai: an OpenAI-compatible "
+            "description": "default: bundled offline embedder (static table distilled from "
+            "all-MiniLM-L6-v2); minilm: the bundled transformer itself (slower); openai: an "
+            "OpenAI-compatible "
             "/v1/embeddings endpoint; hash: deterministic test embedder."
         },
     )
