@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -20,6 +19,7 @@ from rich.table import Table
 from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
 from graph.context import Context
 from stores.backends import open_memory_store
+from stores.experience_md import export_markdown, import_markdown
 from stores.fact_admin import (
     all_facts,
     delete_fact,
@@ -225,7 +225,8 @@ def replace(
 
 def export(
     file: Annotated[
-        Path | None, typer.Argument(help="Output file or folder (default: stdout).")
+        Path | None,
+        typer.Argument(help="Output file (jsonl; default stdout) or folder (md; default .)."),
     ] = None,
     fmt: str = typer.Option("jsonl", "--format", help="jsonl (facts) or md (experience)."),
     all_projects: bool = typer.Option(False, "--all", help="Every project, not just this one."),
@@ -236,9 +237,9 @@ def export(
     _check_format(fmt)
     with _opened(path) as (_, store, key):
         if fmt == "md":
-            target = file or Path("memory")
-            _experience_md().export_markdown(store, key, target)
-            _done("exported", {"format": "md", "dir": str(target)}, as_json)
+            target = file or Path(".")
+            counts = export_markdown(store, key, target)
+            _done("exported", {"format": "md", "dir": str(target), "counts": counts}, as_json)
             return
         lines = list(export_jsonl(all_facts(store, project_key=None if all_projects else key)))
     body = "".join(line + "\n" for line in lines)
@@ -261,8 +262,12 @@ def import_(
         fail(f"{file} does not exist", "give the path of a file written by `engram memory export`")
     with _opened(path) as (_, store, key):
         if fmt == "md":
-            _experience_md().import_markdown(store, key, file)
-            _done("imported", {"format": "md", "dir": str(file)}, as_json)
+            try:
+                md_report = import_markdown(store, key, file)
+            except (ValueError, FileNotFoundError) as exc:
+                fail(str(exc), "give the folder written by `engram memory export DIR --format md`")
+            _done("imported", {"format": "md", "dir": str(file), "counts": md_report.counts},
+                  as_json)
             return
         with file.open(encoding="utf-8") as handle:
             report = import_jsonl(store, handle, project_key=key, now=datetime.now(UTC))
@@ -279,15 +284,6 @@ def import_(
 def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r}", "use --format jsonl or --format md")
-
-
-def _experience_md() -> Any:
-    """Return the experience Markdown exporter, or fail when it is not installed."""
-    try:
-        return importlib.import_module("stores.experience_md")
-    except ImportError:
-        fail("Markdown export of experience memory is not available in this build",
-             "use --format jsonl")
 
 
 def _done(verb: str, record: dict[str, Any], as_json: bool) -> None:

@@ -9,7 +9,11 @@ The data stays outside the repository (CC BY-NC 4.0):
 
     .venv/bin/python bench/memory/locomo_recall.py \
         --data ../shared/bench/memory/locomo-dev.json --home bench/data/home \
-        --modes bm25-plain,lexical,hybrid-default,hybrid-minilm
+        --modes bm25-plain,lexical,hybrid-default,hybrid-minilm,dense-minilm
+
+Modes: ``bm25-plain`` (bm25s defaults over the same texts), ``lexical`` (engram's default
+search), ``hybrid-<provider>`` (plus dense scores from that embedder), ``dense-<provider>``
+(embedding similarity alone).
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import bm25s
+import numpy as np
 
 from stores.backends import open_memory_store
 from stores.embedders import make_embedder
 from stores.fact_admin import import_jsonl
+from stores.fact_search import load_vectors
 from stores.facts import FactStore
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -94,9 +100,21 @@ def plain_bm25_factory(conversation: dict):
     return search
 
 
+def dense_only_factory(conversation: dict, store, embedder):
+    texts = [t["text"] for t in conversation["turns"]]
+    vectors = load_vectors(store, embedder, texts)
+    ids = [t["id"] for t in conversation["turns"]]
+
+    def search(query: str, k: int) -> list[tuple[str, str]]:
+        scores = vectors @ embedder.embed([query])[0]
+        return [(ids[i], conversation["key"]) for i in np.argsort(-scores)[:k].tolist()]
+
+    return search
+
+
 def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
     embedder = None
-    if mode.startswith("hybrid-"):
+    if mode.startswith(("hybrid-", "dense-")):
         embedder = make_embedder(mode.split("-", 1)[1], home=home, cache=False)
     facts = FactStore(store, embedder=embedder)
     hits: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -105,6 +123,8 @@ def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
     for conv in conversations:
         if mode == "bm25-plain":
             search = plain_bm25_factory(conv)
+        elif mode.startswith("dense-"):
+            search = dense_only_factory(conv, store, embedder)
         else:
             key = conv["key"]
 
