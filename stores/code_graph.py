@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import networkx as nx
 
 from stores.errors import IndexCorruptError, IndexNotBuiltError
-from stores.graph_extract import FileFacts, extract_file
+from stores.graph_extract import FileFacts, extract_file, plain
 from stores.graph_index import ProjectIndex
 from stores.graph_resolve import FileEdges, Resolver
 from stores.graph_update import affected_files, replace_edges, replace_nodes
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 GRAPH_FILE = Path(".engram") / "index" / "code_graph.pkl"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Version of the saved layout; a graph saved by another version is rebuilt, not read."""
 
 
@@ -57,6 +57,8 @@ class CodeGraph:
     """Per-file (size, mtime_ns) seen at the last update; cheap change detection."""
     graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph)
     _resolver: Resolver | None = field(default=None, repr=False, compare=False)
+    _saved_facts: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    """Each file's facts as last saved; saving again re-encodes only the files that changed."""
 
     def unresolved(self, node: str) -> list[tuple[str, str]]:
         """Return (name, relation) of references from ``node`` that did not resolve."""
@@ -162,9 +164,16 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _encode(graph: CodeGraph) -> bytes:
+    saved = graph._saved_facts
+    with _gc_paused():
+        for path, facts in graph.facts.items():
+            if path not in saved:
+                saved[path] = pickle.dumps(plain(facts), protocol=pickle.HIGHEST_PROTOCOL)
+    for path in [p for p in saved if p not in graph.facts]:
+        del saved[path]
     payload = {
         "version": FORMAT_VERSION,
-        "facts": graph.facts,
+        "facts": saved,
         "edges": graph.edges,
         "stats": graph.stats,
         "graph": graph.graph,
@@ -177,14 +186,18 @@ def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
     try:
         with _gc_paused():
             payload: dict[str, Any] = pickle.loads(data)  # noqa: S301 - our own file
+            if not isinstance(payload, dict) or payload.get("version") != FORMAT_VERSION:
+                raise IndexCorruptError(f"code graph {source} has an old or unknown format")
+            blobs: dict[str, bytes] = payload["facts"]
+            facts = {path: pickle.loads(blob) for path, blob in blobs.items()}  # noqa: S301
             # The graph lives as long as the process: move it out of the collector's view,
             # or the first collection after loading scans all of it (seconds on a large tree).
             gc.freeze()
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError) as exc:
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError,
+            KeyError) as exc:
         raise IndexCorruptError(f"cannot read code graph {source}: {exc}") from exc
-    if not isinstance(payload, dict) or payload.get("version") != FORMAT_VERSION:
-        raise IndexCorruptError(f"code graph {source} has an old or unknown format")
-    return CodeGraph(payload["facts"], payload["edges"], payload["stats"], payload["graph"])
+    return CodeGraph(facts, payload["edges"], payload["stats"], payload["graph"],
+                     _saved_facts=dict(blobs))
 
 
 def graph_store_for(project: Path) -> PickleGraphStore:
@@ -275,8 +288,11 @@ def _build(
     old_facts = {p: graph.facts[p] for p in dirty if p in graph.facts}
     for path in removed:
         graph.facts.pop(path, None)
+        graph._saved_facts.pop(path, None)
         graph.stats.pop(path, None)
     graph.facts.update(new_facts)
+    for path in new_facts:
+        graph._saved_facts.pop(path, None)
     resolver = Resolver(ProjectIndex.build(graph.facts))
     graph._resolver = resolver
     redo = (dirty | affected) & set(graph.facts) if graph.edges else set(graph.facts)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Literal, NamedTuple
 
 import tree_sitter
@@ -30,6 +30,9 @@ __all__ = [
     "access_chain",
     "content_digest",
     "extract_file",
+    "imports_of",
+    "plain",
+    "references_of",
     "node_text",
 ]
 
@@ -101,6 +104,26 @@ class FileFacts:
     exports: tuple[tuple[str, str], ...] = ()
     """JS/TS export aliases: (exported name, local name), including ``default``."""
     line_count: int = 0
+
+
+def references_of(facts: FileFacts) -> Iterator[Reference]:
+    """Yield a file's references as ``Reference`` tuples.
+
+    A loaded graph keeps them as plain tuples (pickling named tuples costs a Python call
+    each, and a large project has hundreds of thousands); they are named again on use.
+    """
+    return map(Reference._make, facts.references)
+
+
+def imports_of(facts: FileFacts) -> Iterator[Import]:
+    """Yield a file's imports as ``Import`` tuples (see ``references_of``)."""
+    return map(Import._make, facts.imports)
+
+
+def plain(facts: FileFacts) -> FileFacts:
+    """Return ``facts`` with imports and references as plain tuples, for saving."""
+    return replace(facts, imports=tuple(map(tuple, facts.imports)),  # type: ignore[arg-type]
+                   references=tuple(map(tuple, facts.references)))  # type: ignore[arg-type]
 
 
 @dataclass

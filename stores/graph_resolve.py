@@ -13,7 +13,14 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from stores.graph_extract import CLASS_KINDS, UNKNOWN, Definition, Import
+from stores.graph_extract import (
+    CLASS_KINDS,
+    UNKNOWN,
+    Definition,
+    Import,
+    imports_of,
+    references_of,
+)
 from stores.graph_go import go_implementations, go_method_sets
 from stores.graph_index import JS_LANGUAGES, ProjectIndex, Target, node_id
 
@@ -65,13 +72,13 @@ class Resolver:
                 unresolved.add((nid, name, relation))
         edges |= {(s, i, "implements") for s, i in go_implementations(index, self._go_methods,
                                                                      path)}
-        for imp in facts.imports:
+        for imp in imports_of(facts):
             target = index.import_target(path, imp)
             files = self._import_files(path, imp, target) if target else []
             edges |= {(path, f, "imports") for f in files if f != path}
             if not files:
                 unresolved.add((path, imp.module, "imports"))
-        for ref in facts.references:
+        for ref in references_of(facts):
             if ref.kind == "use":
                 continue
             source = node_id(path, ref.scope) if ref.scope else path
@@ -266,7 +273,7 @@ class Resolver:
         cached = self._bindings.get(path)
         if cached is None:
             cached = defaultdict(list)
-            for imp in self.index.facts[path].imports:
+            for imp in imports_of(self.index.facts[path]):
                 key = "*" if imp.name == "*" else imp.alias
                 if key:
                     cached[key].append(imp)

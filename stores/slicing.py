@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stores.code_graph import CodeGraph
-from stores.graph_extract import CLASS_KINDS
+from stores.graph_extract import CLASS_KINDS, references_of
 from stores.graph_resolve import Resolver
 from stores.languages import parse
 from stores.walk import read_text
@@ -148,7 +148,7 @@ def _dependencies(code_graph: CodeGraph, resolver: Resolver, node: str) -> list[
     if facts is None:
         return out
     constants = {c[0]: c for c in facts.constants}
-    for ref in facts.references:
+    for ref in references_of(facts):
         if ref.kind != "use" or ref.scope != qualname:
             continue
         word = ref.chain[0]
