@@ -25,6 +25,9 @@ __all__ = [
     "open_project_index",
 ]
 
+MIN_EXACT_FILES = 10
+"""Files whose matches are located chunk by chunk in an index-free exact search."""
+
 SEARCH_CODE_DEFAULT_K = 5
 SEARCH_CODE_MAX_K = 30
 
@@ -73,7 +76,9 @@ def open_project_index(
 def exact_search_hits(root: Path, query: str, k: int) -> list[CodeHit]:
     """Search without an index: grep the query's code-like terms (or the query itself)."""
     terms = exact_terms(query) or [query.strip()]
-    located = grep_terms(root, [t for t in terms if t], locate_on_the_fly(root))
+    located = grep_terms(
+        root, [t for t in terms if t], locate_on_the_fly(root), max_files=max(k, MIN_EXACT_FILES)
+    )
     return [
         CodeHit(loc.path, loc.start_line, loc.end_line, loc.symbol, loc.kind, round(s, 6), "exact")
         for loc, s in located[:k]

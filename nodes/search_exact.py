@@ -35,7 +35,7 @@ def exact_hits_are_weak(hits: Sequence[Mapping[str, Any]]) -> bool:
 
 def _search(context: Context, task: str) -> list[dict[str, Any]]:
     root = context.project_path
-    located = grep_terms(root, exact_terms(task), locate_on_the_fly(root))
+    located = grep_terms(root, exact_terms(task), locate_on_the_fly(root), max_files=MAX_EXACT_HITS)
     return [
         {
             "path": loc.path,

@@ -148,7 +148,7 @@ class ProjectCodeIndex:
             raise IndexNotBuiltError(f"no code index for {self.root}")
         lists: dict[str, list[tuple[str, float]]] = {}
         if mode in {"exact", "hybrid"}:
-            located = grep_terms(self.root, exact_terms(query), self._locate)
+            located = grep_terms(self.root, exact_terms(query), self._locator())
             lists["exact"] = [(loc.key, score) for loc, score in located[:depth]]
         if mode in {"bm25", "hybrid"}:
             lists["bm25"] = self._bm25().top(query_tokens(query), depth)
@@ -204,12 +204,19 @@ class ProjectCodeIndex:
             for path, score in aggregate_files(pairs, decay=self.file_decay)[:k]
         ]
 
-    def _locate(self, path: str, line: int) -> Located | None:
-        chunks = [
-            Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
-            for c in self.manifest.chunks_of(path)
-        ]
-        return smallest_containing(chunks, line)
+    def _locator(self) -> Callable[[str, int], Located | None]:
+        """Return a function mapping (path, line) to the indexed chunk around it."""
+        per_file: dict[str, list[Located]] = {}
+
+        def locate(path: str, line: int) -> Located | None:
+            if path not in per_file:
+                per_file[path] = [
+                    Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
+                    for c in self.manifest.chunks_of(path)
+                ]
+            return smallest_containing(per_file[path], line)
+
+        return locate
 
     def close(self) -> None:
         """Release the manifest connection."""

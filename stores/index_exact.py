@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from stores.chunker import chunk_file
 from stores.exact_search import grep
@@ -94,11 +94,15 @@ def grep_terms(
     root: Path,
     terms: list[str],
     locate: Callable[[str, int], Located | None],
+    *,
+    max_files: int | None = None,
 ) -> list[tuple[Located, float]]:
     """Grep all terms in one ripgrep pass and score the chunks holding the matches.
 
-    A chunk scores, per term it contains, the term's rarity ``1 / log2(1 + chunks with it)``,
-    plus DEFINITION_BONUS when its own name is the term.
+    A term weighs ``1 / log2(1 + files containing it)``, so rare terms count most. Files are
+    ranked by the weights of the terms they contain and only the best ``max_files`` are
+    looked at chunk by chunk (locating is the costly part). A chunk scores the weights of the
+    terms it contains, plus DEFINITION_BONUS when its own name is one of them.
 
     Returns:
         (chunk, score) pairs, best first.
@@ -107,44 +111,44 @@ def grep_terms(
         return []
     path_terms = [t for t in terms if "/" in t or t.endswith(_SOURCE_SUFFIXES)]
     code_terms = [t for t in terms if t not in path_terms]
-    by_term: dict[str, dict[str, Located]] = {t: {} for t in terms}
+    lines: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if code_terms:
         pattern = "|".join(_rg_escape(t) for t in sorted(code_terms, key=len, reverse=True))
         for match in grep(root, pattern, max_results=MAX_GREP_LINES):
-            where = locate(match.path, match.line)
-            if where is None:
-                continue
-            for term in code_terms:
-                if term in match.text:
-                    by_term[term].setdefault(where.key, where)
+            found = tuple(t for t in code_terms if t in match.text)
+            if found:
+                lines.setdefault(match.path, []).append((match.line, found))
     for term in path_terms:
-        for located in _path_matches(root, term, locate):
-            by_term[term].setdefault(located.key, located)
+        if (root / term.strip("/")).is_file():
+            lines.setdefault(term.strip("/"), []).append((1, (term,)))
+    files_with: dict[str, int] = {}
+    for hits in lines.values():
+        for term in {t for _, found in hits for t in found}:
+            files_with[term] = files_with.get(term, 0) + 1
+    weight = {t: 1.0 / math.log2(1 + n) for t, n in files_with.items()}
+    file_score = {
+        path: sum(weight[t] for t in {t for _, found in hits for t in found})
+        for path, hits in lines.items()
+    }
+    ranked_files = sorted(file_score, key=lambda p: (-file_score[p], p))
+    if max_files is not None:
+        ranked_files = ranked_files[:max_files]
     scores: dict[str, float] = {}
     chunks: dict[str, Located] = {}
-    for term, hits in by_term.items():
-        if not hits:
-            continue
-        weight = 1.0 / math.log2(1 + len(hits))
-        for key, located in hits.items():
-            chunks[key] = located
-            name = located.symbol.split("(", 1)[0].rsplit(".", 1)[-1]
-            bonus = DEFINITION_BONUS if name == term.rsplit(".", 1)[-1] else 0.0
-            scores[key] = scores.get(key, 0.0) + weight + bonus
+    for path in ranked_files:
+        terms_in: dict[str, set[str]] = {}
+        for line, found in lines[path]:
+            located = locate(path, line)
+            if located is None:
+                continue
+            chunks[located.key] = located
+            terms_in.setdefault(located.key, set()).update(found)
+        for key, found_terms in terms_in.items():
+            name = chunks[key].symbol.split("(", 1)[0].rsplit(".", 1)[-1]
+            defines = any(name == t.rsplit(".", 1)[-1] for t in found_terms)
+            scores[key] = sum(weight[t] for t in found_terms) + (DEFINITION_BONUS if defines else 0)
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return [(chunks[key], score) for key, score in ranked]
-
-
-def _path_matches(
-    root: Path, term: str, locate: Callable[[str, int], Located | None]
-) -> list[Located]:
-    """Locate the first chunk of files whose path ends with ``term``."""
-    suffix = term.strip("/")
-    candidate = root / suffix
-    if not candidate.is_file():
-        return []
-    located = locate(PurePosixPath(suffix).as_posix(), 1)
-    return [located] if located is not None else []
 
 
 def locate_on_the_fly(
