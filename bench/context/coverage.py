@@ -72,7 +72,7 @@ def main() -> int:
     rows = []
     for case in cases:
         tree = Path(args.sources) / case["sdist_root"]
-        base = Context(project=str(tree), engram_home=args.home, mode="context",
+        base = Context(project=str(tree), engram_home=args.home, mode="context", auto_approve=True,
                        branch_timeout_ms=args.timeout_ms)
         if case["sdist_root"] not in indexes:
             index = open_project_index(base, create=True)

@@ -17,6 +17,7 @@ Three measurements, each printed as a Markdown row:
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import subprocess
@@ -66,7 +67,7 @@ async def stuck_semantic(state: Any, runtime: Any, *, deps: Any) -> dict[str, An
 
 
 def in_process(project: Path, home: str, repeat: int) -> dict[str, Any]:
-    context = Context(project=str(project), engram_home=home, mode="context")
+    context = Context(project=str(project), engram_home=home, mode="context", auto_approve=True)
     deps = make_deps()
     graph = compose(deps)
     run_pack(graph, context.replace(branch_timeout_ms=120_000), "warm up the index")
@@ -94,6 +95,46 @@ def in_process(project: Path, home: str, repeat: int) -> dict[str, Any]:
         "stuck_within_target": sum(t <= context.branch_timeout_ms + OVERHEAD_MS for t in stuck),
         "stuck_runs": len(stuck),
     }
+
+
+def breakdown(project: Path, home: str) -> dict[str, int]:
+    """Median wall time of each node run alone, in order, on warm resources (ms)."""
+    from langchain_core.messages import HumanMessage
+    from langgraph.runtime import Runtime
+
+    from graph.state import State
+    from nodes.expand_relations import expand_relations
+    from nodes.load_rules import load_rules
+    from nodes.pack_context import pack_context
+    from nodes.retrieve_memory import retrieve_memory
+    from nodes.search_exact import search_exact
+    from nodes.search_semantic import search_semantic
+
+    context = Context(project=str(project), engram_home=home, mode="context", auto_approve=True)
+    deps = make_deps()
+    runtime = Runtime(context=context)
+    nodes = (load_rules, retrieve_memory, search_exact, search_semantic, expand_relations,
+             pack_context)
+    times: dict[str, list[float]] = {node.__name__: [] for node in nodes}
+
+    async def one(task: str) -> None:
+        state = State(messages=[HumanMessage(task)], task=task)
+        for node in nodes:
+            started = time.perf_counter()
+            update = await node(state, runtime, deps=deps)
+            times[node.__name__].append((time.perf_counter() - started) * 1000)
+            for key in ("code_hits", "related_symbols", "task_profile", "notes"):
+                if update.get(key):
+                    old = getattr(state, key)
+                    new = update[key]
+                    setattr(state, key, [*old, *new] if isinstance(old, list) else new)
+
+    asyncio.run(one("warm up the index"))
+    for name in times:
+        times[name].clear()
+    for task in TASKS:
+        asyncio.run(one(task))
+    return {name: round(statistics.median(values)) for name, values in times.items()}
 
 
 def whole_process(project: Path, home: str, runs: int, entry: str) -> dict[str, Any]:
@@ -128,7 +169,8 @@ def main() -> int:
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     project = Path(args.project).resolve()
-    result = {"in_process": in_process(project, args.home, args.repeat),
+    result = {"breakdown": breakdown(project, args.home),
+              "in_process": in_process(project, args.home, args.repeat),
               "process": whole_process(project, args.home, args.process_runs, args.entry)}
     ip, proc = result["in_process"], result["process"]
     print("| Measure | Value | Target |")
@@ -143,6 +185,8 @@ def main() -> int:
           f"{ip['stuck_max_ms']} ms | ≤ {ip['timeout_ms'] + OVERHEAD_MS} ms |")
     print(f"| stuck runs within timeout + {OVERHEAD_MS} ms | {ip['stuck_within_target']} of "
           f"{ip['stuck_runs']} | all |")
+    print("\nNode medians run alone, in order (ms): " + ", ".join(
+        f"{name} {ms}" for name, ms in result["breakdown"].items()))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
     return 0

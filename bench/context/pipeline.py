@@ -1,9 +1,9 @@
-"""The context pipeline as the benchmarks run it: the real nodes, wired like the builder.
+"""The context pipeline as the benchmarks run it: the compiled builder graph, or the same nodes.
 
-START → load_rules → retrieve_memory → (search_exact ‖ search_semantic, bounded) →
-expand_relations (bounded, when present) → pack_context → END. ``engram context`` runs the
-same nodes through ``graph.builder``; this copy lets the benchmarks swap one branch (to force
-a timeout) and run in-process with warm resources.
+The builder's graph is used as is when it wires ``pack_context``. To force a branch to time
+out, the benchmarks need the semantic branch swapped: then the pipeline is wired here from the
+same nodes, START → load_rules → retrieve_memory → (search_exact ‖ search_semantic, bounded) →
+expand_relations (bounded) → pack_context → END.
 """
 
 from __future__ import annotations
@@ -54,8 +54,18 @@ def make_deps(store: Any = None) -> Deps:
     )
 
 
-def compose(deps: Deps, *, semantic: Callable[..., Any] = search_semantic) -> Any:
-    """Compile the context pipeline over ``deps`` (no checkpointer)."""
+def compose(deps: Deps, *, semantic: Callable[..., Any] | None = None) -> Any:
+    """Compile the context pipeline over ``deps`` (no checkpointer).
+
+    With no replacement semantic branch this is ``graph.builder.build_graph`` when the builder
+    wires ``pack_context`` (what ``engram context`` runs); otherwise the same nodes wired here.
+    """
+    if semantic is None:
+        from graph.builder import build_graph
+
+        built = build_graph(deps)
+        if "pack_context" in built.nodes:
+            return built
     graph = StateGraph(State, context_schema=Context, input_schema=InputState)
     graph.add_node("load_rules", _bind(load_rules, deps))
     graph.add_node("retrieve_memory", _bind(retrieve_memory, deps))
@@ -66,7 +76,7 @@ def compose(deps: Deps, *, semantic: Callable[..., Any] = search_semantic) -> An
         deps,
         sources=["retrieve_memory"],
         search_exact=search_exact,
-        search_semantic=semantic,
+        search_semantic=semantic or search_semantic,
         expand_relations=optional_expand_relations(),
         pack_context=pack_context,
     )
