@@ -123,7 +123,9 @@ class ProjectIndex:
         if not spec.startswith("."):
             return None
         stem = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
-        bare = stem[: -len(posixpath.splitext(stem)[1])] if stem.endswith(".js") else stem
+        # TypeScript sources import their compiled names: "./x.js" means x.ts, "./x.mjs" x.mts.
+        suffix = posixpath.splitext(stem)[1]
+        bare = stem[: -len(suffix)] if suffix in (".js", ".mjs", ".cjs", ".jsx") else stem
         candidates = [stem, *(bare + s for s in JS_SUFFIXES)]
         candidates += [f"{stem}/index{s}" for s in JS_SUFFIXES]
         return next((c for c in candidates if c in self.facts), None)

@@ -137,3 +137,14 @@ def test_cyclic_type_information_does_not_recurse_forever(tmp_path):
     calls = edges_of(g, "calls")
     assert ("cyc.py::B.run", "cyc.py::B.run") in calls
     assert ("cyc.py::B.run", "cyc.py::build") in calls
+
+
+def test_typescript_imports_of_compiled_names_resolve_to_sources(tmp_path):
+    g = project(tmp_path, {
+        "src/util.mts": "export function helper(): number { return 1; }\n",
+        "src/main.mts": "import { helper } from './util.mjs';\nexport const run = () => helper();\n",
+        "src/other.ts": "import { helper } from './util.js';\nhelper();\n",
+    })
+    assert ("src/main.mts", "src/util.mts") in edges_of(g, "imports")
+    assert ("src/main.mts::run", "src/util.mts::helper") in edges_of(g, "calls")
+    assert ("src/other.ts", "src/util.mts::helper") in edges_of(g, "calls")
