@@ -43,6 +43,7 @@ __all__ = [
     "plan_clear",
     "plan_cut",
     "reconcile",
+    "summary_budget",
     "thresholds",
 ]
 
@@ -240,6 +241,15 @@ def thresholds(window: int) -> Thresholds:
     clear = min(CLEAR_MAX, math.floor(round(trigger * CLEAR_FRACTION, 6)))
     memory_cap = max(MEMORY_CAP_MIN, min(MEMORY_CAP_MAX, window // MEMORY_CAP_DIVISOR))
     return Thresholds(window=window, trigger=trigger, clear=clear, memory_cap=memory_cap)
+
+
+def summary_budget(window: int) -> int:
+    """Return the most tokens a compaction summary may take: the trigger's summary reserve.
+
+    The trigger already sets aside min(20000, max(1000, window/4)) tokens for the summary, so a
+    summary of that size fits by construction.
+    """
+    return min(SUMMARY_RESERVE_MAX, max(RESERVE_MIN, window // SUMMARY_RESERVE_DIVISOR))
 
 
 def reconcile(

@@ -26,7 +26,7 @@ from graph.budget import (
     plan_clear,
     plan_cut,
 )
-from graph.extractive import extractive_summary, keep_user_requests
+from graph.extractive import EXTRACT_MAX_CHARS, extractive_summary, keep_user_requests
 from graph.history import (
     CONTEXT_CLEARED,
     clear_tool_results,
@@ -214,6 +214,7 @@ async def compact_now(
     tools: Sequence[Any] = (),
     min_drop: float = MIN_DROP_FRACTION,
     tier: Tier = "summarize",
+    summary_chars: int = EXTRACT_MAX_CHARS,
 ) -> CompactionResult:
     """Summarize everything before the ``keep_users``-th last user message, as a transaction.
 
@@ -232,6 +233,7 @@ async def compact_now(
         tools: Tools bound to the summary call (the same as the agent's keep the cache warm).
         min_drop: Least fractional drop of the estimate for the result to be committed.
         tier: Label recorded in the event.
+        summary_chars: Longest extractive summary (and user-request section) in characters.
 
     Returns:
         The committed or rolled-back result.
@@ -248,11 +250,12 @@ async def compact_now(
     if summarizer is not None:
         try:
             summary, chunks = await model_summary(summarizer, original, cut, request.system_prompt)
-            summary = keep_user_requests(summary, original[:cut])
+            summary = keep_user_requests(summary, original[:cut], max_chars=summary_chars)
         except Exception as exc:  # any provider failure: fall back, keep the reason
             reason = f"model summary failed ({type(exc).__name__}: {exc}); used extractive"
     if not summary:
-        summary, source = extractive_summary(original[:cut]), "extractive"
+        summary = extractive_summary(original[:cut], max_chars=summary_chars)
+        source = "extractive"
     staged, after, problem = _stage(tier, original, cut, summary, request)
     if not problem and not drop_is_enough(before, after, min_drop):
         problem = f"estimate did not drop by {min_drop:.0%} ({before} -> {after})"

@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.budget import KEEP_USER_TURNS, count_text, reconcile, thresholds
+from graph.budget import KEEP_USER_TURNS, count_text, reconcile, summary_budget, thresholds
 from graph.budget_request import request_for
 from graph.compaction import compact_now
 from graph.context import Context
@@ -17,7 +17,11 @@ from graph.toolset import build_tools
 from nodes._common import current_thread_id
 from stores.ledger import Ledger
 
-__all__ = ["compact_history"]
+__all__ = ["SUMMARY_CHARS_PER_TOKEN", "compact_history"]
+
+SUMMARY_CHARS_PER_TOKEN = 3
+"""Characters per token assumed when turning the summary token budget into a length cap
+(low on purpose: summaries quote paths, commands and CJK text)."""
 
 
 async def compact_history(
@@ -41,6 +45,7 @@ async def compact_history(
         model=deps.model_factory(context),
         request=request,
         tools=tools,
+        summary_chars=summary_budget(context.context_window) * SUMMARY_CHARS_PER_TOKEN,
     )
     users = sum(1 for m in result.messages if isinstance(m, HumanMessage))
     event = {**result.event(), "user_turns": users}

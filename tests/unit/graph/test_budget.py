@@ -182,3 +182,11 @@ def test_plan_clear_includes_stale_turn_context():
     assert plan_clear(savings, min_saving=1, stale=[(1, 50), (6, 0)]) == [1, 3]
     assert plan_clear([], min_saving=40, stale=[(1, 50)]) == [1]
     assert plan_clear([], min_saving=60, stale=[(1, 50)]) == []
+
+
+def test_summary_budget_is_the_trigger_reserve():
+    from graph.budget import summary_budget
+
+    assert summary_budget(32_000) == 8_000
+    assert summary_budget(128_000) == 20_000
+    assert summary_budget(2_000) == 1_000

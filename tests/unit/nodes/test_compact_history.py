@@ -187,3 +187,15 @@ async def test_latest_request_survives_verbatim(keep):
     result = await compact_now(msgs, keep_users=keep, request=Request(count=words))
     humans = [m for m in result.messages if isinstance(m, HumanMessage) and not is_summary(m)]
     assert humans[-1].content == msgs[25].content
+
+
+async def test_summary_length_follows_the_window(tmp_path):
+    msgs = long_session(turns=60, body=5)
+    for window in (4_096, 32_000):
+        update = await compact_history(State(messages=msgs), runtime(tmp_path, window),
+                                       deps=Deps(count_tokens=words))
+        new = add_messages(msgs, update["messages"])
+        cap = min(20_000, max(1_000, window // 4)) * 3
+        assert len(new[0].content) <= cap + len(SUMMARY_HEADER) + 1
+        if window == 4_096:
+            assert "earlier entries omitted" in new[0].content
