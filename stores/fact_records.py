@@ -70,6 +70,9 @@ class Fact:
         key = "" if scope == "global" else str(record.get("project_key") or project_key)
         if scope == "project" and not key:
             raise ValueError("a project fact needs a project key")
+        provenance = record.get("provenance") or {}
+        if not isinstance(provenance, Mapping):
+            raise ValueError("'provenance' must be an object of strings")
         created = _parse_time(record.get("created")) or now or datetime.now(UTC)
         return cls(
             id=fact_id,
@@ -80,7 +83,7 @@ class Fact:
             last_verified=_parse_time(record.get("last_verified")),
             source=cast(Source, source),
             status=cast(Status, status),
-            provenance={str(k): str(v) for k, v in (record.get("provenance") or {}).items()},
+            provenance={str(k): str(v) for k, v in provenance.items()},
         )
 
 

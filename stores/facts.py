@@ -5,6 +5,10 @@ the project key encoded by :func:`stores.project_key.namespace_label` (store lab
 contain "."). Each namespace has a revision token in ``("facts_meta", ...)`` that every write
 replaces, so a long-lived :class:`FactStore` can keep its search and conflict indexes in
 memory and rebuild them only when some process changed the facts.
+
+Concurrency: every write is one SQLite/Postgres transaction, so no write is lost or torn when
+several processes write at once. The conflict check reads before it writes, so two processes
+saving near-identical facts in the same instant can both succeed; the next write sees both.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
@@ -21,6 +23,7 @@ from stores.fact_admin import (
     verify_fact,
 )
 from stores.facts import Fact, FactConflictError, FactStore, fact_namespace
+from stores.secrets import find_secret
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 ALPHA = "/work/alpha.project"
@@ -263,3 +266,33 @@ def test_from_record_rejects_bad_values():
         Fact.from_record({"id": "a", "text": "x", "scope": "team"})
     with pytest.raises(ValueError):
         Fact.from_record({"id": "a", "text": "x", "scope": "project"})
+
+
+record_text = st.text(min_size=1, max_size=60).filter(lambda t: t.strip())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(record_text, st.sampled_from(["project", "global"]),
+                          st.dictionaries(st.text(max_size=5), st.text(max_size=8), max_size=2)),
+                min_size=1, max_size=6))
+def test_export_import_round_trip_property(rows):
+    target = InMemoryStore()
+    facts = [
+        Fact(id=f"id{i}", text=text.strip(), scope=scope,
+             project_key=ALPHA if scope == "project" else "", created=NOW,
+             last_verified=None if i % 2 else NOW, source="user",
+             status="unverified" if i % 2 else "verified", provenance=prov)
+        for i, (text, scope, prov) in enumerate(rows)
+    ]
+    facts = [f for f in facts if find_secret(f.text) is None]
+    lines = list(export_jsonl(facts))
+    report = import_jsonl(target, lines, project_key=BETA, now=NOW)
+    assert report.imported == len(facts)
+    assert sorted(all_facts(target), key=lambda f: f.id) == facts
+
+
+def test_import_rejects_bad_provenance():
+    report = import_jsonl(InMemoryStore(), ['{"id": "a", "text": "x", "scope": "global", '
+                                            '"provenance": ["not", "a", "map"]}'],
+                          project_key=ALPHA, now=NOW)
+    assert report.imported == 0 and report.skipped[0][0] == 1
