@@ -4,7 +4,8 @@ Every candidate is a verbatim substring of the input: sentences are cut on punct
 line breaks, only trimmed of surrounding whitespace and list markers, never rewritten.
 A sentence qualifies when it states a lasting preference or project fact (English or
 Chinese cue phrases), is not a question, does not describe the task at hand, and holds no
-secret.
+secret. Explicit requests to remember something are left to the ``save_memory`` tool, so a
+conflict it reports to the user is not bypassed here.
 """
 
 from __future__ import annotations
@@ -32,14 +33,17 @@ _STABLE_EN = re.compile(
     r"(?:uses?|is\s+(?:on|written|built)|runs?|targets?|requires?|deploys?|follows?)\b"
     r"|\bwe\s+(?:use|are\s+using|'re\s+using|deploy|target|follow|run)\b"
     r"|\b(?:our|the)\s+(?:convention|style|standard|policy|rule)\b"
-    r"|\bby\s+default\b|\bfrom\s+now\s+on\b|\bremember\s+that\b",
+    r"|\bby\s+default\b|\bfrom\s+now\s+on\b",
     re.IGNORECASE,
 )
 _STABLE_ZH = re.compile(
     r"我(?:喜欢|偏好|习惯|希望|总是|一般|不喜欢)|偏好|习惯用|请(?:始终|总是|一直|always)"
     r"|(?:总是|始终|一律|统一)(?:用|使用|采用)|不要(?:用|使用)|禁止使用"
     r"|(?:本|这个|该|我们的?)项目(?:用|使用|采用|基于|运行在|部署在|要求)"
-    r"|我们(?:用|使用|采用|约定|规定)|约定|规范是|默认(?:用|使用)|以后(?:都|请)|记住"
+    r"|我们(?:用|使用|采用|约定|规定)|约定|规范是|默认(?:用|使用)|以后(?:都|请)"
+)
+_EXPLICIT = re.compile(
+    r"\b(?:remember|memori[sz]e|note\s+that|keep\s+in\s+mind)\b|记住|记一下|记得", re.IGNORECASE
 )
 _TRANSIENT = re.compile(
     r"\b(?:right\s+now|currently|today|tonight|this\s+(?:time|morning|afternoon|task|bug|error)"
@@ -79,7 +83,7 @@ def _trim(sentence: str) -> str:
 def _qualifies(sentence: str) -> bool:
     if not MIN_CANDIDATE_CHARS <= len(sentence) <= MAX_CANDIDATE_CHARS:
         return False
-    if _QUESTION.search(sentence) or _TRANSIENT.search(sentence):
+    if _QUESTION.search(sentence) or _TRANSIENT.search(sentence) or _EXPLICIT.search(sentence):
         return False
     if not (_STABLE_EN.search(sentence) or _STABLE_ZH.search(sentence)):
         return False

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.store.memory import InMemoryStore
 
 from graph.context import Context
 from graph.deps import Deps
@@ -44,7 +45,8 @@ def engram(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[
 def test_conflicting_save_memory_comes_back_to_the_model(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
-    tools = {t.name for t in build_tools(Context(project=str(project)), Deps())}
+    deps = Deps(store=InMemoryStore())
+    tools = {t.name for t in build_tools(Context(project=str(project)), deps)}
     if "save_memory" not in tools:
         pytest.skip("save_memory is not in the run's tool set yet")
     env = dict(os.environ, NO_COLOR="1", COLUMNS="200", OPENAI_API_KEY="test-key")

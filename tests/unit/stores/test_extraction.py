@@ -31,6 +31,9 @@ ZH = "帮我修一下这个函数。我喜欢用中文回复。本项目使用 J
         ("Rename the variable x to count.", []),
         ("What do we use for CI?", []),
         ("以后都请用 pnpm 而不是 npm", ["以后都请用 pnpm 而不是 npm"]),
+        # Explicit "remember" requests belong to the save_memory tool and its conflict check.
+        ("Remember that we moved to Java 21.", []),
+        ("记住我们的项目使用 Java 21。", []),
     ],
 )
 def test_candidates(text, expected):
