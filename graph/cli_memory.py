@@ -9,11 +9,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import numpy as np
 import typer
 from langgraph.store.base import BaseStore
+from rich.markup import escape
 from rich.table import Table
 
 from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
@@ -120,16 +121,11 @@ def save(
                 force=force, provenance={"via": "engram memory save"}, now=datetime.now(UTC),
             )
         except FactConflictError as error:
-            if as_json:
-                print_json({"saved": False, "text": error.text,
-                            "conflicts": [f.to_record() for f in error.conflicts]})
-                raise typer.Exit(EXIT_CONFLICT) from None
-            listed = "\n".join(f"  [{f.id}] {f.text}" for f in error.conflicts)
-            fail(f"not saved, it conflicts with:\n{listed}", error.hint, code=EXIT_CONFLICT)
+            _conflict_exit(error, as_json)
     if as_json:
         print_json({"saved": True, **fact.to_record()})
     else:
-        out_console.print(f"saved [bold]{fact.id}[/] ({fact.scope}): {fact.text}", markup=True)
+        out_console.print(f"saved [bold]{fact.id}[/] ({fact.scope}): {escape(fact.text)}")
 
 
 def list_(
@@ -183,7 +179,7 @@ def search(
         return
     table = Table("id", "score", "scope", "fact", show_lines=False)
     for hit in hits:
-        table.add_row(hit.fact.id, f"{hit.score:.3f}", hit.fact.scope, hit.fact.text)
+        table.add_row(hit.fact.id, f"{hit.score:.3f}", hit.fact.scope, escape(hit.fact.text))
     out_console.print(table if hits else "no matching facts")
 
 
@@ -218,8 +214,11 @@ def replace(
 ) -> None:
     """Replace a fact's text, keeping its id."""
     with _opened(path) as (_, store, key):
-        fact = replace_fact(store, fact_id, text, project_key=key, now=datetime.now(UTC),
-                            force=force)
+        try:
+            fact = replace_fact(store, fact_id, text, project_key=key, now=datetime.now(UTC),
+                                force=force)
+        except FactConflictError as error:
+            _conflict_exit(error, as_json)
     _done("replaced", fact.to_record(), as_json)
 
 
@@ -279,6 +278,23 @@ def import_(
     out_console.print(f"imported {report.imported} facts", markup=False)
     for number, reason in report.skipped:
         out_console.print(f"  skipped line {number}: {reason}", markup=False)
+
+
+def _conflict_exit(error: FactConflictError, as_json: bool) -> NoReturn:
+    """Report a blocked write with both texts and the user's choices, then exit 1."""
+    if as_json:
+        print_json({"saved": False, "text": error.text,
+                    "conflicts": [f.to_record() for f in error.conflicts]})
+        raise typer.Exit(EXIT_CONFLICT)
+    listed = "\n".join(f"  {escape(f'[{f.id}]')} {escape(f.text)}" for f in error.conflicts)
+    first = error.conflicts[0].id if error.conflicts else "ID"
+    fail(
+        f"not saved, it conflicts with:\n{listed}",
+        escape(f"replace it with `engram memory replace {first} TEXT`, keep both with "
+               "`engram memory save --force TEXT` (or `replace --force`), or keep things "
+               "as they are"),
+        code=EXIT_CONFLICT,
+    )
 
 
 def _check_format(fmt: str) -> None:

@@ -182,3 +182,15 @@ def test_dense_search_over_a_large_scope(cli, project, tmp_path, monkeypatch):
     found = json.loads(cli("search", "when does the release train leave", "--dense",
                            "--path", str(project), "--json").output)
     assert found[0]["id"] == "target" and len(found) == 10
+
+
+def test_replace_conflict_and_bracketed_text(cli, project):
+    p = str(project)
+    a = json.loads(cli("save", "Docs use [brackets] for options", "--path", p, "--json").output)
+    b = json.loads(cli("save", "Deploys go to Fly", "--path", p, "--json").output)
+    blocked = cli("replace", b["id"], "Docs use [brackets] for options!", "--path", p, ok=False)
+    assert blocked.exit_code == 1
+    assert f"[{a['id']}]" in blocked.output and "[brackets]" in blocked.output
+    assert "engram memory replace" in blocked.output
+    shown = cli("search", "brackets", "--path", p).output
+    assert "[brackets]" in shown
