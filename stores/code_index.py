@@ -131,13 +131,17 @@ class ProjectCodeIndex:
             bm25_dir=self.bm25_dir,
             progress=progress,
         )
-        self._lexical = lexical
+        generation = int(self.manifest.get_meta("generation", "0"))
+        self._lexical = (lexical, generation) if lexical is not None else None
         return stats
 
     def _bm25(self) -> SegmentedLexical:
         generation = int(self.manifest.get_meta("generation", "0"))
         if self._lexical is None or self._lexical[1] != generation:
-            self._lexical = (refresh_lexical(self.manifest, self.bm25_dir, generation), generation)
+            lexical = refresh_lexical(self.manifest, self.bm25_dir, generation)
+            if lexical is None:  # only when load=False
+                raise AssertionError("refresh_lexical returned no index")
+            self._lexical = (lexical, generation)
         return self._lexical[0]
 
     def ranked_lists(

@@ -23,7 +23,9 @@ def _full(manifest: Manifest, folder: Path | None, generation: int) -> Segmented
     return SegmentedLexical(base, delta, ())
 
 
-def refresh_lexical(manifest: Manifest, folder: Path | None, generation: int) -> SegmentedLexical:
+def refresh_lexical(
+    manifest: Manifest, folder: Path | None, generation: int, *, load: bool = True
+) -> SegmentedLexical | None:
     """Return BM25 matching the manifest at ``generation``, rebuilding only what is stale.
 
     Args:
@@ -31,23 +33,30 @@ def refresh_lexical(manifest: Manifest, folder: Path | None, generation: int) ->
         folder: Where the segments live (``base/`` and ``delta/``); None keeps them in memory
             and always builds one full segment.
         generation: The manifest generation the result must reflect.
+        load: Return the segments; False only brings the files on disk up to date (indexing
+            runs skip loading the large base).
     """
     if folder is None:
         return _full(manifest, None, generation)
-    loaded_base = LexicalIndex.load(folder / "base")
-    if loaded_base is None:
-        return _full(manifest, folder, generation)
-    base = loaded_base[0]
+    base_ids = LexicalIndex.load_ids(folder / "base")
+    if base_ids is None:
+        full = _full(manifest, folder, generation)
+        return full if load else None
     current = manifest.chunk_ids()
-    base_ids = set(base.ids)
-    added = sorted(current - base_ids)
-    removed = base_ids - current
-    if len(added) + len(removed) > DELTA_REBUILD_FRACTION * max(len(base_ids), 1):
+    known = set(base_ids[0])
+    added = sorted(current - known)
+    removed = known - current
+    if len(added) + len(removed) > DELTA_REBUILD_FRACTION * max(len(known), 1):
+        full = _full(manifest, folder, generation)
+        return full if load else None
+    delta_ids = LexicalIndex.load_ids(folder / "delta")
+    if delta_ids is None or delta_ids[1] != generation:
+        ids, tokens = manifest.tokens_of(added)
+        LexicalIndex.build(ids, tokens).save(folder / "delta", generation)
+    if not load:
+        return None
+    base = LexicalIndex.load(folder / "base")
+    delta = LexicalIndex.load(folder / "delta")
+    if base is None or delta is None:
         return _full(manifest, folder, generation)
-    loaded_delta = LexicalIndex.load(folder / "delta")
-    if loaded_delta is not None and loaded_delta[1] == generation:
-        return SegmentedLexical(base, loaded_delta[0], removed)
-    ids, tokens = manifest.tokens_of(added)
-    delta = LexicalIndex.build(ids, tokens)
-    delta.save(folder / "delta", generation)
-    return SegmentedLexical(base, delta, removed)
+    return SegmentedLexical(base[0], delta[0], removed)

@@ -74,11 +74,12 @@ def update_index(
     embedder: Embedder,
     bm25_dir: Path | None,
     progress: Callable[[IndexProgress], None] | None = None,
-) -> tuple[IndexStats, tuple[SegmentedLexical, int]]:
+) -> tuple[IndexStats, SegmentedLexical | None]:
     """Bring manifest, vectors and BM25 in line with the files under ``root``.
 
     Returns:
-        The run's statistics and the current BM25 index with its generation.
+        The run's statistics and, for in-memory indexes, the current BM25 segments (on-disk
+        ones are loaded by the first search).
     """
     started = time.perf_counter()
     report = walk_project(root)
@@ -185,9 +186,9 @@ def _lexical(
     bm25_dir: Path | None,
     generation: int,
     progress: Callable[[IndexProgress], None] | None,
-) -> tuple[SegmentedLexical, int]:
-    """Return BM25 for ``generation``, rebuilding the stale segment when needed."""
-    lexical = refresh_lexical(manifest, bm25_dir, generation)
+) -> SegmentedLexical | None:
+    """Bring BM25 to ``generation``; return it when kept in memory (nothing to load later)."""
+    lexical = refresh_lexical(manifest, bm25_dir, generation, load=bm25_dir is None)
     if progress is not None:
-        progress(IndexProgress("bm25", len(lexical.ids), len(lexical.ids)))
-    return lexical, generation
+        progress(IndexProgress("bm25", 1, 1))
+    return lexical

@@ -108,6 +108,15 @@ class LexicalIndex:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    @staticmethod
+    def load_ids(folder: Path) -> tuple[list[str], int] | None:
+        """Read only the ids and generation of a saved index (no matrices, no vocabulary)."""
+        try:
+            meta = json.loads((folder / IDS_FILE).read_text(encoding="utf-8"))
+            return list(meta["ids"]), int(meta["generation"])
+        except (OSError, ValueError, KeyError):
+            return None
+
     @classmethod
     def load(cls, folder: Path) -> tuple[LexicalIndex, int] | None:
         """Load an index and its generation; None when absent or unreadable."""
