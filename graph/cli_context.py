@@ -50,9 +50,10 @@ def ensure_openers(deps: Deps) -> Deps:
 def preload(deps: Deps, context: Context) -> list[str]:
     """Open the code index and graph and load them into memory before the timed branches.
 
-    A fresh process would otherwise spend its first search loading BM25, the vector index and
-    the graph inside the per-branch timeout, and (on a large tree) always time out. Failures
-    are left for the branches to report; the returned notes say what could not be loaded.
+    A fresh process would otherwise spend its first search loading BM25, the vector index,
+    the graph and its name tables inside the per-branch timeout, and (on a large tree)
+    always time out. Failures are left for the branches to report; the returned notes say
+    what could not be loaded.
     """
     return [note for name in PRELOADED if (note := _load(deps, context, name))]
 
@@ -63,6 +64,8 @@ def _load(deps: Deps, context: Context, name: str) -> str:
         if name == "code_index" and resource is not None and resource.is_built():
             for mode in PRELOAD_MODES:
                 resource.search(PRELOAD_QUERY, mode=mode, k=1)
+        if name == "code_graph" and resource is not None:
+            resource.resolver()  # name tables, built on first use
     except (StoreError, OSError) as exc:
         return f"{name}: {exc}"
     return ""

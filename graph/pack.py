@@ -128,7 +128,7 @@ class Pack:
     notes: tuple[str, ...] = field(default=())
 
     def section(self, name: str) -> Section | None:
-        """Return the section called ``name``, if it has any items."""
+        """Return the section called ``name`` (None when the pack has no such section)."""
         return next((s for s in self.sections if s.name == name), None)
 
     def to_dict(self) -> dict[str, Any]:
