@@ -79,7 +79,7 @@ def handle_slash(line: str, engram: App, thread_id: str) -> bool:
     elif is_memory_command(line):
         out_console.print(handle_memory_command(
             line, store=engram.store, project_key=project_key(engram.context.project_path),
-            now=datetime.now(UTC)))
+            now=datetime.now(UTC)), markup=False)
     elif command in {"/good", "/bad"}:
         verdict = "success" if command == "/good" else "failure"
         out_console.print(record_outcome(engram, thread_id, verdict))
@@ -90,7 +90,7 @@ def handle_slash(line: str, engram: App, thread_id: str) -> bool:
         else:
             tool = build_code_graph_tool(engram.context, engram.deps)
             args = {"symbol": symbol, **({"relation": relation.strip()} if relation else {})}
-            out_console.print(tool.invoke(args))
+            out_console.print(tool.invoke(args), markup=False)
     elif command == "/index":
         _index(engram)
     elif command == "/help":
