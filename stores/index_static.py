@@ -146,7 +146,8 @@ class StaticEmbedder:
             i for t in ("[CLS]", "[SEP]", "[PAD]", "[UNK]")
             if (i := self._tokenizer.token_to_id(t)) is not None
         }
-        self.model_id = STATIC_MODEL_ID
+        # The text cut belongs to the embedding recipe, so it is part of the cache key.
+        self.model_id = f"{STATIC_MODEL_ID}:{MAX_CHARS_PER_TEXT}c"
         self.dim = int(table.shape[1])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
