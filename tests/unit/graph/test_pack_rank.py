@@ -113,3 +113,10 @@ def test_documentation_ranks_below_code_it_ties_with():
     hits = [hit("docs/guide.md", 1, 5, 0.9, "bm25", "guide"), hit("src/x.py", 1, 5, 0.9, "dense")]
     ranked = rank_files(evidence_of(hits, [], []))
     assert [r.path for r in ranked] == ["src/x.py", "docs/guide.md"]
+
+
+def test_multiline_symbols_become_one_line():
+    hits = [hit("a.py", 1, 3, 1.0, "bm25", "f(a,\n    b)")]
+    (only,) = slice_items(rank_files(evidence_of(hits, [], [])), {"a.py": ["x", "y", "z"]}.get,
+                          words)
+    assert only.symbol == "f(a, b)" and only.text.splitlines()[0] == "--- a.py:1-3 f(a, b)"
