@@ -8,9 +8,11 @@ token-counted with an injected counter, and the same candidates always give the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from graph.budget import Counter
 
 __all__ = [
     "CONTIGUOUS_SECTIONS",
@@ -26,8 +28,6 @@ __all__ = [
     "fill_pack",
     "render_pack",
 ]
-
-Counter = Callable[[str], int]
 
 
 @dataclass(frozen=True)

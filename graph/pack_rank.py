@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from graph.budget import Counter
 from graph.pack import PackItem
 from stores.ranking import RRF_K, aggregate_files, rrf
 
@@ -29,7 +30,6 @@ __all__ = [
     "slice_items",
 ]
 
-Counter = Callable[[str], int]
 LinesOf = Callable[[str], Sequence[str] | None]
 
 FUSION_WEIGHTS: Mapping[str, float] = {"graph": 0.5}
