@@ -71,24 +71,28 @@ def memory_in_system(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def shares(bodies: list[dict[str, Any]], boundaries: set[int]) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"within": [], "across": []}
+def shares(bodies: list[dict[str, Any]], boundaries: set[int]) -> dict[str, list[tuple[int, int]]]:
+    """(shared prefix bytes, request bytes) per consecutive pair, within and across turns."""
+    out: dict[str, list[tuple[int, int]]] = {"within": [], "across": []}
     for i in range(1, len(bodies)):
         if i in boundaries:
             continue
         prev, cur = _canonical(bodies[i - 1]), _canonical(bodies[i])
         kind = "within" if turn_of(bodies[i]) == turn_of(bodies[i - 1]) else "across"
-        out[kind].append(common_prefix(prev, cur) / len(cur))
+        out[kind].append((common_prefix(prev, cur), len(cur)))
     return out
 
 
-def summarize_shares(values: list[float]) -> dict[str, float]:
-    if not values:
+def summarize_shares(pairs: list[tuple[int, int]]) -> dict[str, float]:
+    if not pairs:
         return {}
-    ordered = sorted(values)
-    return {"pairs": len(values), "mean_pct": round(100 * statistics.fmean(values), 1),
-            "p10_pct": round(100 * ordered[len(ordered) // 10], 1),
-            "min_pct": round(100 * ordered[0], 1)}
+    values = sorted(p / n for p, n in pairs)
+    return {"pairs": len(values),
+            "byte_weighted_pct": round(
+                100 * sum(p for p, _ in pairs) / sum(n for _, n in pairs), 1),
+            "mean_pct": round(100 * statistics.fmean(values), 1),
+            "p10_pct": round(100 * values[len(values) // 10], 1),
+            "min_pct": round(100 * values[0], 1)}
 
 
 async def run(turns: int, window: int) -> dict[str, Any]:
