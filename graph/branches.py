@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from langgraph.runtime import Runtime
 
@@ -28,6 +28,7 @@ __all__ = [
     "RETRIEVAL_BRANCHES",
     "Node",
     "bounded",
+    "call_bounded",
     "degraded_branches",
     "failure_note",
     "timeout_note",
@@ -39,6 +40,8 @@ MS_PER_SECOND = 1000
 
 RETRIEVAL_BRANCHES = ("search_exact", "search_semantic")
 """Nodes that start in parallel once Phase 0 is done (a router may return this list)."""
+
+T = TypeVar("T")
 
 Node = Callable[..., Awaitable[dict[str, Any]]]
 """An async LangGraph node: ``(state, runtime, **bound) -> partial update``."""
@@ -67,6 +70,36 @@ def degraded_branches(notes: Sequence[str]) -> set[str]:
         if rest.startswith(("timed out after ", "failed after ")):
             out.add(name)
     return out
+
+
+def call_bounded(fn: Callable[[], T], timeout_ms: int) -> T:
+    """Call blocking ``fn`` in a daemon thread and wait at most ``timeout_ms`` for it.
+
+    For synchronous code (a node's worker thread) that must not hang on a backend. The
+    thread runs in a copy of the caller's context variables and is abandoned on timeout.
+
+    Raises:
+        TimeoutError: ``fn`` did not return in time.
+        BaseException: Whatever ``fn`` raised.
+    """
+    done = threading.Event()
+    box: dict[str, Any] = {}
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            box["value"] = context.run(fn)
+        except BaseException as exc:  # re-raised in the caller's thread below
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="engram-bounded", daemon=True).start()
+    if not done.wait(timeout_ms / MS_PER_SECOND):
+        raise TimeoutError(f"no result after {timeout_ms} ms")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]
 
 
 def _start(coro_factory: Callable[[], Awaitable[dict[str, Any]]]) -> asyncio.Future[Any]:

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from graph.branches import degraded_branches
+from graph.branches import call_bounded, degraded_branches
 from graph.budget import content_text, count_text
 from graph.context import Context
 from graph.deps import Deps
@@ -40,6 +40,7 @@ __all__ = [
     "DELIVERED_ELSEWHERE",
     "assemble_pack",
     "deepen",
+    "index_rankings",
     "pack_context",
     "resolve_task_files",
 ]
@@ -145,13 +146,30 @@ def deepen(
     return extra, notes
 
 
+def index_rankings(
+    state: State, context: Context, deps: Deps
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Open the code index and take its per-list rankings for the task (blocking)."""
+    try:
+        index = deps.resource("code_index", context)
+    except IndexNotBuiltError:
+        return [], []  # the search branch already said to run `engram index`
+    except (StoreError, OSError) as exc:
+        return [], [f"pack: code index unavailable ({exc}); packing the evidence in state"]
+    # After the semantic branch hung or failed, keep to the local BM25 ranking.
+    degraded = "search_semantic" in degraded_branches(state.notes)
+    return deepen(index, state.task, state.code_hits,
+                  modes=LOCAL_MODES if degraded else DEEPEN_MODES)
+
+
 def assemble_pack(
     state: State,
     context: Context,
     *,
     count: Callable[[str], int],
     feedback: Feedback,
-    index: Any = None,
+    extra: Sequence[dict[str, Any]] = (),
+    notes: Sequence[str] = (),
 ) -> tuple[Pack, BudgetPlan, list[RankedFile]]:
     """Build the pack for ``state`` (blocking: reads rules and source files).
 
@@ -160,7 +178,8 @@ def assemble_pack(
         context: Run settings.
         count: Token counter.
         feedback: Budget feedback of this project and task type.
-        index: The project's code index, to deepen thin evidence; None skips that.
+        extra: Hits from the pack's own index rankings (see ``deepen``).
+        notes: Notes of this node, added to those already in state.
 
     Returns:
         The filled pack, the budget plan it was filled against, and the fused file ranking.
@@ -168,9 +187,6 @@ def assemble_pack(
     root = context.project_path
     task_type = str(state.task_profile.get("task_type") or DEFAULT_TASK_TYPE)
     plan = plan_budget(context.context_window, task_type, feedback, override=context.budget)
-    # A branch that hung on the index backend would hang here too: keep to the local BM25.
-    modes = DEEPEN_MODES if "search_semantic" not in degraded_branches(state.notes) else LOCAL_MODES
-    extra, notes = deepen(index, state.task, state.code_hits, modes=modes)
     hits = [*state.code_hits, *extra]
     known = sorted({str(h.get("path")) for h in [*hits, *state.related_symbols]})
     named = [str(f) for f in state.task_profile.get("files", []) or []]
@@ -189,10 +205,10 @@ def assemble_pack(
         *slice_items(ranked, _line_reader(root), count),
         *history_items(_exchanges(state.messages), state.task),
     ]
-    notes = [*state.notes, *notes]
+    all_notes = [*state.notes, *notes]
     if not ranked:
-        notes.append(NO_EVIDENCE_NOTE)
-    return fill_pack(candidates, plan.budget, count, notes=notes), plan, ranked
+        all_notes.append(NO_EVIDENCE_NOTE)
+    return fill_pack(candidates, plan.budget, count, notes=all_notes), plan, ranked
 
 
 def _feedback_store(runtime: Runtime[Context], deps: Deps) -> PackFeedbackStore | None:
@@ -213,14 +229,18 @@ def _build(
             feedback = feedback_store.get(key, task_type)
         except StoreError as exc:
             notes.append(f"pack feedback unreadable, using the default budget factors: {exc}")
-    index = None
+    extra: list[dict[str, Any]] = []
     try:
-        index = deps.resource("code_index", context)
-    except IndexNotBuiltError:
-        pass  # the search branch already said to run `engram index`
-    except (StoreError, OSError) as exc:
-        notes.append(f"pack: code index unavailable ({exc}); packing the evidence in state")
-    pack, plan, _ = assemble_pack(state, context, count=count, feedback=feedback, index=index)
+        # The index backend may hang (a Chroma server, a first open): bound it like a branch.
+        extra, ranking_notes = call_bounded(
+            lambda: index_rankings(state, context, deps), context.branch_timeout_ms
+        )
+        notes.extend(ranking_notes)
+    except TimeoutError:
+        notes.append(f"pack: index rankings timed out after {context.branch_timeout_ms} ms; "
+                     "packing the evidence in state")
+    pack, plan, _ = assemble_pack(state, context, count=count, feedback=feedback, extra=extra,
+                                  notes=notes)
     if feedback_store is not None and plan.source == "formula":
         updated = record_usage(feedback, task_type=task_type, planned=plan.budget,
                                actual=pack.tokens)
@@ -246,5 +266,4 @@ async def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -
     packed = pack.to_dict()
     packed["text"] = render_pack(pack.sections, skip=skip)
     packed["plan"] = plan.to_dict()
-    packed["notes"] = [*packed["notes"], *notes]
     return {"context_pack": packed, "notes": notes}

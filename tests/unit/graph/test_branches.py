@@ -118,3 +118,15 @@ def test_degraded_branches_are_read_back_from_notes():
     notes = [timeout_note("search_semantic", 500), failure_note("expand_relations", OSError("x"), 3),
              "search_exact found nothing", "no memory store is configured"]
     assert degraded_branches(notes) == {"search_semantic", "expand_relations"}
+
+
+def test_call_bounded_returns_raises_or_times_out():
+    from graph.branches import call_bounded
+
+    assert call_bounded(lambda: 41 + 1, 500) == 42
+    with pytest.raises(KeyError):
+        call_bounded(lambda: {}["missing"], 500)
+    started = time.perf_counter()
+    with pytest.raises(TimeoutError):
+        call_bounded(lambda: time.sleep(2), 100)
+    assert (time.perf_counter() - started) * 1000 < 100 + SLACK_MS

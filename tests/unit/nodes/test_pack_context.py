@@ -153,3 +153,21 @@ async def test_deepens_thin_evidence_but_skips_vectors_after_a_semantic_timeout(
     note = "search_semantic timed out after 500 ms; continuing with the other branches"
     await pack_context(state(notes=[note]), runtime(root, engram_home), deps=deps)
     assert index.modes == ["bm25"]
+
+
+async def test_a_hanging_index_cannot_hang_the_pack(tmp_path, engram_home):
+    import time
+
+    root = make_project(tmp_path)
+
+    def hang(_):
+        time.sleep(3)
+
+    deps = Deps(count_tokens=words, openers={"code_index": hang})
+    rt = Runtime(context=Context(project=str(root), engram_home=str(engram_home),
+                                 mode="context", branch_timeout_ms=200))
+    started = time.perf_counter()
+    update = await pack_context(state(), rt, deps=deps)
+    assert (time.perf_counter() - started) < 1.0
+    assert any("index rankings timed out after 200 ms" in n for n in update["notes"])
+    assert update["context_pack"]["sections"][3]["items"]  # slices from the hits in state
