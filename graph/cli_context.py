@@ -16,21 +16,15 @@ from graph.builder import build_graph
 from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
 from graph.context import Context
 from graph.deps import Deps, make_default_deps
+from graph.resources import preload
 from graph.runtime import open_store
 from graph.tools_index import open_project_index
 from stores.code_graph import open_code_graph
-from stores.errors import StoreError
 
-__all__ = ["context_command", "ensure_openers", "preload", "register", "run_context"]
+__all__ = ["context_command", "ensure_openers", "register", "run_context", "show_pack"]
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 NOT_WIRED_HINT = "this build's graph has no pack_context node; wire it in graph/builder.py"
-PRELOADED = ("code_index", "code_graph")
-"""Resources the command opens before running the graph."""
-PRELOAD_MODES = ("bm25", "dense")
-"""Index rankings queried once so their data is in memory."""
-PRELOAD_QUERY = "load"
-"""Query of the loading searches (its results are discarded)."""
 MAP_ROWS = 15
 """Code-map rows shown in the readable output (the JSON has them all)."""
 
@@ -45,30 +39,6 @@ def ensure_openers(deps: Deps) -> Deps:
     deps.openers.setdefault("code_index", open_project_index)
     deps.openers.setdefault("code_graph", lambda context: open_code_graph(context.project_path))
     return deps
-
-
-def preload(deps: Deps, context: Context) -> list[str]:
-    """Open the code index and graph and load them into memory before the timed branches.
-
-    A fresh process would otherwise spend its first search loading BM25, the vector index,
-    the graph and its name tables inside the per-branch timeout, and (on a large tree)
-    always time out. Failures are left for the branches to report; the returned notes say
-    what could not be loaded.
-    """
-    return [note for name in PRELOADED if (note := _load(deps, context, name))]
-
-
-def _load(deps: Deps, context: Context, name: str) -> str:
-    try:
-        resource = deps.resource(name, context)
-        if name == "code_index" and resource is not None and resource.is_built():
-            for mode in PRELOAD_MODES:
-                resource.search(PRELOAD_QUERY, mode=mode, k=1)
-        if name == "code_graph" and resource is not None:
-            resource.resolver()  # name tables, built on first use
-    except (StoreError, OSError) as exc:
-        return f"{name}: {exc}"
-    return ""
 
 
 def run_context(graph: Any, context: Context, task: str) -> dict[str, Any]:

@@ -1,0 +1,50 @@
+"""Preloading retrieval resources: each is opened and warmed once; failures become notes."""
+
+from __future__ import annotations
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.resources import PRELOAD_MODES, preload
+from stores.errors import IndexNotBuiltError
+
+
+class FakeIndex:
+    def __init__(self):
+        self.modes = []
+
+    def is_built(self):
+        return True
+
+    def search(self, query, *, mode, k):
+        self.modes.append(mode)
+        return []
+
+
+class FakeGraph:
+    warmed = 0
+
+    def resolver(self):
+        self.warmed += 1
+
+
+def test_preload_opens_and_warms_each_resource(tmp_path):
+    index, graph = FakeIndex(), FakeGraph()
+    opened = []
+
+    def open_index(context):
+        opened.append("index")
+        return index
+
+    deps = Deps(openers={"code_index": open_index, "code_graph": lambda _: graph})
+    context = Context(project=str(tmp_path))
+    assert preload(deps, context) == []
+    assert index.modes == list(PRELOAD_MODES) and graph.warmed == 1
+    assert deps.resource("code_index", context) is index and opened == ["index"]
+
+
+def test_missing_resources_become_notes(tmp_path):
+    def missing(_):
+        raise IndexNotBuiltError("no code index", hint="run `engram index`")
+
+    notes = preload(Deps(openers={"code_index": missing}), Context(project=str(tmp_path)))
+    assert notes == ["code_index: no code index"]
