@@ -8,8 +8,9 @@ from langgraph.store.memory import InMemoryStore
 
 from graph.context import Context
 from graph.deps import Deps
+from graph.pack_build import NO_EVIDENCE_NOTE, resolve_task_files
 from graph.state import State
-from nodes.pack_context import NO_EVIDENCE_NOTE, pack_context, resolve_task_files
+from nodes.pack_context import pack_context
 from stores.pack_feedback import BaseStorePackFeedback
 from stores.project_key import project_key
 
