@@ -90,7 +90,7 @@ def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     wire_retrieval(
         graph, deps, sources=["retrieve"], search_exact=search_exact,
         search_semantic=search_semantic, expand_relations=expand_relations,
-        pack_context=off_loop(pack_context),
+        pack_context=pack_context,
     )
     graph.add_edge(START, "load_rules")
     graph.add_edge("load_rules", "retrieve_memory")

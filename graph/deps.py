@@ -7,6 +7,7 @@ graph) are opened lazily and cached on the ``Deps`` instance, keyed by project r
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,7 @@ class Deps:
     """Per-project resource openers by name ("code_index", "code_graph")."""
 
     _opened: dict[tuple[str, Path], Any] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def resource(self, name: str, context: Context) -> Any:
         """Return the named per-project resource, opening it once per project root.
@@ -55,13 +57,17 @@ class Deps:
         if opener is None:
             return None
         key = (name, context.project_path)
-        if key not in self._opened:
-            self._opened[key] = opener(context)
-        return self._opened[key]
+        # Parallel branches ask at the same moment; opening one index twice at once breaks
+        # embedded Chroma, so opening is serialised (a cached hit costs one lock).
+        with self._lock:
+            if key not in self._opened:
+                self._opened[key] = opener(context)
+            return self._opened[key]
 
     def forget(self, name: str, context: Context) -> None:
         """Drop a cached resource so the next ``resource`` call reopens it."""
-        self._opened.pop((name, context.project_path), None)
+        with self._lock:
+            self._opened.pop((name, context.project_path), None)
 
 
 def make_default_deps(store: BaseStore | None = None) -> Deps:

@@ -23,8 +23,15 @@ RETRIEVAL_START = ("search_exact", "search_semantic")
 """The parallel retrieval branches that follow Phase 0."""
 
 
-def route_after_retrieve_memory(state: State) -> Literal["confirm_task", "retrieve"]:
-    """High-risk tasks wait for a human decision (unless auto-approved) before retrieval."""
+def route_after_retrieve_memory(
+    state: State, runtime: Runtime[Context]
+) -> Literal["confirm_task", "retrieve"]:
+    """High-risk tasks wait for a human decision (unless auto-approved) before the agent acts.
+
+    Building a context pack acts on nothing, so context mode never asks.
+    """
+    if runtime.context.mode == "context" or not runtime.context.model:
+        return "retrieve"
     if state.task_profile.get("risk") == "high" and not state.approval.get("approved"):
         return "confirm_task"
     return "retrieve"
