@@ -19,24 +19,19 @@ from graph.profile_rules import (
     CODE_DELETION,
     COSMETIC,
     DELETION,
-    EXTRA_HIT_WEIGHT,
     FILE_COUNT,
     HAS_TESTS,
-    LEADING_BONUS,
     MANY_FILES_WORDS,
     NO_TESTS,
     PATH,
-    POLITE_PREFIX,
     PRODUCTION,
-    QUESTION_WEIGHT,
     SCHEMA,
     STOPWORDS,
-    SYMPTOM,
     TERM_WORD,
-    TYPE_RULES,
     WRITE_FREE_TYPES,
     TypeName,
 )
+from graph.profile_type import classify_type
 
 __all__ = [
     "MANY_FILES",
@@ -61,12 +56,6 @@ MULTI_FILE_THRESHOLD = 5
 """More files than this make a task high risk (DESIGN §3.3)."""
 MANY_FILES = 10
 """Files-affected estimate for wording like "every file" or "the whole codebase"."""
-DEFAULT_TASK_TYPE: TaskType = "feature"
-"""Type of a task that matches no rule: most unlabelled requests ask for a change."""
-TIE_ORDER: tuple[TaskType, ...] = ("debug", "test", "docs", "refactor", "explain", "feature", "ops")
-"""Which type wins when scores tie: the more specific intent first."""
-
-
 @dataclass(frozen=True)
 class TaskProfile:
     """What Phase 0 knows about a task before any planning."""
@@ -108,45 +97,6 @@ class TaskProfile:
 
 def _hits(pattern: re.Pattern[str], text: str) -> list[str]:
     return [m.group(0).strip() for m in pattern.finditer(text)]
-
-
-def _lead_position(text: str) -> int:
-    match = POLITE_PREFIX.match(text)
-    return match.end() if match else 0
-
-
-def classify_type(text: str) -> tuple[TaskType, str]:
-    """Return the task type and the reason.
-
-    Each type scores its best matching weight, plus a little per further distinct hit, plus a
-    bonus when the task opens with it (the leading imperative states the intent). A request
-    that matches nothing but describes behaviour ("when", "after", "会") is a bug report.
-    """
-    best: dict[TaskType, float] = {}
-    words: dict[TaskType, list[str]] = {}
-    lead = _lead_position(text)
-    leading: set[TaskType] = set()
-    for task_type, weight, pattern in TYPE_RULES:
-        matches = list(pattern.finditer(text))
-        if matches:
-            best[task_type] = max(best.get(task_type, 0.0), weight)
-            words.setdefault(task_type, []).extend(m.group(0).strip() for m in matches)
-            # A leading question form ("why does …") is not an imperative.
-            if matches[0].start() == lead and (task_type != "explain" or weight > QUESTION_WEIGHT):
-                leading.add(task_type)
-    if text.rstrip().endswith(("?", "？")) and "debug" not in best:
-        best["explain"] = max(best.get("explain", 0.0), QUESTION_WEIGHT)
-        words.setdefault("explain", []).append("question")
-    if not best:
-        if _hits(SYMPTOM, text):
-            return "debug", "task type debug: describes a behaviour, no other intent found"
-        return DEFAULT_TASK_TYPE, f"no type keyword found; defaulting to {DEFAULT_TASK_TYPE}"
-    scores = {t: best[t] + EXTRA_HIT_WEIGHT * (len(set(words[t])) - 1)
-              + (LEADING_BONUS if t in leading else 0.0) for t in best}
-    top = max(scores.values())
-    chosen = next(t for t in TIE_ORDER if scores.get(t) == top)
-    shown = ", ".join(dict.fromkeys(words[chosen]))
-    return chosen, f"task type {chosen}: matched {shown}"
 
 
 def _count_files(text: str, extra: Iterable[str]) -> tuple[int, tuple[str, ...], str]:

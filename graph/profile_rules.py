@@ -70,15 +70,16 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                             r"(unused|dead|obsolete|legacy|deprecated)\w*",
                             r"lint", r"tidy", r"dead code", r"sort imports", r"typos?"),
                         r"重构|重命名|改名|提取|拆分|整理|简化|解耦|合并重复|格式化|"
-                        r"清理|去重|抽取|迁移到|缩进|移到|废弃|合并成|合并为|统一|拆|太大|按职责")),
+                        r"清理|去重|抽取|迁移到|缩进|移到|废弃|合并|统一|拆|太大|按职责")),
     ("refactor", 4, _rx(_en(r"replace .{1,50} with", r"convert .{1,50} (to|into)",
                             r"rewrite", r"port .{1,40} to", r"switch .{1,40} (from|to)",
                             r"migrate .{1,40} to", r"use .{1,30} instead of"),
-                        r"换成|替换|改成|改为|改用|拆到|拆成|拆出")),
+                        r"换成|替换|改成|改为|改用|拆到|拆成|拆出|改写|重写")),
     ("refactor", 3, _rx(_en(r"break .{1,50} into", r"into smaller", r"god class",
                             r"turn .{1,50} into", r"get rid of", r"collapse", r"unify",
                             r"pull .{1,50} out of", r"kill (the |all )?(dead|unused|old)",
                             r"merge .{1,50} into one", r"indentation", r"whitespace",
+                            r"break (\w+ ){0,3}(apart|up)",
                             r"(two|four|2|4) spaces", r"tabs to spaces",
                             r"circular (imports?|dependenc\w+)",
                             r"apply (prettier|black|gofmt|isort|eslint|ruff)",
@@ -94,7 +95,9 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                              r"help me understand", r"trace how", r"show me how",
                              r"tell me (how|why|what|which|where)", r"purpose of",
                              r"what'?s the (purpose|point|role|reason)", r"rundown",
-                             r"how do we"),
+                             r"how do we", r"tour", r"eli5", r"walk ?through", r"high-level",
+                             r"big picture", r"(give|show) me .{0,30}(overview|summary|"
+                             r"picture|explanation)"),
                          r"解释|讲解|说明一下|介绍一下|梳理|看懂|原理|的作用|区别|讲一下|讲讲|说说|"
                          r"介绍|是怎么|怎么设计|如何设计|怎么实现的|如何实现的")),
     ("explain", 3, _rx(_en(r"what (does|is|are|do)", r"how (does|do|is|are)",
@@ -108,7 +111,7 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                         r"tests for .{1,40} (are|is) missing", r"pytest", r"junit", r"jest",
                         r"mock(s|ing)?", r"fixtures?", r"edge cases",
                         r"cover .{1,50} with tests", r"regression test",
-                        r"(no|missing|without) tests?.{0,40}(write|add)"),
+                        r"(no|zero|missing|without|lacks?) (unit )?tests?.{0,40}(write|add)"),
                     r"单元测试|集成测试|测试用例|补充测试|写测试|加测试|添加测试|覆盖率|补测试|"
                     r"编写测试")),
     ("test", 3, _rx(r"测试(?!环境|服务器|通过|失败)|用例|单测")),
@@ -136,7 +139,8 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                        r"github actions", r"jenkins", r"publish(es)? .{0,30}(wheel|package|"
                        r"image|artifact)s?"),
                    r"部署|上线|发布|回滚|运维|扩容|缩容|重启|灰度|清空|清库|数据清理|"
-                   r"删除.{0,20}(账号|账户|用户|数据|记录)")),
+                   r"删除.{0,20}(账号|账户|用户|数据|记录)|"
+                   r"(清理|清除|删除|清空|归档)[^，。,.]{0,15}(库|表|数据|记录)")),
     ("ops", 2, _rx(_en(r"ci", r"cd", r"pipelines?", r"docker(file)?", r"docker compose",
                        r"kubernetes", r"k8s", r"helm", r"terraform", r"infra(structure)?",
                        r"monitoring", r"alerts?", r"cron", r"nginx", r"backups?",
@@ -161,21 +165,31 @@ EXTRA_HIT_WEIGHT = 0.5
 """Each further distinct hit for a type adds this to its best weight."""
 
 # High-risk triggers (DESIGN §3.3), each with the reason shown to the user.
-PRODUCTION = _rx(_en(r"production", r"prod", r"live (site|environment|traffic|system|db|database)",
-                     r"customers?'? data", r"real users"),
-                 r"生产|线上|正式环境|现网")
+PRODUCTION = _rx(_en(r"production", r"prod", r"live (site|environment|traffic|system|db|database|"
+                                          r"users?|customers?|data|servers?|cluster)",
+                     r"go(es|ing|ne)? live", r"customer-facing", r"customers?'? data",
+                     r"real users", r"prd"),
+                 r"生产|线上|正式环境|现网|上线|正式服|生产库")
 AUTH = _rx(_en(r"auth", r"authn", r"authz", r"authentication", r"authori[sz]ation",
                r"authenticat\w*", r"login", r"log ?in", r"logout", r"sign ?in", r"sign ?up",
                r"passwords?", r"permissions?", r"roles?", r"rbac", r"acl", r"oauth\d?",
                r"jwt", r"sso", r"saml", r"access control", r"access tokens?",
                r"refresh tokens?", r"session tokens?", r"api keys?", r"credentials?",
                r"privileges?", r"admin rights", r"ownership", r"owners?", r"(non-)?admins?",
-               r"superusers?", r"read-only (user|account)"),
-           r"认证|鉴权|授权|权限|角色|登录|登陆|密码|令牌|凭证|单点登录|账号|帐号|管理员")
+               r"superusers?", r"read-only (user|account)", r"401", r"403", r"unauthori[sz]ed",
+               r"forbidden", r"2fa", r"mfa", r"two-factor", r"otp", r"totp",
+               r"log(s|ged|ging)? ?(in|out)", r"sign(s|ed|ing)? ?(in|out|up)", r"sessions?",
+               r"(auth|access|refresh|bearer|session|api|csrf|id|jwt|oauth) ?tokens?",
+               r"tokens? (refresh|expir\w*|validation|revocation|rotation)", r"csrf", r"cookies?"),
+           r"认证|鉴权|授权|权限|角色|登录|登陆|密码|令牌|凭证|单点登录|账号|帐号|管理员|会话|"
+           r"token ?刷新|刷新 ?token|token ?过期|踢下线|注册|验证码")
 SCHEMA = _rx(_en(r"schemas?", r"migrations?", r"alter table", r"ddl", r"drop (table|column|index)",
                  r"add (a )?column", r"rename (a |the )?column", r"foreign keys?",
-                 r"migrat(e|ing) (the )?(database|db|data|tables?|schema|records)"),
-             r"表结构|数据迁移|迁移数据|数据库迁移|迁移脚本|加字段|删字段|改字段|字段类型|建表|删表")
+                 r"migrat(e|ing) (the )?(database|db|data|tables?|schema|records)",
+                 r"(add|drop|remove|rename|alter|change)\w* (\S+ ){0,4}(columns?|indexe?s?)",
+                 r"(drop|truncate)\w* (the )?(\S+ ){0,2}(tables?|collections?|databases?)"),
+             r"表结构|数据迁移|迁移数据|数据库迁移|迁移脚本|字段类型|建表|删表|索引|"
+             r"(加|增加|新增|添加|删除|删|去掉|修改|改)[^，。,.]{0,20}(字段|列)")
 DELETION = _rx(_en(r"delet(e|es|ed|ing|ion)", r"purge", r"truncate", r"wipe", r"drop",
                    r"remove (all )?(the )?(old |stale |inactive |expired )?"
                    r"(users?|records?|rows?|data|accounts?|tables?|buckets?|backups?)"),
@@ -195,10 +209,17 @@ MANY_FILES_WORDS = _rx(_en(r"(all|every|each) (the )?(files?|modules?|services?|
                            r"across the (codebase|code base|project|repo(sitory)?|services?)",
                            r"codebase-wide", r"project-wide", r"repo-wide", r"monorepo",
                            r"everywhere", r"(every|all) (occurrences?|references?|usages?|"
-                           r"call ?sites?|callers)", r"in the (whole |entire )?(codebase|repo)",
+                           r"call ?sites?|callers)", r"in the (whole |entire )?codebase",
+                           r"in the (whole|entire) repo", r"across (all|every|the whole|the "
+                           r"entire)", r"(all|every) (of )?(our|the) (\w+ )?(services|modules|"
+                           r"packages|repos|files|apps|microservices)",
+                           r"(all|every) (the |of the )?(\w+ ){0,2}(statements|calls|imports|"
+                           r"usages|occurrences|instances)",
                            r"throughout the (code|codebase|project|repo)"),
                        r"所有文件|全部文件|所有模块|整个项目|整个代码库|全项目|全局替换|所有调用|"
-                       r"每个文件|所有服务|全仓库|所有引用|所有调用的地方|全部引用|整个代码")
+                       r"每个文件|所有服务|全仓库|所有引用|所有调用的地方|全部引用|整个代码|全局|"
+                       r"(所有|全部|整个|每个|各个)[^，。,.]{0,10}(文件|模块|服务|项目|代码|接口|"
+                       r"调用|引用|地方|仓库|语句|用法)")
 FILE_COUNT = _rx(_W + r"(\d+)\s*(?:source |code |python |java )?(?:files?|modules?|classes|"
                  r"services?|packages?)" + _E,
                  r"(\d+)\s*个(?:文件|模块|类|服务|包)")
@@ -218,7 +239,7 @@ COSMETIC = _rx(_en(r"renam(e|es|ed|ing)", r"reformat", r"format(ting)?", r"typos
                    r"spelling", r"comments?", r"docstrings?", r"whitespace", r"indentation",
                    r"sort imports", r"lint( warnings?)?", r"unused imports?", r"naming",
                    r"readme", r"changelog", r"prettier", r"black", r"gofmt", r"isort"),
-               r"重命名|改名|格式化|注释|拼写|错别字|缩进|命名|空格|文档")
+               r"重命名|改名|格式化|注释|拼写|错别字|缩进|命名|空格|文档|名字|变量名|函数名")
 READ_ONLY_TYPES: frozenset[str] = frozenset({"explain"})
 WRITE_FREE_TYPES: frozenset[str] = frozenset({"explain", "docs"})
 
