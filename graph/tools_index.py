@@ -15,6 +15,7 @@ from stores.code_index import INDEX_DIR, CodeHit, ProjectCodeIndex, open_code_in
 from stores.embedders import Embedder, make_embedder
 from stores.errors import IndexNotBuiltError, StoreError
 from stores.index_exact import exact_terms, grep_terms, locate_on_the_fly
+from stores.ranking import TRANSFORMER_WEIGHTS
 
 __all__ = [
     "SEARCH_CODE_DEFAULT_K",
@@ -24,6 +25,9 @@ __all__ = [
     "exact_search_hits",
     "open_project_index",
 ]
+
+TRANSFORMER_PROVIDERS = frozenset({"minilm", "openai"})
+"""Embedding providers whose dense ranking earns an equal vote in hybrid fusion."""
 
 MIN_EXACT_FILES = 10
 """Files whose matches are located chunk by chunk in an index-free exact search."""
@@ -68,8 +72,12 @@ def open_project_index(
     root = context.project_path
     if not create and not (root / INDEX_DIR / "manifest.sqlite").exists():
         raise IndexNotBuiltError(f"no code index in {root}")
+    weights = TRANSFORMER_WEIGHTS if context.embedding_provider in TRANSFORMER_PROVIDERS else None
     return open_code_index(
-        root, embedder=embedder_for(context, progress), chroma_url=context.chroma_url
+        root,
+        embedder=embedder_for(context, progress),
+        chroma_url=context.chroma_url,
+        weights=weights,
     )
 
 

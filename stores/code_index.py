@@ -14,12 +14,17 @@ from typing import Literal, Protocol, runtime_checkable
 
 from stores.embedders import Embedder
 from stores.errors import IndexNotBuiltError
-from stores.index_exact import Located, exact_terms, grep_terms, smallest_containing
+from stores.index_exact import (
+    Located,
+    exact_terms,
+    is_path_term,
+    score_term_chunks,
+)
 from stores.index_lexical import refresh_lexical
 from stores.index_manifest import Manifest
 from stores.index_update import IndexProgress, IndexStats, update_index
 from stores.index_vectors import InMemoryVectors, VectorStore, open_chroma_vectors
-from stores.lexical import SegmentedLexical, query_tokens
+from stores.lexical import SegmentedLexical, query_tokens, tokenize
 from stores.ranking import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
 
 __all__ = [
@@ -42,6 +47,12 @@ SearchMode = Literal["exact", "semantic", "hybrid", "bm25", "dense"]
 
 CANDIDATES_PER_LIST = 100
 """Chunks each ranked list contributes to chunk search."""
+
+COMMON_TERM_SHARE = 0.2
+"""Identifiers found in more than this share of all chunks are ignored by the exact list."""
+
+MIN_CHUNKS_FOR_COMMON = 200
+"""Small indexes never treat a term as common (every term is rare in a tiny project)."""
 
 FILE_CANDIDATES_PER_LIST = 1000
 """Chunks each ranked list contributes to file search (files need evidence beyond the top)."""
@@ -116,6 +127,7 @@ class ProjectCodeIndex:
         self.bm25_dir = bm25_dir
         self.weights = dict(weights or DEFAULT_WEIGHTS)
         self._lexical: tuple[SegmentedLexical, int] | None = None
+        self._located: tuple[int, dict[str, Located]] | None = None
 
     def is_built(self) -> bool:
         """Return True once a first update has completed."""
@@ -152,7 +164,7 @@ class ProjectCodeIndex:
             raise IndexNotBuiltError(f"no code index for {self.root}")
         lists: dict[str, list[tuple[str, float]]] = {}
         if mode in {"exact", "hybrid"}:
-            located = grep_terms(self.root, exact_terms(query), self._locator())
+            located = self._identifier_hits(exact_terms(query))
             lists["exact"] = [(loc.key, score) for loc, score in located[:depth]]
         if mode in {"bm25", "hybrid"}:
             lists["bm25"] = self._bm25().top(query_tokens(query), depth)
@@ -181,7 +193,7 @@ class ProjectCodeIndex:
             IndexNotBuiltError: ``update`` never completed for this project.
         """
         ranked = self._fused(query, mode)[:k]
-        stored = self.manifest.chunks([i for i, _, _ in ranked])
+        stored = self._chunk_map()
         return [
             CodeHit(c.path, c.start_line, c.end_line, c.symbol, c.kind, round(score, 6), source)
             for i, score, source in ranked
@@ -197,7 +209,7 @@ class ProjectCodeIndex:
             IndexNotBuiltError: ``update`` never completed for this project.
         """
         ranked = self._fused(query, mode, FILE_CANDIDATES_PER_LIST)
-        stored = self.manifest.chunks([i for i, _, _ in ranked])
+        stored = self._chunk_map()
         pairs = [(stored[i].path, s) for i, s, _ in ranked if i in stored]
         reasons: dict[str, list[str]] = {}
         for i, _, source in ranked:
@@ -208,19 +220,39 @@ class ProjectCodeIndex:
             for path, score in aggregate_files(pairs, decay=self.file_decay)[:k]
         ]
 
-    def _locator(self) -> Callable[[str, int], Located | None]:
-        """Return a function mapping (path, line) to the indexed chunk around it."""
-        per_file: dict[str, list[Located]] = {}
+    def _chunk_map(self) -> dict[str, Located]:
+        """Return every chunk's location by id, cached per manifest generation."""
+        generation = int(self.manifest.get_meta("generation", "0"))
+        if self._located is None or self._located[0] != generation:
+            self._located = (generation, {
+                c.id: Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
+                for c in self.manifest.all_chunks()
+            })
+        return self._located[1]
 
-        def locate(path: str, line: int) -> Located | None:
-            if path not in per_file:
-                per_file[path] = [
-                    Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
-                    for c in self.manifest.chunks_of(path)
+    def _identifier_hits(self, terms: list[str]) -> list[tuple[Located, float]]:
+        """Find the chunks holding each named identifier through the BM25 postings.
+
+        Identifiers are matched as whole tokens (case-insensitive), which needs no pass over
+        the files; paths match indexed files by suffix.
+        """
+        lexical = self._bm25()
+        located = self._chunk_map()
+        common = COMMON_TERM_SHARE * max(len(located), MIN_CHUNKS_FOR_COMMON)
+        term_chunks: dict[str, list[Located]] = {}
+        for term in terms:
+            if is_path_term(term):
+                suffix = term.strip("/")
+                term_chunks[term] = [
+                    c for c in located.values()
+                    if c.path == suffix or c.path.endswith("/" + suffix)
                 ]
-            return smallest_containing(per_file[path], line)
-
-        return locate
+                continue
+            tokens = tokenize(term.rsplit(".", 1)[-1])
+            ids = lexical.containing(tokens[0]) if tokens else []
+            if 0 < len(ids) <= common:  # a term in a large share of chunks is no evidence
+                term_chunks[term] = [located[i] for i in ids if i in located]
+        return score_term_chunks(term_chunks)
 
     def close(self) -> None:
         """Release the manifest connection."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +16,15 @@ from stores.chunker import chunk_file
 from stores.exact_search import grep
 from stores.walk import read_text
 
-__all__ = ["Located", "MAX_TERMS", "exact_terms", "grep_terms", "locate_on_the_fly"]
+__all__ = [
+    "MAX_TERMS",
+    "Located",
+    "exact_terms",
+    "grep_terms",
+    "is_path_term",
+    "locate_on_the_fly",
+    "score_term_chunks",
+]
 
 MAX_TERMS = 12
 """Terms taken from one query; the first ones are kept."""
@@ -109,7 +117,7 @@ def grep_terms(
     """
     if not terms:
         return []
-    path_terms = [t for t in terms if "/" in t or t.endswith(_SOURCE_SUFFIXES)]
+    path_terms = [t for t in terms if is_path_term(t)]
     code_terms = [t for t in terms if t not in path_terms]
     lines: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if code_terms:
@@ -133,20 +141,51 @@ def grep_terms(
     ranked_files = sorted(file_score, key=lambda p: (-file_score[p], p))
     if max_files is not None:
         ranked_files = ranked_files[:max_files]
-    scores: dict[str, float] = {}
-    chunks: dict[str, Located] = {}
+    term_chunks: dict[str, list[Located]] = {}
     for path in ranked_files:
-        terms_in: dict[str, set[str]] = {}
         for line, found in lines[path]:
             located = locate(path, line)
-            if located is None:
-                continue
-            chunks[located.key] = located
-            terms_in.setdefault(located.key, set()).update(found)
-        for key, found_terms in terms_in.items():
-            name = chunks[key].symbol.split("(", 1)[0].rsplit(".", 1)[-1]
-            defines = any(name == t.rsplit(".", 1)[-1] for t in found_terms)
-            scores[key] = sum(weight[t] for t in found_terms) + (DEFINITION_BONUS if defines else 0)
+            if located is not None:
+                for term in found:
+                    term_chunks.setdefault(term, []).append(located)
+    return score_term_chunks(term_chunks, weight)
+
+
+def is_path_term(term: str) -> bool:
+    """Return True for terms that name a file rather than an identifier."""
+    return "/" in term or term.endswith(_SOURCE_SUFFIXES)
+
+
+def score_term_chunks(
+    term_chunks: Mapping[str, Iterable[Located]], weight: Mapping[str, float] | None = None
+) -> list[tuple[Located, float]]:
+    """Score chunks by the terms they contain (rarer terms weigh more) and rank them.
+
+    Args:
+        term_chunks: For each term, the chunks that contain it.
+        weight: Weight per term; by default ``1 / log2(1 + files containing the term)``.
+
+    Returns:
+        (chunk, score) pairs, best first; a chunk whose own name is a term gains
+        DEFINITION_BONUS.
+    """
+    if weight is None:
+        weight = {
+            t: 1.0 / math.log2(1 + len({c.path for c in chunks}))
+            for t, chunks in term_chunks.items()
+            if chunks
+        }
+    chunks: dict[str, Located] = {}
+    terms_in: dict[str, set[str]] = {}
+    for term, located in term_chunks.items():
+        for chunk in located:
+            chunks[chunk.key] = chunk
+            terms_in.setdefault(chunk.key, set()).add(term)
+    scores: dict[str, float] = {}
+    for key, found_terms in terms_in.items():
+        name = chunks[key].symbol.split("(", 1)[0].rsplit(".", 1)[-1]
+        defines = any(name == t.rsplit(".", 1)[-1] for t in found_terms)
+        scores[key] = sum(weight[t] for t in found_terms) + (DEFINITION_BONUS if defines else 0)
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return [(chunks[key], score) for key, score in ranked]
 

@@ -133,6 +133,14 @@ class Manifest:
                 out[i] = StoredChunk(*row)
         return out
 
+    def all_chunks(self) -> list[StoredChunk]:
+        """Return every chunk (without texts), ordered by path and line."""
+        rows = self._conn.execute(
+            "SELECT id, path, kind, symbol, start_line, end_line, parent FROM chunks "
+            "ORDER BY path, start_line"
+        )
+        return [StoredChunk(*r) for r in rows]
+
     def chunks_of(self, path: str) -> list[StoredChunk]:
         """Return the chunks of one file in line order."""
         rows = self._conn.execute(

@@ -149,6 +149,17 @@ class SegmentedLexical:
             delta.ids
         )
 
+    def containing(self, token: str) -> list[str]:
+        """Return the ids of live documents that contain ``token``."""
+        found: list[str] = []
+        scores = self.base.scores([token])
+        if len(scores):
+            found += [self.base.ids[i] for i in np.nonzero((scores > 0) & self._mask)[0]]
+        scores = self.delta.scores([token])
+        if len(scores):
+            found += [self.delta.ids[i] for i in np.nonzero(scores > 0)[0]]
+        return found
+
     def top(self, tokens: Sequence[str], k: int) -> list[tuple[str, float]]:
         """Return the ``k`` best (id, score) pairs over both segments."""
         scores = self.base.scores(tokens)

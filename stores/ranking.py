@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 __all__ = [
     "DEFAULT_WEIGHTS",
+    "TRANSFORMER_WEIGHTS",
     "FILE_DECAY",
     "FILE_TOP_CHUNKS",
     "RRF_K",
@@ -22,6 +23,11 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {"exact": 1.0, "bm25": 1.0, "dense": 0.25
 Picked on the localization dev set (bench/index/localize.py): the offline static embedder
 ranks files well below BM25, so its list only breaks ties and adds recall.
 """
+
+TRANSFORMER_WEIGHTS: Mapping[str, float] = {"exact": 1.0, "bm25": 1.0, "dense": 1.0}
+"""Weights when a transformer embedder (bundled MiniLM, an embeddings endpoint) provides the
+dense list: on the dev set MiniLM alone ranks files nearly as well as BM25, so it gets an
+equal vote."""
 
 FILE_DECAY = 0.75
 """Weight of a file's n-th best chunk relative to the (n-1)-th when scoring the file."""
