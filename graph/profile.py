@@ -1,7 +1,10 @@
 """Profile a task from its text: task type, features and risk grade, each with its reasons.
 
-Pure and deterministic: keyword and pattern rules in English and Chinese, no model, no I/O.
-Every decision adds a human-readable reason so ``engram profile`` can explain the grade.
+Pure and deterministic: pattern rules in English and Chinese, no model, no I/O. The task type
+comes from ``graph.profile_type`` (phrase rules plus sentence cues: main verb, object of a
+generic verb, prefix, question, report of wrong behaviour); risk from semantic families of
+high-risk cues. Every decision adds a human-readable reason so ``engram profile`` can explain
+the grade.
 Risk follows DESIGN §3.3: production, auth/permission/role, schema/migration/data deletion or
 more than five files make a task high risk; single-file changes and feature work are medium;
 formatting, comments, renames and explanations are low.

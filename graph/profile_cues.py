@@ -23,7 +23,7 @@ __all__ = [
     "BA_CONSTRUCTION", "CLAUSE_END", "DESTINATION", "DESTINATION_WEIGHT", "DETERMINERS",
     "GENERIC_VERB", "INTENT_WEIGHT", "MODIFIER_AFTER", "MODIFIER_BEFORE", "MODIFIER_WEIGHT",
     "TOPIC_LEAD_BONUS", "OBJECT_FAMILIES", "OBJECT_STOP", "OBJECT_WEIGHT", "OBJECT_WINDOW_EN",
-    "OBJECT_WINDOW_ZH", "SYMPTOM_NAME", "PREFIXES", "PREFIX_WEIGHT",
+    "OBJECT_WINDOW_ZH", "QUOTED", "SYMPTOM_NAME", "PREFIXES", "PREFIX_WEIGHT",
     "QUESTION_OPENING", "REQUEST_ANYWHERE", "REQUEST_QUESTION", "SYMPTOM_CUES", "SYMPTOM_WEIGHT",
 ]
 
@@ -94,7 +94,7 @@ SYMPTOM_CUES = re.compile(
 MODIFIER_WEIGHT = 0.5
 """Weight factor for a phrase inside a modifier (it names a topic, not the intent)."""
 MODIFIER_BEFORE = re.compile(
-    _W + r"(?:after|since|before|during|from|for|about|of|on|in|behind|via|through|like|"
+    _W + r"(?:after|since|before|during|from|for|about|of|on|in|behind|via|through|like|under|"
     r"with|without|when|while)\s+(?:[\w'-]+\s+){0,3}$", _I)
 """Words just before a hit that put it in a modifier ("after the last release")."""
 SYMPTOM_NAME = re.compile(r"\w+(?:Error|Exception)|[45]\d\d")
@@ -140,3 +140,5 @@ DESTINATION = re.compile(
     r"changelog|runbook|[\w/-]+\.(?:md|rst))" + _E
     + r"|(?:放到|写到|写进|加到|补到|更新到|写入)[^，。,]{0,10}(?:文档|README|docs|wiki)", _I)
 """A documentation destination for what the task writes."""
+QUOTED = re.compile(r"`[^`]*`|(?<![A-Za-z])'[^']*'(?![A-Za-z])|\"[^\"]*\"|“[^”]*”|「[^」]*」")
+"""Quoted text: an error message or identifier the task cites, not words of the request."""

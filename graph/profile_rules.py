@@ -79,7 +79,7 @@ TYPE_RULES: tuple[tuple[TypeName, float, re.Pattern[str]], ...] = (
                             r"turn .{1,50} into", r"get rid of", r"collapse", r"unify",
                             r"pull .{1,50} out of", r"kill (the |all )?(dead|unused|old)",
                             r"merge .{1,50} into one", r"indentation", r"whitespace",
-                            r"break (\w+ ){0,3}(apart|up)",
+                            r"break (\w+ ){0,3}(apart|up)", r"factor (\w+ ){0,3}(out|into)",
                             r"(two|four|2|4) spaces", r"tabs to spaces",
                             r"circular (imports?|dependenc\w+)",
                             r"apply (prettier|black|gofmt|isort|eslint|ruff)",
@@ -213,6 +213,7 @@ MANY_FILES_WORDS = _rx(_en(r"(all|every|each) (the )?(files?|modules?|services?|
                            r"in the (whole|entire) repo", r"across (all|every|the whole|the "
                            r"entire)", r"(all|every) (of )?(our|the) (\w+ )?(services|modules|"
                            r"packages|repos|files|apps|microservices)",
+                           r"(in|across) (all|every) (the |our )?\w+",
                            r"(all|every) (the |of the )?(\w+ ){0,2}(statements|calls|imports|"
                            r"usages|occurrences|instances)",
                            r"throughout the (code|codebase|project|repo)"),

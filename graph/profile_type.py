@@ -28,6 +28,7 @@ from graph.profile_cues import (
     PREFIX_WEIGHT,
     PREFIXES,
     QUESTION_OPENING,
+    QUOTED,
     REQUEST_ANYWHERE,
     REQUEST_QUESTION,
     SYMPTOM_CUES,
@@ -88,6 +89,7 @@ def _prefix(text: str) -> tuple[TypeName | None, int]:
 def _objects(text: str, start: int) -> list[tuple[int, TypeName, str]]:
     """Return (position, type, phrase) for each generic verb whose object is a work product."""
     found = []
+    text = QUOTED.sub(lambda m: " " * len(m.group(0)), text)  # quoted text is cited, not asked
     for verb in GENERIC_VERB.finditer(text, start):
         size = OBJECT_WINDOW_EN if verb.group(0)[0].isascii() else OBJECT_WINDOW_ZH
         window = text[verb.end():verb.end() + size]
@@ -179,7 +181,7 @@ def classify_type(text: str) -> tuple[TypeName, str]:
         score("explain", QUESTION_WEIGHT, "question", (-1, -1))
     if prefix_type:
         best[prefix_type] = max(best.get(prefix_type, 0.0), PREFIX_WEIGHT)
-        words.setdefault(prefix_type, []).insert(0, f"{prefix_type}: prefix")
+        words.setdefault(prefix_type, []).insert(0, f"prefix {text[:start].strip()}")
         leading[prefix_type] = LEADING_BONUS
     if not best:
         if SYMPTOM.search(text):

@@ -2,7 +2,8 @@
 
 Usage: .venv/bin/python -m bench.phase0.profile_accuracy [TABLE.jsonl ...] [--errors]
 
-Each table line is ``{"task": str, "type": str, "risk": str}``. Without arguments it scores
+Each table line is ``{"task": str, "type": str, "risk": str}``, optionally with ``"split"``
+(figures are then given per split too). Without arguments it scores
 ``tests/data/task_profiles.jsonl`` and ``tests/data/task_profiles_heldout.jsonl``.
 """
 
@@ -56,15 +57,23 @@ def main() -> None:
     for table in args.tables or DEFAULT_TABLES:
         rows = [json.loads(line) for line in table.read_text(encoding="utf-8").splitlines()
                 if line.strip()]
-        result = score(rows)
-        print(f"{table}: {result['tasks']} tasks, type {result['type']:.1%} "
-              f"({result['type_ok']}), risk {result['risk']:.1%} ({result['risk_ok']}), "
-              f"high graded low {len(result['high_as_low'])}")  # type: ignore[arg-type]
-        print("  confusion (label: graded counts):", json.dumps(result["confusion"],
-                                                               ensure_ascii=False))
-        if args.errors:
-            for miss in result["misses"]:  # type: ignore[attr-defined]
-                print("  ", miss)
+        parts = {"all": rows}
+        for row in rows:
+            if "split" in row:
+                parts.setdefault(row["split"], []).append(row)
+        for part, part_rows in parts.items():
+            _report(f"{table} [{part}]", score(part_rows), errors=args.errors and part == "all")
+
+
+def _report(name: str, result: dict[str, object], *, errors: bool) -> None:
+    print(f"{name}: {result['tasks']} tasks, type {result['type']:.1%} "
+          f"({result['type_ok']}), risk {result['risk']:.1%} ({result['risk_ok']}), "
+          f"high graded low {len(result['high_as_low'])}")  # type: ignore[arg-type]
+    print("  confusion (label: graded counts):", json.dumps(result["confusion"],
+                                                           ensure_ascii=False))
+    if errors:
+        for miss in result["misses"]:  # type: ignore[attr-defined]
+            print("  ", miss)
 
 
 if __name__ == "__main__":
