@@ -8,18 +8,26 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
+from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
+from graph.budget import count_text
+from graph.builder import build_graph
 from graph.context import Context
 from graph.deps import Deps
 from graph.errors import EngramError
+from graph.resources import preload
 from graph.toolset import build_tools
 from stores.errors import StoreError
+from stores.fact_recall import recall_facts
+from stores.project_key import project_key
 
 __all__ = ["INSTRUCTIONS", "build_mcp_server"]
 
@@ -52,9 +60,43 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
     server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
     for tool in build_tools(context, deps):
         server.add_tool(_callable(tool), name=tool.name, description=tool.description)
+    graph = build_graph(deps, store=deps.store)
+
+    async def build_context(task: str, budget: int = 0) -> str:
+        """Assemble the budgeted context pack for a task: rules, memory, code map, slices.
+
+        Args:
+            task: What the calling agent is about to do, in its own words.
+            budget: Pack budget in tokens; 0 derives it from the context window.
+        """
+        run = context.replace(mode="context", auto_approve=True, budget=max(0, budget))
+        config = {"configurable": {"thread_id": f"mcp-{uuid.uuid4().hex[:12]}"}}
+        state = await graph.ainvoke({"messages": [HumanMessage(content=task)]}, config,
+                                    context=run)
+        pack = state.get("context_pack") or {}
+        notes = "".join(f"\nnote: {note}" for note in pack.get("notes", []))
+        return str(pack.get("text", "")) + notes
+
+    def search_memory(query: str, k: int = 10) -> str:
+        """Search the long-term facts visible in this project (global and project scope).
+
+        Args:
+            query: What to look for.
+            k: Most facts to return.
+        """
+        if deps.store is None:
+            raise MCPToolError("no memory store is configured")
+        recall = recall_facts(deps.store, query, project_key=project_key(context.project_path),
+                              window=context.context_window, count_tokens=count_text,
+                              now=datetime.now(UTC), k=max(1, min(k, 50)))
+        return recall.block or "no matching facts"
+
+    server.add_tool(build_context)
+    server.add_tool(search_memory)
     return server
 
 
 def serve_stdio(context: Context, deps: Deps) -> None:
-    """Serve over stdin/stdout until the client disconnects."""
+    """Load the project's indexes, then serve over stdin/stdout until the client disconnects."""
+    preload(deps, context)
     asyncio.run(build_mcp_server(context, deps).run_stdio_async())

@@ -33,3 +33,10 @@ async def test_stdio_server_lists_and_runs_tools(tmp_path: Path, engram_home: Pa
         assert "return token == 'x'" in read.content[0].text
         refused = await client.call_tool("read_file", {"path": "../outside.txt"})
         assert refused.is_error and "outside the project" in refused.content[0].text
+        assert {"build_context", "search_memory", "search_code", "code_graph"} <= names
+        pack = await client.call_tool("build_context", {"task": "fix check_token in auth.py",
+                                                        "budget": 2000})
+        assert not pack.is_error
+        assert "auth.py" in pack.content[0].text
+        memory = await client.call_tool("search_memory", {"query": "token"})
+        assert not memory.is_error
