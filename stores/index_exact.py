@@ -29,6 +29,10 @@ __all__ = [
 MAX_TERMS = 12
 """Terms taken from one query; the first ones are kept."""
 
+MIN_PLAIN_QUOTED_CHARS = 8
+"""A quoted plain word (``str``, ``name``) is a term only from this length on: short ones
+occur everywhere in code and would flood the search."""
+
 MAX_GREP_LINES = 2000
 MAX_LOCATED_FILES = 60
 """Files chunked on the fly by one index-free exact search."""
@@ -79,8 +83,14 @@ def exact_terms(text: str) -> list[str]:
     text = _URL.sub(" ", text)
     found: list[str] = []
     for match in _QUOTED.finditer(text):
-        term = next(g for g in match.groups() if g).strip()
-        if term and (" " not in term or _is_code_like(term.split()[0])):
+        raw = next(g for g in match.groups() if g).strip()
+        term = raw.removesuffix("()")
+        if " " in term:
+            if _is_code_like(term.split()[0]):
+                found.append(term)
+        elif raw != term or _is_code_like(term) or not term.isalpha():
+            found.append(term)
+        elif len(term) >= MIN_PLAIN_QUOTED_CHARS:
             found.append(term)
     for match in _WORDISH.finditer(_QUOTED.sub(" ", text)):
         word = match.group(0).rstrip(".")

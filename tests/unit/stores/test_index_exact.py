@@ -18,6 +18,12 @@ def test_exact_terms_takes_code_like_words_quotes_and_paths():
     assert "Fix" not in terms and "Option" not in terms and "a_b" not in terms
 
 
+def test_quoted_plain_words_need_length_or_code_shape():
+    assert exact_terms("use `str` or `name`, not `validators`; `or_` and `run()`") == [
+        "validators", "or_", "run"
+    ]
+
+
 def test_exact_terms_splits_dotted_names_and_strips_calls():
     assert exact_terms("call attr.evolve() then run_it( later") == ["attr.evolve", "evolve", "run_it"]
     assert exact_terms("just plain words here") == []
