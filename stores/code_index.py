@@ -7,10 +7,12 @@ is in ``stores.index_update``.
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from stores.embedders import Embedder
 from stores.errors import IndexNotBuiltError
@@ -105,6 +107,21 @@ class CodeIndex(Protocol):
         ...
 
 
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
+
+
+def _serialized(method: Callable[_P, _T]) -> Callable[_P, _T]:
+    """Run a ProjectCodeIndex method under the instance's lock."""
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        with args[0]._lock:  # type: ignore[attr-defined]
+            return method(*args, **kwargs)
+
+    return wrapper
+
+
 class ProjectCodeIndex:
     """Code index over a manifest, a BM25 index and a vector store."""
 
@@ -128,11 +145,16 @@ class ProjectCodeIndex:
         self.weights = dict(weights or DEFAULT_WEIGHTS)
         self._lexical: tuple[SegmentedLexical, int] | None = None
         self._located: tuple[int, dict[str, Located]] | None = None
+        # Nodes and tools may call one index from worker threads; SQLite connections and the
+        # cached segments are not safe to share concurrently.
+        self._lock = threading.RLock()
 
+    @_serialized
     def is_built(self) -> bool:
         """Return True once a first update has completed."""
         return self.manifest.get_meta("generation") != ""
 
+    @_serialized
     def update(self, progress: Callable[[IndexProgress], None] | None = None) -> IndexStats:
         """Index new and changed files, drop vanished ones, rebuild BM25 when needed."""
         stats, lexical = update_index(
@@ -186,6 +208,7 @@ class ProjectCodeIndex:
         fused = rrf({name: [i for i, _ in items] for name, items in lists.items()}, self.weights)
         return [(i, s, "fused") for i, s in fused]
 
+    @_serialized
     def search(self, query: str, *, mode: SearchMode = "hybrid", k: int = 10) -> list[CodeHit]:
         """Return the ``k`` best chunks for ``query``.
 
@@ -200,6 +223,7 @@ class ProjectCodeIndex:
             if (c := stored.get(i)) is not None
         ]
 
+    @_serialized
     def search_files(
         self, query: str, *, k: int = 10, mode: SearchMode = "hybrid"
     ) -> list[FileHit]:

@@ -116,3 +116,14 @@ def test_secrets_and_ignored_files_are_not_indexed(make_index, project):
     index.update()
     found = {h.path for h in index.search("API_KEY secret_value_123 generated_thing", k=50)}
     assert ".env" not in found and "build_out/gen.py" not in found
+
+
+def test_concurrent_searches_from_threads(make_index, project):
+    from concurrent.futures import ThreadPoolExecutor
+
+    index = make_index(project)
+    index.update()
+    queries = ["revoke_token", "parse url", "render template", "tokens"] * 10
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda q: index.search(q, k=2), queries))
+    assert all(results) and results[0] == results[4]
