@@ -145,6 +145,8 @@ def _run_search(
         return _exact(root, query, k, files)
     try:
         index = open_project_index(context)
+        if not index.is_built():  # a first `engram index` was interrupted
+            raise IndexNotBuiltError(f"the code index of {root} is not complete")
     except IndexNotBuiltError as exc:
         if mode == "semantic":
             raise
