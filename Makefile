@@ -18,6 +18,8 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --prefer-binary torch==2.13.0
 	$(BIN)/pip install --quiet --prefer-binary -e .
+	@echo "building the offline static embedder from the bundled MiniLM (once per venv)…"
+	$(BIN)/python -m stores.index_static
 	touch $(STAMP)
 
 $(DEV_STAMP): pyproject.toml $(STAMP)

@@ -11,6 +11,7 @@ the recipe of model2vec's distillation.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -107,18 +108,38 @@ def _special_ids(model_dir: Path) -> tuple[int, int]:
     return int(cls_id), int(sep_id)
 
 
+def shared_models_dir() -> Path:
+    """Return the install-wide model folder (filled by ``make install``), inside the venv."""
+    return Path(sys.prefix) / "share" / "engram" / "models"
+
+
 def load_or_build_static_table(
-    home: Path, progress: Callable[[int, int], None] | None = None
+    home: Path,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    shared: Path | None = None,
 ) -> np.ndarray:
-    """Return the static table from ``home/models``, distilling and saving it on first use.
+    """Return the static table, distilling and saving it under ``home/models`` on first use.
+
+    A table built at install time (``shared``, the venv's ``share/engram/models`` by default)
+    is used when ``home`` has none, so no user waits for the distillation.
+    """
+    for folder in (home / "models", shared or shared_models_dir()):
+        path = folder / f"{STATIC_MODEL_ID}.npy"
+        if path.exists():
+            return np.load(path)
+    table = distill_static_table(progress=progress)
+    save_static_table(home / "models", table)
+    return table
+
+
+def save_static_table(folder: Path, table: np.ndarray) -> Path:
+    """Write a table into ``folder`` atomically and return its path.
 
     The file is written to a temporary name and renamed, so concurrent or interrupted builds
     never leave a partial table behind.
     """
-    path = home / "models" / f"{STATIC_MODEL_ID}.npy"
-    if path.exists():
-        return np.load(path)
-    table = distill_static_table(progress=progress)
+    path = folder / f"{STATIC_MODEL_ID}.npy"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npy.tmp")
     try:
@@ -128,7 +149,18 @@ def load_or_build_static_table(
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return table
+    return path
+
+
+def main() -> None:
+    """Build the install-wide table (``python -m stores.index_static``), once per venv."""
+    target = shared_models_dir() / f"{STATIC_MODEL_ID}.npy"
+    if not target.exists():
+        save_static_table(target.parent, distill_static_table())
+
+
+if __name__ == "__main__":
+    main()
 
 
 class StaticEmbedder:
