@@ -70,8 +70,9 @@ def off_loop(node: Node) -> Node:
     return run
 
 
-def _add(graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps, *, thread: bool = True)\
-        -> None:
+def _add(
+    graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps, *, thread: bool = True
+) -> None:
     """Add a node under its function name with the live handles bound."""
     body = off_loop(node) if thread else node
     graph.add_node(node.__name__, partial(body, deps=deps))
