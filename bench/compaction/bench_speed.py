@@ -30,7 +30,7 @@ from graph.summarize import render_transcript
 
 PY = f"python{sys.version_info.major}.{sys.version_info.minor}"
 SITE = Path(sys.prefix) / "lib" / PY / "site-packages"
-SEEDS = Path("/work/shared/seeds")
+SEEDS = (Path(__file__).resolve().parents[3] / "shared" / "seeds")
 
 
 def corpus() -> dict[str, list[str]]:

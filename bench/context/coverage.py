@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-DATASET = Path("/work/shared/bench/localize-dev")
+DATASET = (Path(__file__).resolve().parents[3] / "shared" / "bench/localize-dev")
 
 from pipeline import compose, make_deps, run_pack  # noqa: E402
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-DATASET = Path("/work/shared/bench/localize-dev")
+DATASET = (Path(__file__).resolve().parents[3] / "shared" / "bench/localize-dev")
 sys.path.insert(0, str(DATASET))
 
 from bm25_baseline import evaluate, is_test_path  # noqa: E402

@@ -27,7 +27,7 @@ from graph.context import Context  # noqa: E402
 from graph.tools_index import exact_search_hits, open_project_index  # noqa: E402
 from stores.exact_search import find_rg  # noqa: E402
 
-CASES = Path("/work/shared/bench/localize-dev/cases.jsonl")
+CASES = (Path(__file__).resolve().parents[3] / "shared" / "bench/localize-dev/cases.jsonl")
 
 
 def pct(values: list[float], q: float) -> float:

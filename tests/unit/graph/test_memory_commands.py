@@ -15,7 +15,7 @@ from stores.facts import FactStore
 from stores.project_key import project_key
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
-KEY = "/work/app"
+KEY = "/srv/app"
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from stores.experience import ExperienceStore
 from stores.experience_md import export_markdown, import_markdown
 from stores.experience_records import Episode, Pattern, Strategy, Trigger
 
-KEY = "/work/project"
+KEY = "/srv/project"
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 
 

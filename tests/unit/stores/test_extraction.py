@@ -12,7 +12,7 @@ from stores.fact_recall import auto_extract
 from stores.facts import FactStore
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
-KEY = "/work/app"
+KEY = "/srv/app"
 
 EN = (
     "Please fix the failing test in main.py line 42. We use Python 3.11 in this repo. "

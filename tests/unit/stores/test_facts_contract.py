@@ -26,8 +26,8 @@ from stores.facts import Fact, FactConflictError, FactStore, fact_namespace
 from stores.secrets import find_secret
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-ALPHA = "/work/alpha.project"
-BETA = "/work/beta"
+ALPHA = "/srv/alpha.project"
+BETA = "/srv/beta"
 
 
 @pytest.fixture(params=["memory", "sqlite"])

@@ -33,11 +33,11 @@ def test_missing_feedback_is_empty(repo):
 
 def test_round_trip_per_project_and_type(repo):
     a = Feedback(hits=(True, False), ratio=0.65, deviations=(0.5,))
-    repo.put("/work/proj.v2", "debug", a)
-    repo.put("/work/proj.v2", "explain", Feedback(hits=(True,)))
-    assert repo.get("/work/proj.v2", "debug") == a
-    assert repo.get("/work/proj.v2", "explain") == Feedback(hits=(True,))
-    assert repo.get("/work/other", "debug") == Feedback()
+    repo.put("/srv/proj.v2", "debug", a)
+    repo.put("/srv/proj.v2", "explain", Feedback(hits=(True,)))
+    assert repo.get("/srv/proj.v2", "debug") == a
+    assert repo.get("/srv/proj.v2", "explain") == Feedback(hits=(True,))
+    assert repo.get("/srv/other", "debug") == Feedback()
 
 
 def test_put_replaces(repo):
