@@ -12,8 +12,12 @@ The data stays outside the repository (CC BY-NC 4.0):
         --modes bm25-plain,lexical,hybrid-default,hybrid-minilm,dense-minilm
 
 Modes: ``bm25-plain`` (bm25s defaults over the same texts), ``lexical`` (engram's default
-search), ``hybrid-<provider>`` (plus dense scores from that embedder), ``dense-<provider>``
-(embedding similarity alone).
+search), ``hybrid-<provider>`` (plus dense scores from that embedder, fused by reciprocal
+rank), ``dense-<provider>`` (embedding similarity alone). Ranking variants build a
+``FactIndex`` over the same texts with textbook settings fixed in ``FEATURES``:
+``lexical+rm3`` (RM3 feedback), ``lexical+bm25plus`` (BM25+), ``lexical+sdm`` (sequential
+dependence pairs), combinations such as ``lexical+rm3+sdm``, and ``rerank-<provider>[+...]``
+(dense similarity re-ranking the lexical top 50, weight 0.2).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,7 +39,7 @@ import numpy as np
 from stores.backends import open_memory_store
 from stores.embedders import make_embedder
 from stores.fact_admin import import_jsonl
-from stores.fact_search import load_vectors
+from stores.fact_search import DEFAULT_SETTINGS, FactIndex, RankSettings, load_vectors
 from stores.facts import FactStore
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -112,10 +117,47 @@ def dense_only_factory(conversation: dict, store, embedder):
     return search
 
 
+FEATURES = {
+    "rm3": {"feedback_docs": 10, "feedback_terms": 10, "original_weight": 0.5},
+    "bm25plus": {"method": "bm25+", "delta": 1.0},
+    "sdm": {"phrase_weights": (0.85, 0.10, 0.05), "window": 8},
+}
+
+
+def variant_settings(mode: str) -> tuple[RankSettings, str | None]:
+    """Parse ``lexical+F1+F2`` or ``rerank-PROVIDER[+F...]`` into settings and an embedder."""
+    head, *features = mode.split("+")
+    options: dict = {}
+    for feature in features:
+        options.update(FEATURES[feature])
+    provider = None
+    if head.startswith("rerank-"):
+        provider = head.split("-", 1)[1]
+        options.update({"dense_fusion": "rerank", "rerank_depth": 50, "dense_weight": 0.2})
+    return replace(DEFAULT_SETTINGS, **options), provider
+
+
+def variant_factory(conversation: dict, store, settings: RankSettings, embedder):
+    texts = [t["text"] for t in conversation["turns"]]
+    vectors = load_vectors(store, embedder, texts) if embedder is not None else None
+    index = FactIndex(texts, vectors, settings)
+    ids = [t["id"] for t in conversation["turns"]]
+
+    def search(query: str, k: int) -> list[tuple[str, str]]:
+        vector = embedder.embed([query])[0] if embedder is not None else None
+        return [(ids[i], conversation["key"]) for i, _ in index.search(query, k, vector)]
+
+    return search
+
+
 def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
     embedder = None
+    variant = "+" in mode or mode.startswith("rerank-")
+    settings, provider = variant_settings(mode) if variant else (DEFAULT_SETTINGS, None)
     if mode.startswith(("hybrid-", "dense-")):
-        embedder = make_embedder(mode.split("-", 1)[1], home=home, cache=False)
+        provider = mode.split("-", 1)[1]
+    if provider:
+        embedder = make_embedder(provider, home=home, cache=False)
     facts = FactStore(store, embedder=embedder)
     hits: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     latencies, leaks, searched = [], 0, 0
@@ -125,6 +167,8 @@ def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
             search = plain_bm25_factory(conv)
         elif mode.startswith("dense-"):
             search = dense_only_factory(conv, store, embedder)
+        elif variant:
+            search = variant_factory(conv, store, settings, embedder)
         else:
             key = conv["key"]
 
