@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.progress import (
@@ -23,10 +25,15 @@ from rich.text import Text
 
 from graph.cli_common import err_console, fail, handle_errors, load_context, out_console, print_json
 from graph.context import Context
-from graph.tools_index import exact_search_hits, open_project_index
-from stores.code_index import CodeHit, FileHit, IndexProgress, SearchMode
 from stores.errors import IndexNotBuiltError, StoreError
-from stores.ranking import aggregate_files
+
+if TYPE_CHECKING:
+    from stores.code_index import CodeHit, FileHit, IndexProgress, ProjectCodeIndex, SearchMode
+    from stores.index_update import IndexStats
+    from stores.walk import WalkReport
+
+# The commands import the index, Chroma and the model tools when they run, not when the CLI
+# starts: `engram --help` and the other commands should not pay for them.
 
 __all__ = ["register"]
 
@@ -72,10 +79,13 @@ def index_command(
                 tasks[event.phase] = bar.add_task(label[event.phase], total=event.total)
             bar.update(tasks[event.phase], completed=event.done, total=event.total)
 
-        index = open_project_index(context, create=True, progress=on_distill)
-        stats = index.update(progress=on_progress)
+        index = _open_for_indexing(context, on_distill)
+        try:
+            stats, walk = _update_index(index, on_progress)
+        finally:
+            index.close()
     summary: dict[str, Any] = asdict(stats)
-    summary["graph"] = _update_graph(context)
+    summary["graph"] = _update_graph(context, walk)
     summary["seconds_total"] = round(time.perf_counter() - started, 3)
     if as_json:
         print_json(summary)
@@ -102,12 +112,54 @@ def _progress() -> Progress:
     )
 
 
-def _update_graph(context: Context) -> dict[str, Any]:
+def _open_for_indexing(
+    context: Context, progress: Callable[[int, int], None]
+) -> ProjectCodeIndex:
+    """Open (creating) the project's code index with the configured embedder.
+
+    The same index ``graph.tools_index.open_project_index(create=True)`` opens, without
+    importing the model tools (LangChain), which this command does not use.
+    """
+    from stores.code_index import open_code_index
+    from stores.embedders import make_embedder
+
+    api_key = os.environ.get("ENGRAM_EMBEDDING_API_KEY") or os.environ.get("OPENAI_API_KEY", "")
+    embedder = make_embedder(
+        context.embedding_provider,
+        home=context.home_path,
+        model=context.embedding_model,
+        url=context.embedding_url,
+        api_key=api_key,
+        progress=progress,
+    )
+    return open_code_index(context.project_path, embedder=embedder, chroma_url=context.chroma_url)
+
+
+def _update_index(
+    index: ProjectCodeIndex, progress: Callable[[IndexProgress], None]
+) -> tuple[IndexStats, WalkReport]:
+    """Update the index from one project walk and return the walk for the code graph."""
+    from stores.index_update import update_index, walk_for_index
+
+    walk = walk_for_index(index.root, index.manifest)
+    stats, _ = update_index(
+        index.root,
+        manifest=index.manifest,
+        vectors=index.vectors,
+        embedder=index.embedder,
+        bm25_dir=index.bm25_dir,
+        progress=progress,
+        walk=walk,
+    )
+    return stats, walk
+
+
+def _update_graph(context: Context, walk: WalkReport) -> dict[str, Any]:
     """Refresh the code graph alongside the index; a failure is reported, not fatal."""
     try:
         from stores.code_graph import update_graph
 
-        stats = update_graph(context.project_path)
+        stats = update_graph(context.project_path, files=walk.files)
     except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
         return {"error": str(exc)}
     return asdict(stats) if hasattr(stats, "__dataclass_fields__") else {"stats": str(stats)}
@@ -140,6 +192,8 @@ def search_command(
 def _run_search(
     context: Context, query: str, mode: str, k: int, files: bool
 ) -> list[CodeHit] | list[FileHit]:
+    from graph.tools_index import open_project_index
+
     root = context.project_path
     if mode == "exact":
         return _exact(root, query, k, files)
@@ -159,6 +213,10 @@ def _run_search(
 
 
 def _exact(root: Path, query: str, k: int, files: bool) -> list[CodeHit] | list[FileHit]:
+    from graph.tools_index import exact_search_hits
+    from stores.code_index import FileHit
+    from stores.ranking import aggregate_files
+
     if not files:
         return exact_search_hits(root, query, k)
     hits = exact_search_hits(root, query, max(k * 20, 200))

@@ -27,9 +27,9 @@ from stores.index_lexical import refresh_lexical
 from stores.index_manifest import FileRecord, Manifest, NewChunk
 from stores.index_vectors import VectorStore
 from stores.lexical import SegmentedLexical, tokenize
-from stores.walk import ProjectFile, read_text, walk_project
+from stores.walk import ProjectFile, WalkReport, read_text, walk_project
 
-__all__ = ["EMBED_BATCH_CHUNKS", "IndexProgress", "IndexStats", "update_index"]
+__all__ = ["EMBED_BATCH_CHUNKS", "IndexProgress", "IndexStats", "update_index", "walk_for_index"]
 
 EMBED_BATCH_CHUNKS = 1024
 """Chunks embedded and written per step (progress granularity, memory bound)."""
@@ -74,16 +74,27 @@ def update_index(
     embedder: Embedder,
     bm25_dir: Path | None,
     progress: Callable[[IndexProgress], None] | None = None,
+    walk: WalkReport | None = None,
 ) -> tuple[IndexStats, SegmentedLexical | None]:
     """Bring manifest, vectors and BM25 in line with the files under ``root``.
+
+    Args:
+        root: Project root.
+        manifest: File and chunk records of the index.
+        vectors: Where chunk vectors are kept.
+        embedder: Embeds new chunk texts.
+        bm25_dir: Folder of the BM25 segments; None keeps them in memory.
+        progress: Called after each step.
+        walk: The project walk when the caller has it already (``walk_for_index``), so that
+            one walk serves the code index and the code graph; walked here by default.
 
     Returns:
         The run's statistics and, for in-memory indexes, the current BM25 segments (on-disk
         ones are loaded by the first search).
     """
     started = time.perf_counter()
-    report = walk_project(root)
     old = manifest.files()
+    report = walk if walk is not None else _walk(root, old)
     changed, touched = _scan(report.files, old)
     deleted = set(old) - {f.path for f in report.files}
     new_chunks = _parse(changed, progress)
@@ -122,6 +133,15 @@ def update_index(
         seconds=round(time.perf_counter() - started, 3),
     )
     return stats, lexical
+
+
+def walk_for_index(root: Path, manifest: Manifest) -> WalkReport:
+    """Walk ``root`` trusting the manifest about which unchanged files are text."""
+    return _walk(root, manifest.files())
+
+
+def _walk(root: Path, old: dict[str, FileRecord]) -> WalkReport:
+    return walk_project(root, known={p: (r.size, r.mtime_ns) for p, r in old.items()})
 
 
 def _scan(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,16 +50,19 @@ def _load_spec(folder: Path, names: tuple[str, ...]) -> pathspec.PathSpec | None
     return pathspec.PathSpec.from_lines("gitignore", lines)
 
 
-def _ignored(specs: list[tuple[Path, pathspec.PathSpec]], path: Path, is_dir: bool) -> bool:
+def _ignored(specs: list[tuple[str, pathspec.PathSpec]], path: str, is_dir: bool) -> bool:
+    """Match ``path`` against specs keyed by their folder (with a trailing separator)."""
     for base, spec in specs:
-        rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
-        if spec.match_file(rel):
+        rel = path[len(base) :]
+        if os.sep != "/":
+            rel = rel.replace(os.sep, "/")
+        if spec.match_file(rel + "/" if is_dir else rel):
             return True
     return False
 
 
-def _is_binary(path: Path) -> bool:
-    with path.open("rb") as handle:
+def _is_binary(path: str) -> bool:
+    with open(path, "rb") as handle:
         return b"\x00" in handle.read(BINARY_SNIFF_BYTES)
 
 
@@ -68,62 +71,81 @@ def read_text(path: Path) -> str:
     return path.read_bytes().decode("utf-8", errors="replace")
 
 
-def walk_project(root: Path, *, max_bytes: int = MAX_FILE_BYTES) -> WalkReport:
+def walk_project(
+    root: Path,
+    *,
+    max_bytes: int = MAX_FILE_BYTES,
+    known: Mapping[str, tuple[int, int]] | None = None,
+) -> WalkReport:
     """List the project's indexable text files, sorted by path.
 
     Honours ``.gitignore`` files at every level plus ``.engram/ignore``; skips VCS folders,
     virtualenvs, dependency and build folders, secrets files, binaries (NUL bytes), files over
     ``max_bytes``, unreadable files and symlinks leaving the root. Symlink loops are walked once.
+
+    Args:
+        root: Project root.
+        max_bytes: Size above which a file is skipped as too large.
+        known: Files already known to be text, as posix path -> (size, mtime_ns) (e.g. an
+            index manifest); a file whose size and mtime still match is not read again to
+            check for binary content.
     """
     root = root.resolve()
     report = WalkReport()
-    for entry in _iter_files(root, report):
+    known = known or {}
+    prefix = len(os.path.join(root, ""))
+    for abs_path in _iter_files(root, report):
+        rel = abs_path[prefix:] if os.sep == "/" else abs_path[prefix:].replace(os.sep, "/")
         try:
-            stat = entry.stat()
+            stat = os.stat(abs_path)
             if stat.st_size > max_bytes:
-                report.skipped.append((entry.relative_to(root).as_posix(), "too large"))
+                report.skipped.append((rel, "too large"))
                 continue
-            if _is_binary(entry):
-                report.skipped.append((entry.relative_to(root).as_posix(), "binary"))
+            if known.get(rel) != (stat.st_size, stat.st_mtime_ns) and _is_binary(abs_path):
+                report.skipped.append((rel, "binary"))
                 continue
         except OSError as exc:
-            report.skipped.append((entry.relative_to(root).as_posix(), f"unreadable: {exc}"))
+            report.skipped.append((rel, f"unreadable: {exc}"))
             continue
-        report.files.append(
-            ProjectFile(entry.relative_to(root).as_posix(), entry, stat.st_size, stat.st_mtime_ns)
-        )
+        report.files.append(ProjectFile(rel, Path(abs_path), stat.st_size, stat.st_mtime_ns))
     report.files.sort(key=lambda f: f.path)
     return report
 
 
-def _iter_files(root: Path, report: WalkReport) -> Iterator[Path]:
+def _iter_files(root: Path, report: WalkReport) -> Iterator[str]:
+    """Yield the absolute paths (``os.sep`` joined under ``root``) of candidate files."""
+    root_str = str(root)
     root_spec = _load_spec(root / ".engram", ("ignore",))
-    base_specs: list[tuple[Path, pathspec.PathSpec]] = [(root, root_spec)] if root_spec else []
+    base_specs: list[tuple[str, pathspec.PathSpec]] = []
+    if root_spec is not None:
+        base_specs.append((os.path.join(root_str, ""), root_spec))
     seen_dirs: set[tuple[int, int]] = set()
-    stack: list[tuple[Path, list[tuple[Path, pathspec.PathSpec]]]] = [(root, base_specs)]
+    secret: dict[str, bool] = {}
+    stack: list[tuple[str, list[tuple[str, pathspec.PathSpec]]]] = [(root_str, base_specs)]
     while stack:
         folder, specs = stack.pop()
         try:
-            st = folder.stat()
+            st = os.stat(folder)
         except OSError:
             continue
         if (st.st_dev, st.st_ino) in seen_dirs:
             continue
         seen_dirs.add((st.st_dev, st.st_ino))
-        local = _load_spec(folder, (".gitignore",))
+        local = _load_spec(Path(folder), (".gitignore",))
         if local is not None:
-            specs = [*specs, (folder, local)]
+            specs = [*specs, (os.path.join(folder, ""), local)]
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
         except OSError as exc:
-            rel = folder.relative_to(root).as_posix() or "."
+            rel = Path(folder).relative_to(root).as_posix() or "."
             report.skipped.append((rel, f"unreadable: {exc}"))
             continue
         for entry in entries:
-            path = Path(entry.path)
+            path = entry.path
             if entry.is_symlink():
                 try:
-                    target = path.resolve()
+                    target = Path(path).resolve()
                 except (OSError, RuntimeError):
                     continue
                 if target != root and root not in target.parents:
@@ -137,6 +159,9 @@ def _iter_files(root: Path, report: WalkReport) -> Iterator[Path]:
                     continue
                 stack.append((path, specs))
             elif entry.is_file():
-                if is_secret_path(entry.name) or _ignored(specs, path, False):
+                name = entry.name
+                if name not in secret:
+                    secret[name] = is_secret_path(name)
+                if secret[name] or _ignored(specs, path, False):
                     continue
                 yield path
