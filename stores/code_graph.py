@@ -3,7 +3,9 @@
 Nodes are files (id = posix path) and definitions (id = ``path::Qual.name``); edges carry a
 ``relation`` of ``contains``, ``imports``, ``inherits``, ``implements`` or ``calls``. The graph
 lives in ``<project>/.engram/index/code_graph.pkl`` together with its manifest (per-file size,
-mtime and content hash), written atomically. Queries are in ``stores.graph_query``.
+mtime and content hash), written atomically. An incremental update writes only what changed
+since that file was written, to ``code_graph.delta.pkl`` (also atomically); loading applies it.
+Queries are in ``stores.graph_query``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import pickle
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,7 +28,7 @@ from stores.errors import IndexCorruptError, IndexNotBuiltError
 from stores.graph_extract import FileFacts, extract_file, plain
 from stores.graph_index import ProjectIndex
 from stores.graph_resolve import FileEdges, Resolver
-from stores.graph_update import affected_files, replace_edges, replace_nodes
+from stores.graph_update import affected_files, apply_changes, replace_edges, replace_nodes
 from stores.languages import language_of
 from stores.walk import ProjectFile, walk_project
 
@@ -43,8 +46,11 @@ __all__ = [
 ]
 
 GRAPH_FILE = Path(".engram") / "index" / "code_graph.pkl"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Version of the saved layout; a graph saved by another version is rebuilt, not read."""
+DELTA_MAX_FILES = 64
+DELTA_MAX_FRACTION = 0.05
+"""A delta covering more files than both limits is folded into a full rewrite instead."""
 
 
 @dataclass
@@ -59,6 +65,10 @@ class CodeGraph:
     _resolver: Resolver | None = field(default=None, repr=False, compare=False)
     _saved_facts: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
     """Each file's facts as last saved; saving again re-encodes only the files that changed."""
+    _base_id: str = field(default="", repr=False, compare=False)
+    """Id of the full save this graph was read from or last written as ("" when none)."""
+    _pending: set[str] = field(default_factory=set, repr=False, compare=False)
+    """Files whose facts or edges changed since that full save."""
 
     def unresolved(self, node: str) -> list[tuple[str, str]]:
         """Return (name, relation) of references from ``node`` that did not resolve."""
@@ -120,34 +130,59 @@ class InMemoryGraphStore:
 
 
 class PickleGraphStore:
-    """Keeps the graph in one pickle file, replaced atomically (temp file + rename)."""
+    """Keeps the graph in a pickle file plus a small delta file, each replaced atomically.
+
+    A save after a small change writes only the changed files' facts and edges (the delta,
+    tagged with the id of the full file it applies to); a large change, or no full file yet,
+    rewrites the full file and drops the delta. A crash between the two leaves a delta whose
+    id no longer matches, which loading ignores.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.delta_path = path.with_name(f"{path.stem}.delta{path.suffix}")
 
     def load(self) -> CodeGraph | None:
-        """Read the graph file; None when it does not exist.
+        """Read the graph file and apply its delta; None when no graph was saved.
 
         Raises:
-            IndexCorruptError: The file exists but cannot be read as a graph of this version.
+            IndexCorruptError: A file exists but cannot be read as a graph of this version.
         """
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
             return None
-        return _decode(data, source=str(self.path))
+        graph = _decode(data, source=str(self.path))
+        try:
+            delta = self.delta_path.read_bytes()
+        except FileNotFoundError:
+            return graph
+        _apply_delta(graph, delta, source=str(self.delta_path))
+        return graph
 
     def save(self, graph: CodeGraph) -> None:
-        """Write the graph to a temp file next to the target, then rename it into place."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".code_graph.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(_encode(graph))
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write the delta since the full file, or the full file when the delta grew large."""
+        limit = max(DELTA_MAX_FILES, int(len(graph.facts) * DELTA_MAX_FRACTION))
+        if graph._base_id and len(graph._pending) <= limit and self.path.exists():
+            _write_atomically(self.delta_path, _encode_delta(graph))
+            return
+        _write_atomically(self.path, _encode(graph))
+        self.delta_path.unlink(missing_ok=True)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temp file next to ``path``, flush it to disk, rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 @contextmanager
@@ -171,8 +206,11 @@ def _encode(graph: CodeGraph) -> bytes:
                 saved[path] = pickle.dumps(plain(facts), protocol=pickle.HIGHEST_PROTOCOL)
     for path in [p for p in saved if p not in graph.facts]:
         del saved[path]
+    graph._base_id = uuid.uuid4().hex
+    graph._pending.clear()
     payload = {
         "version": FORMAT_VERSION,
+        "id": graph._base_id,
         "facts": saved,
         "edges": graph.edges,
         "stats": graph.stats,
@@ -197,7 +235,54 @@ def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
             KeyError) as exc:
         raise IndexCorruptError(f"cannot read code graph {source}: {exc}") from exc
     return CodeGraph(facts, payload["edges"], payload["stats"], payload["graph"],
-                     _saved_facts=dict(blobs))
+                     _saved_facts=dict(blobs), _base_id=payload["id"])
+
+
+def _encode_delta(graph: CodeGraph) -> bytes:
+    facts: dict[str, bytes | None] = {}
+    for path in graph._pending:
+        current = graph.facts.get(path)
+        if current is None:
+            facts[path] = None
+            continue
+        if path not in graph._saved_facts:
+            graph._saved_facts[path] = pickle.dumps(plain(current),
+                                                    protocol=pickle.HIGHEST_PROTOCOL)
+        facts[path] = graph._saved_facts[path]
+    payload = {
+        "version": FORMAT_VERSION,
+        "base": graph._base_id,
+        "facts": facts,
+        "edges": {p: graph.edges.get(p) for p in graph._pending},
+        "stats": graph.stats,
+    }
+    return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _apply_delta(graph: CodeGraph, data: bytes, *, source: str) -> None:
+    """Apply a saved delta to the graph read from its full file (a stale delta is ignored)."""
+    try:
+        with _gc_paused():
+            payload: dict[str, Any] = pickle.loads(data)  # noqa: S301 - our own file
+            if not isinstance(payload, dict) or payload.get("version") != FORMAT_VERSION:
+                raise IndexCorruptError(f"code graph delta {source} has an unknown format")
+            if payload["base"] != graph._base_id:
+                return
+            blobs: dict[str, bytes | None] = payload["facts"]
+            facts = {p: None if b is None else pickle.loads(b)  # noqa: S301
+                     for p, b in blobs.items()}
+            apply_changes(graph, facts, payload["edges"])
+            gc.freeze()
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError,
+            KeyError) as exc:
+        raise IndexCorruptError(f"cannot read code graph delta {source}: {exc}") from exc
+    for path, blob in blobs.items():
+        if blob is None:
+            graph._saved_facts.pop(path, None)
+        else:
+            graph._saved_facts[path] = blob
+    graph.stats = payload["stats"]
+    graph._pending = set(blobs) | set(payload["edges"])
 
 
 def graph_store_for(project: Path) -> PickleGraphStore:
@@ -298,6 +383,7 @@ def _build(
     redo = (dirty | affected) & set(graph.facts) if graph.edges else set(graph.facts)
     replace_nodes(graph.graph, old_facts, {p: graph.facts.get(p) for p in dirty})
     replace_edges(graph, resolver, redo)
+    graph._pending |= dirty | redo
     return _stats(graph, len(new_facts), len(redo), len(removed), started)
 
 

@@ -19,12 +19,12 @@ import networkx as nx
 
 from stores.graph_extract import CLASS_KINDS, Definition, FileFacts
 from stores.graph_index import node_id
-from stores.graph_resolve import Resolver
+from stores.graph_resolve import FileEdges, Resolver
 
 if TYPE_CHECKING:
     from stores.code_graph import CodeGraph
 
-__all__ = ["affected_files", "replace_edges", "replace_nodes"]
+__all__ = ["affected_files", "apply_changes", "replace_edges", "replace_nodes"]
 
 NAME_PARTS = re.compile(r"[./]")
 SAME_PACKAGE_LANGUAGES = frozenset({"java", "go"})
@@ -133,3 +133,33 @@ def replace_edges(graph: CodeGraph, resolver: Resolver, paths: Iterable[str]) ->
                 g.add_edge(src, dst, key=rel, relation=rel)
     for path in [p for p in graph.edges if p not in graph.facts]:
         del graph.edges[path]
+
+
+def apply_changes(
+    graph: CodeGraph,
+    facts: Mapping[str, FileFacts | None],
+    edges: Mapping[str, FileEdges | None],
+) -> None:
+    """Replace files' facts, nodes and edges with saved ones (None: the file is gone)."""
+    g = graph.graph
+    old_facts = {p: graph.facts[p] for p in facts if p in graph.facts}
+    replace_nodes(g, old_facts, facts)
+    for path, new in facts.items():
+        if new is None:
+            graph.facts.pop(path, None)
+            graph.stats.pop(path, None)
+        else:
+            graph.facts[path] = new
+    for path, file_edges in edges.items():
+        old = graph.edges.pop(path, None)
+        if old is not None:
+            for src, dst, rel in old.edges:
+                if g.has_edge(src, dst, key=rel):
+                    g.remove_edge(src, dst, key=rel)
+        if file_edges is None:
+            continue
+        graph.edges[path] = file_edges
+        for src, dst, rel in file_edges.edges:
+            if src in g and dst in g:
+                g.add_edge(src, dst, key=rel, relation=rel)
+    graph._resolver = None

@@ -143,3 +143,72 @@ def test_update_rebuilds_an_unreadable_or_old_graph(tmp_path):
     fresh = CodeGraph()
     build_graph(tmp_path, fresh)
     assert snapshot(open_code_graph(tmp_path)) == snapshot(fresh)
+
+
+def test_small_update_writes_a_delta_and_leaves_the_full_file(tmp_path):
+    write(tmp_path, {**FILES, "app/other.py": "def alone():\n    return 2\n"})
+    update_graph(tmp_path)
+    full = tmp_path / GRAPH_FILE
+    before = full.read_bytes()
+    store = PickleGraphStore(full)
+    write(tmp_path, {"app/models.py": FILES["app/models.py"].replace("def save", "def store")})
+    update_graph(tmp_path)
+    (tmp_path / "app/other.py").unlink()
+    write(tmp_path, {"app/new.py": "from app.models import Base\n\nclass Child(Base):\n    pass\n"})
+    update_graph(tmp_path)
+    assert full.read_bytes() == before
+    assert store.delta_path.exists()
+    fresh = CodeGraph()
+    build_graph(tmp_path, fresh)
+    loaded = open_code_graph(tmp_path)
+    assert snapshot(loaded) == snapshot(fresh)
+    assert loaded.stats == fresh.stats
+    assert update_graph(tmp_path).parsed == 0
+
+
+def test_large_update_rewrites_the_full_file_and_drops_the_delta(tmp_path, monkeypatch):
+    write(tmp_path, FILES)
+    update_graph(tmp_path)
+    store = PickleGraphStore(tmp_path / GRAPH_FILE)
+    write(tmp_path, {"app/extra.py": "def missing():\n    return 1\n"})
+    update_graph(tmp_path)
+    assert store.delta_path.exists()
+    monkeypatch.setattr("stores.code_graph.DELTA_MAX_FILES", 0)
+    write(tmp_path, {"app/more.py": "def more():\n    return missing()\n"})
+    update_graph(tmp_path)
+    assert not store.delta_path.exists()
+    fresh = CodeGraph()
+    build_graph(tmp_path, fresh)
+    assert snapshot(open_code_graph(tmp_path)) == snapshot(fresh)
+
+
+def test_a_delta_left_by_a_crash_during_a_full_rewrite_is_ignored(tmp_path):
+    write(tmp_path, FILES)
+    update_graph(tmp_path)
+    store = PickleGraphStore(tmp_path / GRAPH_FILE)
+    write(tmp_path, {"app/extra.py": "def missing():\n    return 1\n"})
+    update_graph(tmp_path)
+    stale = store.delta_path.read_bytes()  # applies to the first full file only
+    (tmp_path / "app/extra.py").unlink()
+    graph = store.load()
+    assert graph is not None and "app/extra.py" in graph.facts
+    build_graph(tmp_path, graph)
+    graph._base_id = ""  # force a full rewrite
+    store.save(graph)
+    assert not store.delta_path.exists()
+    store.delta_path.write_bytes(stale)  # as if the process died before removing it
+    loaded = store.load()
+    assert loaded is not None and "app/extra.py" not in loaded.facts
+    fresh = CodeGraph()
+    build_graph(tmp_path, fresh)
+    assert snapshot(loaded) == snapshot(fresh)
+    assert update_graph(tmp_path).parsed == 0
+
+
+def test_a_corrupt_delta_is_reported(tmp_path):
+    write(tmp_path, FILES)
+    update_graph(tmp_path)
+    store = PickleGraphStore(tmp_path / GRAPH_FILE)
+    store.delta_path.write_bytes(b"\x80\x05garbage")
+    with pytest.raises(IndexCorruptError):
+        store.load()

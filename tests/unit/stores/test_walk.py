@@ -54,3 +54,35 @@ def test_empty_and_non_git_folder(tmp_path: Path):
 def test_invalid_utf8_is_replaced(tmp_path: Path):
     (tmp_path / "bad.py").write_bytes(b"x = '\xff\xfe'\n")
     assert "\ufffd" in read_text(tmp_path / "bad.py")
+
+
+def test_known_text_files_are_not_sniffed_again(tmp_path: Path, monkeypatch):
+    (tmp_path / "a.py").write_text("a\n")
+    (tmp_path / "b.py").write_text("b\n")
+    first = {f.path: (f.size, f.mtime_ns) for f in walk_project(tmp_path).files}
+    sniffed: list[str] = []
+    import stores.walk as walk_module
+
+    real = walk_module._is_binary
+
+    def spy(path: str) -> bool:
+        sniffed.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(walk_module, "_is_binary", spy)
+    (tmp_path / "b.py").write_bytes(b"b\x00\n")  # changed: size differs, sniffed again
+    report = walk_project(tmp_path, known=first)
+    assert sniffed == ["b.py"]
+    assert [f.path for f in report.files] == ["a.py"]
+    assert dict(report.skipped)["b.py"] == "binary"
+
+
+def test_nested_gitignore_matches_relative_to_its_folder(tmp_path: Path):
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / ".gitignore").write_text("/top.py\nsub/\n")
+    (tmp_path / "pkg" / "top.py").write_text("x\n")
+    (tmp_path / "top.py").write_text("x\n")
+    (tmp_path / "pkg" / "sub" / "s.py").write_text("x\n")
+    (tmp_path / "pkg" / "keep.py").write_text("x\n")
+    paths = [f.path for f in walk_project(tmp_path).files]
+    assert paths == ["pkg/.gitignore", "pkg/keep.py", "top.py"]
