@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
+from stores import exact_search
 from stores.exact_search import InvalidPatternError, find_rg, grep
 
 
@@ -46,3 +49,62 @@ def test_invalid_regex(tree: Path, engine):
 
 def test_ripgrep_binary_is_installed():
     assert find_rg() is not None
+
+
+@pytest.fixture()
+def many(tmp_path: Path) -> Path:
+    for d in range(6):
+        (tmp_path / f"pkg{d}").mkdir()
+        for f in range(5):
+            lines = [f"beta {n}" if n % 2 else "other" for n in range(12)]
+            (tmp_path / f"pkg{d}" / f"m{f}.py").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_capped_search_keeps_the_first_lines_in_path_order(many: Path, engine):
+    everything = grep(many, "beta", max_results=10_000, rg_path=engine)
+    assert len(everything) == 6 * 5 * 6
+    assert [(m.path, m.line) for m in everything] == sorted((m.path, m.line) for m in everything)
+    for limit in (1, 7, 40):
+        assert grep(many, "beta", max_results=limit, rg_path=engine) == everything[:limit]
+
+
+def test_a_capped_search_gives_the_same_lines_every_time(many: Path):
+    runs = {tuple(grep(many, "beta|other", max_results=25)) for _ in range(5)}
+    assert len(runs) == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_egg_info_folders_are_not_searched(tree: Path, engine):
+    (tree / "pkg.egg-info").mkdir()
+    (tree / "pkg.egg-info" / "SOURCES.txt").write_text("src/a.py alpha\n")
+    assert "pkg.egg-info/SOURCES.txt" not in {m.path for m in grep(tree, "alpha", rg_path=engine)}
+
+
+def _fake_rg(tmp_path: Path, body: str) -> str:
+    script = tmp_path / "fake-rg"
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_ripgrep_is_stopped_once_enough_lines_are_read(tree: Path, tmp_path: Path):
+    event = ('{"type":"match","data":{"path":{"text":"./src/a.py"},"lines":{"text":"alpha\\\\n"},'
+             '"line_number":%d}}')
+    lines = "".join(f"echo '{event % n}'\n" for n in range(1, 4))
+    rg = _fake_rg(tmp_path, lines + "exec sleep 20\n")
+    started = time.monotonic()
+    matches = grep(tree, "alpha", max_results=2, rg_path=rg)
+    assert [(m.path, m.line, m.text) for m in matches] == [("src/a.py", 1, "alpha"),
+                                                          ("src/a.py", 2, "alpha")]
+    assert time.monotonic() - started < 10
+
+
+def test_a_hung_ripgrep_times_out(tree: Path, tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(exact_search, "RG_TIMEOUT_S", 0.3)
+    rg = _fake_rg(tmp_path, "exec sleep 20\n")
+    started = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        grep(tree, "alpha", rg_path=rg)
+    assert time.monotonic() - started < 10
