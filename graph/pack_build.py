@@ -178,7 +178,8 @@ def assemble_pack(
         if e.path not in in_rules
     ]
     weights = {**FUSION_WEIGHTS, FUSED_SOURCE: 0.0} if extra else FUSION_WEIGHTS
-    ranked = rank_files(evidence, weights=weights)
+    is_test_task = state.task_profile.get("task_type") == "test"
+    ranked = rank_files(evidence, weights=weights, demote_tests=not is_test_task)
     candidates: list[PackItem] = [
         *text_items("rules", rules.text),
         *text_items("memory", state.memory_block),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from graph.budget import Counter
 from graph.pack import PackItem
+from stores.project_tests import is_test_path
 from stores.ranking import RRF_K, aggregate_files, rrf
 
 __all__ = [
@@ -39,6 +40,9 @@ PROSE_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc", ".textile", ".rdoc"}
 """Documentation files: useful context, but the pack is for code first."""
 PROSE_WEIGHT = 0.5
 """Multiplier of a documentation file's fused score, so code outranks prose it ties with."""
+TEST_WEIGHT = 0.5
+"""Multiplier of a test file's fused score unless the task is about tests: a change is made
+in the code under test, and tests that mention the same names would crowd it out."""
 MAP_FILES = 40
 """Most files listed in the code map."""
 SLICE_FILES = 30
@@ -114,19 +118,28 @@ def _float(value: object) -> float:
         return 0.0
 
 
+def _file_weight(path: str, demote_tests: bool) -> float:
+    weight = PROSE_WEIGHT if _is_prose(path) else 1.0
+    return weight * TEST_WEIGHT if demote_tests and is_test_path(path) else weight
+
+
 def _ordered(items: Iterable[Evidence]) -> list[Evidence]:
     """Best first; ties broken by location so the order never depends on input order."""
     return sorted(items, key=lambda e: (-e.score, e.path, e.start_line, e.end_line, e.symbol))
 
 
 def rank_files(
-    evidence: Iterable[Evidence], *, weights: Mapping[str, float] = FUSION_WEIGHTS
+    evidence: Iterable[Evidence],
+    *,
+    weights: Mapping[str, float] = FUSION_WEIGHTS,
+    demote_tests: bool = False,
 ) -> list[RankedFile]:
     """Fuse the per-source file rankings into one, best first.
 
     Each source ranks its evidence by score; a file's place in a source comes from its best
     spans (``aggregate_files`` over reciprocal ranks). The sources' file lists are fused by
-    weighted RRF; documentation files then weigh PROSE_WEIGHT. Ties are broken by path.
+    weighted RRF; documentation files then weigh PROSE_WEIGHT, and with ``demote_tests`` test
+    files weigh TEST_WEIGHT. Ties are broken by path.
     """
     by_source: dict[str, list[Evidence]] = {}
     for item in evidence:
@@ -146,8 +159,7 @@ def rank_files(
         for e in ordered:
             best.setdefault((source, e.path), e)
     fused = sorted(
-        ((path, score * (PROSE_WEIGHT if _is_prose(path) else 1.0))
-         for path, score in rrf(lists, weights)),
+        ((path, score * _file_weight(path, demote_tests)) for path, score in rrf(lists, weights)),
         key=lambda pair: (-pair[1], pair[0]),
     )
     span_rank = _span_order(by_source)

@@ -8,12 +8,22 @@ from pathlib import Path
 
 from stores.paths import SKIP_DIRS
 
-__all__ = ["project_has_tests"]
+__all__ = ["is_test_path", "project_has_tests"]
 
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing"})
 TEST_FILE = re.compile(
     r"^(test_.+\.py|.+_test\.(py|go)|.+\.(test|spec)\.(js|jsx|ts|tsx)|.+Tests?\.(java|kt))$"
 )
+
+
+def is_test_path(path: str) -> bool:
+    """Return True for a test file by its name or a test folder on its path (posix)."""
+    parts = path.split("/")
+    return bool(TEST_FILE.match(parts[-1])) or parts[-1] == "conftest.py" or any(
+        part in TEST_DIRS for part in parts[:-1]
+    )
+
+
 SCAN_DEPTH = 3
 """Folder levels looked at below the root (tests live near the top in nearly every layout)."""
 SCAN_MAX_ENTRIES = 5_000

@@ -120,3 +120,14 @@ def test_multiline_symbols_become_one_line():
     (only,) = slice_items(rank_files(evidence_of(hits, [], [])), {"a.py": ["x", "y", "z"]}.get,
                           words)
     assert only.symbol == "f(a, b)" and only.text.splitlines()[0] == "--- a.py:1-3 f(a, b)"
+
+
+def test_tests_rank_below_code_they_tie_with_unless_the_task_is_about_tests():
+    hits = [hit("tests/test_x.py", 1, 5, 0.9, "bm25", "t"), hit("src/x.py", 1, 5, 0.9, "dense")]
+    evidence = evidence_of(hits, [], [])
+    assert [r.path for r in rank_files(evidence, demote_tests=True)] == [
+        "src/x.py", "tests/test_x.py"]
+    plain = {r.path: r.score for r in rank_files(evidence, demote_tests=False)}
+    demoted = {r.path: r.score for r in rank_files(evidence, demote_tests=True)}
+    assert demoted["tests/test_x.py"] == plain["tests/test_x.py"] / 2
+    assert demoted["src/x.py"] == plain["src/x.py"]

@@ -36,3 +36,13 @@ def test_too_deep_or_missing(tmp_path):
     (tmp_path / "a" / "b" / "c" / "d" / "test_x.py").write_text("")
     assert project_has_tests(tmp_path) is False
     assert project_has_tests(tmp_path / "missing") is None
+
+
+def test_is_test_path():
+    from stores.project_tests import is_test_path
+
+    for path in ("tests/test_api.py", "pkg/api_test.go", "web/app.spec.ts", "src/FooTest.java",
+                 "conftest.py", "src/__tests__/x.js", "a/test/helpers.py"):
+        assert is_test_path(path), path
+    for path in ("src/api.py", "testing_utils.py", "contest.py", "docs/tests.md"):
+        assert not is_test_path(path), path
