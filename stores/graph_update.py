@@ -73,8 +73,10 @@ def affected_files(
             out |= {p for p, f in graph.facts.items()
                     if f.language == language and posixpath.dirname(p) == folder}
     if new_names:
+        # A cheap substring screen first; the exact test splits the name into its parts.
+        screen = re.compile("|".join(re.escape(n) for n in sorted(new_names))).search
         for path, file_edges in graph.edges.items():
-            if any(new_names.intersection(NAME_PARTS.split(name))
+            if any(screen(name) and new_names.intersection(NAME_PARTS.split(name))
                    for _, name, _ in file_edges.unresolved):
                 out.add(path)
     return out - dirty
