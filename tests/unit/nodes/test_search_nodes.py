@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from graph.context import Context
 from graph.deps import Deps
 from graph.state import State
-from nodes.search_exact import exact_hits_are_weak, search_exact
+from nodes.search_exact import bounded_locator, exact_hits_are_weak, search_exact
 from nodes.search_semantic import search_semantic
 from stores.code_index import open_memory_code_index
 from stores.embedders import HashEmbedder
@@ -47,6 +47,32 @@ async def test_search_exact_without_code_terms_returns_nothing(tmp_path):
                              deps=Deps())
     assert out == {"code_hits": []}
     assert exact_hits_are_weak(out["code_hits"])
+
+
+def test_bounded_locator_chunks_small_files_and_keeps_lines_of_large_ones(tmp_path):
+    root = project(tmp_path)
+    body = "".join(f"    v{n} = total_amount({n})\n" for n in range(400))
+    (root / "big.py").write_text("def generated():\n" + body)
+    size = (root / "big.py").stat().st_size
+    locate = bounded_locator(root, max_file_bytes=size - 1)
+    small = locate("billing.py", 3)
+    assert small is not None and small.symbol == "Invoice.total_amount(self)"
+    big = locate("big.py", 7)
+    assert big is not None and (big.kind, big.start_line, big.end_line) == ("line", 7, 7)
+    assert locate("missing.py", 1) is None
+    whole = bounded_locator(root, max_file_bytes=size)("big.py", 7)
+    assert whole is not None and whole.symbol.startswith("generated")
+
+
+async def test_search_exact_gives_the_same_hits_every_time(tmp_path):
+    root = project(tmp_path)
+    (root / "zz_big.py").write_text("".join(f"x{n} = total_amount\n" for n in range(9000)))
+    state = State(task="Why is total_amount wrong?")
+    runs = [(await search_exact(state, runtime(root), deps=Deps()))["code_hits"] for _ in range(3)]
+    assert runs[0] == runs[1] == runs[2]
+    assert runs[0][0]["symbol"] == "Invoice.total_amount(self)"
+    big = [h for h in runs[0] if h["path"] == "zz_big.py"]
+    assert big and all(h["kind"] == "line" and h["start_line"] == h["end_line"] for h in big)
 
 
 def test_exact_hits_are_weak_only_without_a_strong_exact_hit():
