@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from graph.context import Context
-from graph.errors import EngramError
+from graph.errors import ConfigError, EngramError
 from stores.errors import StoreError
 
 __all__ = ["err_console", "fail", "handle_errors", "load_context", "out_console", "print_json"]
@@ -34,7 +34,12 @@ ENDPOINT_HINT = (
 
 def load_context(path: Path | None = None, **overrides: Any) -> Context:
     """Build run settings from the environment, with the project from ``--path`` or the CWD."""
-    project = str((path or Path.cwd()).expanduser().resolve())
+    root = (path or Path.cwd()).expanduser().resolve()
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        raise ConfigError(f"project path {root} {what}",
+                          hint="pass the project's root folder with --path, or cd into it")
+    project = str(root)
     home = os.environ.get("ENGRAM_HOME")
     return Context.from_env(project=project, engram_home=home, **overrides)
 

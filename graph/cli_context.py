@@ -68,6 +68,8 @@ def context_command(
     as_text: bool = typer.Option(False, "--text", help="Print only the pack text (to paste)."),
 ) -> None:
     """Assemble the smallest context the task needs (rules, memory, code map, code slices)."""
+    if not task.strip():
+        fail("the task is empty", 'describe the task, e.g. engram context "fix the login bug"')
     context = load_context(path, mode="context", budget=budget, auto_approve=True)
     with open_store(context) as store:
         deps = ensure_openers(make_default_deps(store=store))
