@@ -12,12 +12,12 @@ The data stays outside the repository (CC BY-NC 4.0):
         --modes bm25-plain,lexical,hybrid-default,hybrid-minilm,dense-minilm
 
 Modes: ``bm25-plain`` (bm25s defaults over the same texts), ``lexical`` (engram's default
-search), ``hybrid-<provider>`` (plus dense scores from that embedder, fused by reciprocal
-rank), ``dense-<provider>`` (embedding similarity alone). Ranking variants build a
-``FactIndex`` over the same texts with textbook settings fixed in ``FEATURES``:
-``lexical+rm3`` (RM3 feedback), ``lexical+bm25plus`` (BM25+), ``lexical+sdm`` (sequential
-dependence pairs), combinations such as ``lexical+rm3+sdm``, and ``rerank-<provider>[+...]``
-(dense similarity re-ranking the lexical top 50, weight 0.2).
+search), ``hybrid-<provider>`` (the default search given that embedder: dense similarity
+re-ranks the lexical top 50), ``dense-<provider>`` (embedding similarity alone). Ranking
+variants build a ``FactIndex`` over the same texts with the textbook settings in
+``FEATURES``: ``lexical+rm3`` (RM3 feedback), ``lexical+bm25plus`` (BM25+), ``lexical+sdm``
+(sequential dependence pairs), ``hybrid-<provider>+rrf`` (reciprocal rank fusion instead of
+re-ranking), and combinations such as ``hybrid-default+bm25plus``.
 """
 
 from __future__ import annotations
@@ -121,19 +121,18 @@ FEATURES = {
     "rm3": {"feedback_docs": 10, "feedback_terms": 10, "original_weight": 0.5},
     "bm25plus": {"method": "bm25+", "delta": 1.0},
     "sdm": {"phrase_weights": (0.85, 0.10, 0.05), "window": 8},
+    "rrf": {"dense_fusion": "rrf"},
 }
+"""Textbook settings of each ranking variant, fixed before measuring."""
 
 
 def variant_settings(mode: str) -> tuple[RankSettings, str | None]:
-    """Parse ``lexical+F1+F2`` or ``rerank-PROVIDER[+F...]`` into settings and an embedder."""
+    """Parse ``lexical+F1+F2`` or ``hybrid-PROVIDER+F...`` into settings and an embedder."""
     head, *features = mode.split("+")
     options: dict = {}
     for feature in features:
         options.update(FEATURES[feature])
-    provider = None
-    if head.startswith("rerank-"):
-        provider = head.split("-", 1)[1]
-        options.update({"dense_fusion": "rerank", "rerank_depth": 50, "dense_weight": 0.2})
+    provider = head.split("-", 1)[1] if head.startswith("hybrid-") else None
     return replace(DEFAULT_SETTINGS, **options), provider
 
 
@@ -152,9 +151,9 @@ def variant_factory(conversation: dict, store, settings: RankSettings, embedder)
 
 def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
     embedder = None
-    variant = "+" in mode or mode.startswith("rerank-")
+    variant = "+" in mode
     settings, provider = variant_settings(mode) if variant else (DEFAULT_SETTINGS, None)
-    if mode.startswith(("hybrid-", "dense-")):
+    if not variant and mode.startswith(("hybrid-", "dense-")):
         provider = mode.split("-", 1)[1]
     if provider:
         embedder = make_embedder(provider, home=home, cache=False)
