@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from langchain_core.messages import HumanMessage
 
 from graph.cli_common import err_console, fail, handle_errors, load_context, out_console, print_json
 from graph.cli_context import register as register_context
@@ -19,8 +18,6 @@ from graph.cli_memory import register as register_memory
 from graph.cli_sessions import register as register_sessions
 from graph.context import Context
 from graph.errors import ModelNotConfiguredError
-from graph.runner import new_thread_id, print_answer, run_turn, status_line, thread_config
-from graph.runtime import open_app
 
 __all__ = ["app", "main"]
 
@@ -89,6 +86,11 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Run one task to completion and print the answer."""
+    from langchain_core.messages import HumanMessage
+
+    from graph.runner import new_thread_id, print_answer, run_turn, status_line, thread_config
+    from graph.runtime import open_app
+
     context = load_context(path, auto_approve=True if yes else None)
     require_model(context)
     thread_id = thread or new_thread_id()
@@ -119,6 +121,7 @@ def chat(
 ) -> None:
     """Talk to the agent in a REPL (/status, /exit, /help)."""
     from graph.chat import chat_loop
+    from graph.runner import new_thread_id
 
     context = load_context(path, auto_approve=True if yes else None)
     require_model(context)
