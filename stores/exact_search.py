@@ -94,25 +94,27 @@ def _grep_rg(
 ) -> list[GrepMatch]:
     """Run ripgrep and keep the first ``max_results`` matching lines, sorted by path and line.
 
-    ripgrep walks the tree in path order (``--sort path``) and its output is read as it comes;
-    ripgrep is stopped once the limit is reached, so a very common pattern costs no more than
-    a rare one and the same tree and pattern always give the same lines. Path order costs
-    ripgrep its parallel walk, which on a tree the size of Django measured no slower here
-    (the walk and the reads, not the matching, take the time) and saves reading thousands of
-    lines past the limit.
+    ripgrep's output is read as it comes and ripgrep is stopped once the limit is passed, so
+    a very common pattern costs no more than a rare one. The first run walks the tree in
+    parallel (unordered); when it finds more lines than the limit, which ones it kept would
+    depend on thread timing, so the search is run again in path order (``--sort path``,
+    single-threaded, stopped at the limit). Either way the same tree and pattern give the
+    same lines.
     """
     if max_results <= 0:
         return []
     args = _rg_args(binary, root, pattern, literal, ignore_case, glob)
-    matches = _run_rg(args, root, pattern, max_results)
+    matches = _run_rg(args, root, pattern, max_results + 1)
+    if len(matches) > max_results:
+        matches = _run_rg([args[0], "--sort", "path", *args[1:]], root, pattern, max_results)
     matches.sort(key=lambda m: (m.path, m.line))
-    return matches
+    return matches[:max_results]
 
 
 def _rg_args(
     binary: str, root: Path, pattern: str, literal: bool, ignore_case: bool, glob: str | None
 ) -> list[str]:
-    args = [binary, "--json", "--no-config", "--sort", "path", "--max-filesize", "1M"]
+    args = [binary, "--json", "--no-config", "--max-filesize", "1M"]
     args += ["--hidden", "--no-require-git"]
     engram_ignore = root / ".engram" / "ignore"
     if engram_ignore.is_file():

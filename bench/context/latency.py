@@ -3,6 +3,7 @@
 Usage:
     .venv/bin/python bench/context/latency.py --project bench/data/Django-5.0
         [--home bench/data/home] [--repeat 3] [--process-runs 5] [--json out.json]
+        [--exact-cases /work/shared/bench/localize-dev/cases.jsonl]
 
 Three measurements, each printed as a Markdown row:
 1. in-process pipeline (bench/context/pipeline.py, the real nodes, warm resources): p50/p95
@@ -12,6 +13,9 @@ Three measurements, each printed as a Markdown row:
    registered on a bare Typer app over the bench pipeline (``--entry bench``), said so;
 3. degradation: the semantic branch replaced by one that never answers; the pack must still
    build within the branch timeout + 100 ms of pipeline overhead.
+
+With --exact-cases, first the search_exact node alone (ripgrep plus chunking, no index) on the
+cases' free-text queries that hold code-like terms: p50 / p95 / max.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pipeline import compose, make_deps, run_pack  # noqa: E402
 
 from graph.context import Context  # noqa: E402
+from stores.index_exact import exact_terms  # noqa: E402
 
 TASKS = (
     "QuerySet.bulk_create() crashes with update_conflicts on a model with a db_column",
@@ -72,12 +77,16 @@ def in_process(project: Path, home: str, repeat: int) -> dict[str, Any]:
     graph = compose(deps)
     run_pack(graph, context.replace(branch_timeout_ms=120_000), "warm up the index")
     times: list[float] = []
+    per_task: dict[str, list[float]] = {task: [] for task in TASKS}
     timeouts = 0
     for _ in range(repeat):
         for task in TASKS:
             pack, took = run_pack(graph, context, task)
             times.append(took * 1000)
+            per_task[task].append(took * 1000)
             timeouts += any("timed out" in n for n in pack["notes"])
+    named = [statistics.median(v) for t, v in per_task.items() if exact_terms(t)]
+    plain = [statistics.median(v) for t, v in per_task.items() if not exact_terms(t)]
     stuck_graph = compose(deps, semantic=stuck_semantic)
     stuck: list[float] = []
     for task in TASKS:
@@ -89,6 +98,10 @@ def in_process(project: Path, home: str, repeat: int) -> dict[str, Any]:
         "p50_ms": round(statistics.median(times)),
         "p95_ms": round(percentile(times, 0.95)),
         "runs_with_a_timeout": timeouts,
+        "per_task_median_ms": {t: round(statistics.median(v)) for t, v in per_task.items()},
+        "named_tasks": len(named),
+        "named_range_ms": [round(min(named)), round(max(named))] if named else [],
+        "plain_range_ms": [round(min(plain)), round(max(plain))] if plain else [],
         "timeout_ms": context.branch_timeout_ms,
         "stuck_p50_ms": round(statistics.median(stuck)),
         "stuck_max_ms": round(max(stuck)),
@@ -134,7 +147,31 @@ def breakdown(project: Path, home: str) -> dict[str, int]:
         times[name].clear()
     for task in TASKS:
         asyncio.run(one(task))
-    return {name: round(statistics.median(values)) for name, values in times.items()}
+    medians = {name: round(statistics.median(values)) for name, values in times.items()}
+    named = [ms for ms, task in zip(times["search_exact"], TASKS, strict=True) if exact_terms(task)]
+    medians["search_exact (tasks naming identifiers)"] = round(statistics.median(named))
+    return medians
+
+
+def exact_free_text(project: Path, cases: Path) -> dict[str, Any]:
+    """The search_exact node alone on free-text queries (one per case), warm OS cache (ms)."""
+    from langgraph.runtime import Runtime
+
+    from graph.deps import Deps
+    from graph.state import State
+    from nodes.search_exact import search_exact
+
+    queries = [json.loads(line)["query"] for line in cases.open() if line.strip()]
+    queries = [q for q in queries if exact_terms(q)]
+    runtime = Runtime(context=Context(project=str(project), mode="context"))
+    asyncio.run(search_exact(State(task=queries[0]), runtime, deps=Deps()))
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        asyncio.run(search_exact(State(task=query), runtime, deps=Deps()))
+        times.append((time.perf_counter() - started) * 1000)
+    return {"queries": len(times), "p50_ms": round(statistics.median(times)),
+            "p95_ms": round(percentile(times, 0.95)), "max_ms": round(max(times))}
 
 
 def whole_process(project: Path, home: str, runs: int, entry: str) -> dict[str, Any]:
@@ -167,16 +204,29 @@ def main() -> int:
     parser.add_argument("--process-runs", type=int, default=5)
     parser.add_argument("--entry", choices=["engram", "bench"], default="engram")
     parser.add_argument("--json", default="")
+    parser.add_argument("--exact-cases", default="",
+                        help="also time search_exact alone on these cases' queries (JSONL)")
     args = parser.parse_args()
     project = Path(args.project).resolve()
+    free: dict[str, Any] = {}
+    if args.exact_cases:
+        free = exact_free_text(project, Path(args.exact_cases))
+        print(f"search_exact alone on {free['queries']} free-text queries with code terms: "
+              f"p50 {free['p50_ms']} / p95 {free['p95_ms']} / max {free['max_ms']} ms")
     result = {"breakdown": breakdown(project, args.home),
               "in_process": in_process(project, args.home, args.repeat),
               "process": whole_process(project, args.home, args.process_runs, args.entry)}
+    if args.exact_cases:
+        result["exact_free_text"] = free
     ip, proc = result["in_process"], result["process"]
     print("| Measure | Value | Target |")
     print("| --- | --- | --- |")
     print(f"| in-process pipeline p50 / p95 ({ip['runs']} runs) | {ip['p50_ms']} / "
           f"{ip['p95_ms']} ms | p95 ≤ 300 ms |")
+    print(f"| one pass, tasks naming identifiers ({ip['named_tasks']} of {len(TASKS)}), medians | "
+          f"{'–'.join(map(str, ip['named_range_ms']))} ms | |")
+    print(f"| one pass, tasks without identifiers, medians | "
+          f"{'–'.join(map(str, ip['plain_range_ms']))} ms | |")
     print(f"| runs where a branch hit the {ip['timeout_ms']} ms timeout | "
           f"{ip['runs_with_a_timeout']} of {ip['runs']} | — |")
     print(f"| `engram context` whole process median ({proc.get('entry')}) | "

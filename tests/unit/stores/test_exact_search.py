@@ -108,3 +108,17 @@ def test_a_hung_ripgrep_times_out(tree: Path, tmp_path: Path, monkeypatch):
     with pytest.raises(subprocess.TimeoutExpired):
         grep(tree, "alpha", rg_path=rg)
     assert time.monotonic() - started < 10
+
+
+def test_path_order_rerun_only_when_the_limit_is_passed(tree: Path, tmp_path: Path):
+    log = tmp_path / "calls.log"
+    event = ('{"type":"match","data":{"path":{"text":"./src/a.py"},"lines":{"text":"alpha\\\\n"},'
+             '"line_number":%d}}')
+    rg = _fake_rg(tmp_path, f'echo "$*" >> {log}\n' + "".join(
+        f"echo '{event % n}'\n" for n in (2, 1)))
+    assert [m.line for m in grep(tree, "alpha", max_results=5, rg_path=rg)] == [1, 2]
+    assert "--sort path" not in log.read_text()
+    log.unlink()
+    assert [m.line for m in grep(tree, "alpha", max_results=1, rg_path=rg)] == [2]
+    first, second = log.read_text().splitlines()
+    assert "--sort path" not in first and "--sort path" in second
