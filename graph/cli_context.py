@@ -8,18 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from langchain_core.messages import HumanMessage
 from rich.markup import escape
 from rich.table import Table
 
-from graph.builder import build_graph
 from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
 from graph.context import Context
-from graph.deps import Deps, make_default_deps
-from graph.resources import preload
-from graph.runtime import open_store
-from graph.tools_index import open_project_index
-from stores.code_graph import open_code_graph
+from graph.deps import Deps
 
 __all__ = ["context_command", "ensure_openers", "register", "run_context", "show_pack"]
 
@@ -36,6 +30,9 @@ def register(app: typer.Typer) -> None:
 
 def ensure_openers(deps: Deps) -> Deps:
     """Register the code index and code graph openers unless the composition root did."""
+    from graph.tools_index import open_project_index
+    from stores.code_graph import open_code_graph
+
     deps.openers.setdefault("code_index", open_project_index)
     deps.openers.setdefault("code_graph", lambda context: open_code_graph(context.project_path))
     return deps
@@ -47,6 +44,8 @@ def run_context(graph: Any, context: Context, task: str) -> dict[str, Any]:
     Raises:
         typer.Exit: The graph ended without a pack (it is not wired for context mode).
     """
+    from langchain_core.messages import HumanMessage
+
     config = {"configurable": {"thread_id": f"context-{uuid.uuid4().hex[:12]}"}}
     state = asyncio.run(
         graph.ainvoke({"messages": [HumanMessage(content=task)]}, config, context=context)
@@ -70,6 +69,13 @@ def context_command(
     """Assemble the smallest context the task needs (rules, memory, code map, code slices)."""
     if not task.strip():
         fail("the task is empty", 'describe the task, e.g. engram context "fix the login bug"')
+    # Imported here: the graph and its stores cost a second to import, which every other
+    # engram command would otherwise pay at start-up.
+    from graph.builder import build_graph
+    from graph.deps import make_default_deps
+    from graph.resources import preload
+    from graph.runtime import open_store
+
     context = load_context(path, mode="context", budget=budget, auto_approve=True)
     with open_store(context) as store:
         deps = ensure_openers(make_default_deps(store=store))

@@ -11,17 +11,18 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
-from langgraph.store.base import BaseStore
+from typing import TYPE_CHECKING, Any
 
 from graph.context import Context
 from graph.llm import make_model
 
+if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
+    from langchain_core.language_models import BaseChatModel
+    from langgraph.store.base import BaseStore
+
 __all__ = ["Deps", "ModelFactory", "make_default_deps"]
 
-ModelFactory = Callable[[Context], BaseChatModel | None]
+ModelFactory = Callable[[Context], "BaseChatModel | None"]
 
 
 def _no_model(_: Context) -> BaseChatModel | None:

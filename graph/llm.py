@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from typing import TYPE_CHECKING, Any
 
 from graph.context import Context
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
 
 __all__ = ["MODEL_MAX_RETRIES", "MODEL_TIMEOUT_S", "is_context_overflow", "make_model", "usage_of"]
 

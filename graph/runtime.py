@@ -11,7 +11,6 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 
-from graph.builder import build_graph
 from graph.context import Context
 from graph.deps import Deps, make_default_deps
 from stores.backends import open_checkpointer, open_memory_store
@@ -44,6 +43,8 @@ def open_store(context: Context) -> Iterator[BaseStore]:
 @contextmanager
 def open_app(context: Context) -> Iterator[App]:
     """Open the memory store and checkpointer and compile the graph over them."""
+    from graph.builder import build_graph  # the compiled graph costs a second to import
+
     url = _database_url()
     with open_memory_store(context.home_path, url) as store, open_checkpointer(
         context.home_path, url
