@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from langchain_core.language_models import BaseChatModel
     from langgraph.store.base import BaseStore
 
-__all__ = ["Deps", "ModelFactory", "make_default_deps"]
+__all__ = ["Deps", "ModelFactory", "fact_embedder", "make_default_deps"]
 
 ModelFactory = Callable[[Context], "BaseChatModel | None"]
 
@@ -71,6 +71,20 @@ class Deps:
             self._opened.pop((name, context.project_path), None)
 
 
+def fact_embedder(context: Context) -> Any:
+    """Return the run's embedder for facts memory, loaded only if a scope grows large enough.
+
+    Dense scores re-rank the lexical candidates once a project sees more than a few hundred
+    facts; the hash provider (tests) embeds nothing meaningful, so it gets none.
+    """
+    from graph.tools_index import embedder_for
+    from stores.lazy_embedder import LazyEmbedder
+
+    if context.embedding_provider == "hash":
+        return None
+    return LazyEmbedder(lambda: embedder_for(context))
+
+
 def make_default_deps(store: BaseStore | None = None) -> Deps:
     """Return the handles of a normal run: the chat model, the store, the project indexes."""
     # Imported here: these modules import ``Deps`` themselves.
@@ -83,5 +97,5 @@ def make_default_deps(store: BaseStore | None = None) -> Deps:
         "code_graph": lambda context: open_code_graph(context.project_path),
     }
     if store is not None:
-        openers["fact_memory"] = lambda _context: FactStore(store)
+        openers["fact_memory"] = lambda context: FactStore(store, embedder=fact_embedder(context))
     return Deps(model_factory=make_model, store=store, openers=openers)
