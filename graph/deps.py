@@ -8,6 +8,7 @@ graph) are opened lazily and cached on the ``Deps`` instance, keyed by project r
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,9 @@ if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from langgraph.store.base import BaseStore
 
 __all__ = ["Deps", "ModelFactory", "fact_embedder", "make_default_deps"]
+
+FAILED_OPEN_RETRY_S = 30.0
+"""How long a resource that failed to open is reported failed before it is tried again."""
 
 ModelFactory = Callable[[Context], "BaseChatModel | None"]
 
@@ -46,6 +50,9 @@ class Deps:
     """Per-project resource openers by name ("code_index", "code_graph")."""
 
     _opened: dict[tuple[str, Path], Any] = field(default_factory=dict, repr=False)
+    _failed: dict[tuple[str, Path], tuple[float, BaseException]] = field(
+        default_factory=dict, repr=False
+    )
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def resource(self, name: str, context: Context) -> Any:
@@ -59,16 +66,28 @@ class Deps:
             return None
         key = (name, context.project_path)
         # Parallel branches ask at the same moment; opening one index twice at once breaks
-        # embedded Chroma, so opening is serialised (a cached hit costs one lock).
+        # embedded Chroma, so opening is serialised (a cached hit costs one lock). A failed
+        # open is remembered for a while, so every node of every turn does not pay for it
+        # again (a broken 40 MB graph file costs a second to find broken).
         with self._lock:
-            if key not in self._opened:
+            if key in self._opened:
+                return self._opened[key]
+            failed = self._failed.get(key)
+            if failed is not None and time.monotonic() - failed[0] < FAILED_OPEN_RETRY_S:
+                raise failed[1]
+            try:
                 self._opened[key] = opener(context)
+            except Exception as exc:  # re-raised to the caller, which decides
+                self._failed[key] = (time.monotonic(), exc)
+                raise
+            self._failed.pop(key, None)
             return self._opened[key]
 
     def forget(self, name: str, context: Context) -> None:
         """Drop a cached resource so the next ``resource`` call reopens it."""
         with self._lock:
             self._opened.pop((name, context.project_path), None)
+            self._failed.pop((name, context.project_path), None)
 
 
 def fact_embedder(context: Context) -> Any:
