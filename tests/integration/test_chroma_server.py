@@ -1,0 +1,71 @@
+"""The code index against a real Chroma server (`chroma run`, shipped with chromadb)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from stores.code_index import open_code_index
+from stores.embedders import HashEmbedder
+from tests.integration.test_index_backends import small_project
+
+pytestmark = pytest.mark.integration
+
+CHROMA = Path(sys.executable).parent / "chroma"
+START_TIMEOUT_S = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture()
+def chroma_url(tmp_path: Path):
+    port = _free_port()
+    proc = subprocess.Popen(
+        [str(CHROMA), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1",
+         "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    pytest.fail("the Chroma server did not start")
+                time.sleep(0.3)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def test_index_and_search_through_a_chroma_server(tmp_path: Path, chroma_url: str):
+    root = small_project(tmp_path / "p")
+    index = open_code_index(root, embedder=HashEmbedder(), chroma_url=chroma_url)
+    stats = index.update()
+    assert stats.files == 2
+    hits = index.search("send email message", mode="dense", k=2)
+    assert hits and hits[0].path == "mail.py" and hits[0].source == "dense"
+    assert not (root / ".engram" / "index" / "chroma").exists()
+    # A second project on the same server keeps its own collection.
+    other = small_project(tmp_path / "q")
+    (other / "mail.py").unlink()
+    second = open_code_index(other, embedder=HashEmbedder(), chroma_url=chroma_url)
+    second.update()
+    assert {h.path for h in second.search("send email message", mode="dense", k=5)} == {"db.py"}
