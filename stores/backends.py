@@ -29,6 +29,7 @@ from stores.errors import BackendUnavailableError
 __all__ = [
     "CHECKPOINT_DB",
     "MEMORY_DB",
+    "SyncSaverAsyncAPI",
     "ThreadedSqliteSaver",
     "ThreadedSqliteStore",
     "open_checkpointer",
@@ -64,11 +65,12 @@ class ThreadedSqliteStore(SqliteStore):
         return await asyncio.to_thread(self.batch, list(ops))
 
 
-class ThreadedSqliteSaver(SqliteSaver):
-    """``SqliteSaver`` with its async API delegated to the sync one in a worker thread.
+class SyncSaverAsyncAPI(BaseCheckpointSaver[Any]):
+    """Mixin: the async checkpoint API of a sync-only saver, run in a worker thread.
 
-    The sync saver serialises access with its own lock, so this is safe for one process; it
-    lets the async graph and sync session commands share one checkpoint database.
+    LangGraph's ``SqliteSaver`` and ``PostgresSaver`` implement only the sync API and guard
+    their connection with a lock; engram's graph is async, and its CLI commands are sync, so
+    both share one saver this way.
     """
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -123,6 +125,10 @@ class ThreadedSqliteSaver(SqliteSaver):
         )
 
 
+class ThreadedSqliteSaver(SyncSaverAsyncAPI, SqliteSaver):
+    """``SqliteSaver`` usable from the async graph and the sync CLI alike."""
+
+
 @contextmanager
 def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]:
     """Yield the memory store: ``SqliteStore`` in ``home`` or ``PostgresStore`` at a URL.
@@ -163,7 +169,10 @@ def open_checkpointer(home: Path, database_url: str = "") -> Iterator[BaseCheckp
             raise BackendUnavailableError(
                 "Postgres support is not installed", hint="pip install 'engram[postgres]'"
             ) from exc
-        with PostgresSaver.from_conn_string(database_url) as pg_saver:
+        class ThreadedPostgresSaver(SyncSaverAsyncAPI, PostgresSaver):
+            """``PostgresSaver`` usable from the async graph and the sync CLI alike."""
+
+        with ThreadedPostgresSaver.from_conn_string(database_url) as pg_saver:
             pg_saver.setup()
             yield pg_saver
         return
