@@ -3,7 +3,7 @@
 Usage:
     .venv/bin/python bench/context/latency.py --project bench/data/Django-5.0
         [--home bench/data/home] [--repeat 3] [--process-runs 5] [--json out.json]
-        [--exact-cases /work/shared/bench/localize-dev/cases.jsonl]
+        [--exact-cases ../shared/bench/localize-dev/cases.jsonl]
 
 Three measurements, each printed as a Markdown row:
 1. in-process pipeline (bench/context/pipeline.py, the real nodes, warm resources): p50/p95
