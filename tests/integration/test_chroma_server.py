@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ import pytest
 from stores.code_index import open_code_index
 from stores.embedders import HashEmbedder
 from tests.integration.test_index_backends import small_project
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -23,15 +23,9 @@ CHROMA = Path(sys.executable).parent / "chroma"
 START_TIMEOUT_S = 60
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture()
 def chroma_url(tmp_path: Path):
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [str(CHROMA), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1",
          "--port", str(port)],

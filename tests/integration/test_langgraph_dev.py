@@ -12,13 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,13 +20,11 @@ import pytest
 from langgraph_sdk import get_client
 
 from tests.support.openai_stub import OpenAIStub, history_problems
+from tests.support.servers import langgraph_dev, tail
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
 
-LANGGRAPH = Path(sys.executable).parent / "langgraph"
 REPO = Path(__file__).resolve().parents[2]
-START_TIMEOUT_S = 240
-STOP_TIMEOUT_S = 30
 RUN_TIMEOUT_S = 180
 TASK = "Which function renders the invoice total?"
 ANSWER = "`render_total` in billing/invoice.py renders the invoice total."
@@ -53,16 +44,6 @@ def agent_script(body: dict[str, Any]) -> dict[str, Any]:
         {"id": GREP_ID, "name": "grep_code", "args": {"pattern": "def render_total"}}]}
 
 
-def free_port() -> int:
-    """Return a free local port (never 2024, which the default server uses)."""
-    while True:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
-        if port != 2024:
-            return port
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A small project for the graph to search."""
@@ -77,39 +58,6 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def _tail(path: Path, lines: int = 60) -> str:
-    if not path.exists():
-        return ""
-    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the server's whole process group: SIGTERM, then SIGKILL if it lingers."""
-    if proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(STOP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(STOP_TIMEOUT_S)
-
-
-def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"langgraph dev exited with {proc.returncode}:\n{_tail(log)}")
-        try:
-            with urllib.request.urlopen(f"{url}/ok", timeout=5) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.5)
-    pytest.fail(f"langgraph dev did not answer /ok within {START_TIMEOUT_S}s:\n{_tail(log)}")
-
-
 @pytest.fixture
 def server(tmp_path: Path, stub: OpenAIStub) -> Iterator[tuple[str, Path]]:
     """Run ``langgraph dev`` on a free port; yield its URL and log file; stop it by PID."""
@@ -117,27 +65,11 @@ def server(tmp_path: Path, stub: OpenAIStub) -> Iterator[tuple[str, Path]]:
     workdir.mkdir()
     shutil.copyfile(REPO / "langgraph.json", workdir / "langgraph.json")
     (workdir / "studio").symlink_to(REPO / "studio", target_is_directory=True)
-    port = free_port()
     log = tmp_path / "langgraph-dev.log"
-    env = dict(os.environ)
-    env.update({
-        "ENGRAM_MODEL": "stub-model", "ENGRAM_BASE_URL": stub.base_url,
-        "OPENAI_API_KEY": "test-key", "LANGSMITH_TRACING": "false",
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1", "PYTHONUNBUFFERED": "1",
-    })
-    command = [
-        str(LANGGRAPH), "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser",
-        "--no-reload", "--allow-blocking", "--config", str(workdir / "langgraph.json"),
-    ]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(command, cwd=workdir, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(url, proc, log)
+    env = {"ENGRAM_MODEL": "stub-model", "ENGRAM_BASE_URL": stub.base_url,
+           "OPENAI_API_KEY": "test-key"}
+    with langgraph_dev(workdir, log, env) as url:
         yield url, log
-    finally:
-        _stop(proc)
 
 
 @pytest.fixture
@@ -172,10 +104,10 @@ def test_langgraph_dev_serves_the_engram_graph(
     found = asyncio.run(_exercise(url, project, stub, os.environ["ENGRAM_HOME"]))
     values = found["values"]
     if not isinstance(values, dict) or "__error__" in values:
-        pytest.fail(f"the run failed: {values}\nserver log:\n{_tail(log)}")
+        pytest.fail(f"the run failed: {values}\nserver log:\n{tail(log)}")
 
     messages = values["messages"]
-    assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"], _tail(log)
+    assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"], tail(log)
     assert messages[0]["content"].startswith(TASK)
     assert [c["id"] for c in messages[1]["tool_calls"]] == [GREP_ID]
     assert messages[1]["tool_calls"][0]["name"] == "grep_code"

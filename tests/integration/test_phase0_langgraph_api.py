@@ -10,14 +10,6 @@ stops at the interrupt, shows the profile and warnings, and resumes with
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,11 +20,10 @@ from langgraph_sdk import get_client
 from stores.experience import TIMESTAMP_KEY
 from stores.experience_records import Pattern, Trigger, record_to_dict
 from stores.project_key import namespace_label, project_key
+from tests.support.servers import langgraph_dev, tail
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
 
-LANGGRAPH = Path(sys.executable).parent / "langgraph"
-START_TIMEOUT_S = 240
 RUN_TIMEOUT_S = 120
 HIGH_TASK = "Run the schema migration for the orders table on production"
 GRAPH_MODULE = '''
@@ -75,21 +66,6 @@ graph = builder.compile()
 '''
 
 
-def free_port() -> int:
-    while True:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
-        if port != 2024:
-            return port
-
-
-def _tail(path: Path, lines: int = 60) -> str:
-    if not path.exists():
-        return ""
-    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     workdir = tmp_path / "server"
@@ -98,40 +74,9 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     (workdir / "langgraph.json").write_text(
         '{"dependencies": ["."], "graphs": {"phase0": "./phase0_graph.py:graph"}, '
         '"python_version": "3.11"}', encoding="utf-8")
-    port = free_port()
     log = tmp_path / "langgraph-dev.log"
-    env = dict(os.environ, LANGSMITH_TRACING="false", LANGGRAPH_CLI_NO_ANALYTICS="1",
-               PYTHONUNBUFFERED="1")
-    command = [str(LANGGRAPH), "dev", "--port", str(port), "--host", "127.0.0.1",
-               "--no-browser", "--no-reload", "--allow-blocking",
-               "--config", str(workdir / "langgraph.json")]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(command, cwd=workdir, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"langgraph dev exited with {proc.returncode}:\n{_tail(log)}")
-            try:
-                with urllib.request.urlopen(f"{url}/ok", timeout=5) as response:
-                    if response.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"langgraph dev did not start:\n{_tail(log)}")
-            time.sleep(0.5)
+    with langgraph_dev(workdir, log, {}) as url:
         yield url, log
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(30)
 
 
 async def _exercise(url: str, project: Path) -> dict[str, Any]:
@@ -163,7 +108,7 @@ def test_interrupt_round_trip_through_the_api(server, tmp_path):
     project.mkdir()
     found = asyncio.run(_exercise(url, project))
     paused = found["paused"]
-    assert paused["next"] == ["confirm_task"], _tail(log)
+    assert paused["next"] == ["confirm_task"], tail(log)
     interrupts = [i for task in paused["tasks"] for i in task.get("interrupts", [])]
     payload = interrupts[0]["value"]
     assert payload["profile"]["risk"] == "high"
@@ -171,7 +116,7 @@ def test_interrupt_round_trip_through_the_api(server, tmp_path):
     assert "batch the backfill" in payload["memory_block"]
 
     done = found["done"]
-    assert done["next"] == [], _tail(log)
+    assert done["next"] == [], tail(log)
     values = done["values"]
     assert values["approval"]["action"] == "constrain"
     assert "off-peak only" in values["memory_block"]

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,18 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.openai_stub import OpenAIStub
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.integration
 
 ENGRAM = str(Path(sys.executable).parent / "engram")
 PG_BIN = Path(os.environ.get("ENGRAM_TEST_PG_BIN", "/usr/local/bin"))
 START_TIMEOUT_S = 60
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _as_postgres(args: list[str]) -> list[str]:
@@ -49,7 +43,7 @@ def database_url():
     subprocess.run(_as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust",
                                  "-U", "postgres", "--no-sync"]),
                    check=True, capture_output=True, timeout=120)
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         _as_postgres([str(PG_BIN / "postgres"), "-D", str(data), "-p", str(port),
                       "-h", "127.0.0.1", "-k", str(sockets), "-F"]),

@@ -1,0 +1,88 @@
+"""Start and stop real local servers for integration tests (free ports, process groups)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+LANGGRAPH = Path(sys.executable).parent / "langgraph"
+START_TIMEOUT_S = 240
+STOP_TIMEOUT_S = 30
+TAKEN_PORT = 2024
+"""The default ``langgraph dev`` port, taken on these machines."""
+
+
+def free_port() -> int:
+    """Return a free port on 127.0.0.1 (never the default langgraph port)."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port != TAKEN_PORT:
+            return port
+
+
+def tail(path: Path, lines: int = 60) -> str:
+    """Return the last lines of a log file (empty when it does not exist)."""
+    if not path.exists():
+        return ""
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+def stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a server's whole process group: SIGTERM, then SIGKILL if it lingers."""
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(STOP_TIMEOUT_S)
+
+
+@contextmanager
+def langgraph_dev(workdir: Path, log: Path, env: Mapping[str, str]) -> Iterator[str]:
+    """Run ``langgraph dev`` for ``workdir/langgraph.json`` on a free port; yield its URL."""
+    port = free_port()
+    command = [
+        str(LANGGRAPH), "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser",
+        "--no-reload", "--allow-blocking", "--config", str(workdir / "langgraph.json"),
+    ]
+    full_env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+                "PYTHONUNBUFFERED": "1", **env}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, cwd=workdir, env=full_env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(url, proc, log)
+        yield url
+    finally:
+        stop_group(proc)
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"langgraph dev exited with {proc.returncode}:\n{tail(log)}")
+        try:
+            with urllib.request.urlopen(f"{url}/ok", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"langgraph dev did not answer /ok within {START_TIMEOUT_S}s:\n{tail(log)}")
