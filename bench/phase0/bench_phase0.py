@@ -121,7 +121,7 @@ def latency(rows: list[dict], runs: int, rng: random.Random) -> dict:
             seed(store, project_key(project), rng, now)
             seeded_s = time.perf_counter() - t0
             modes = {
-                # What the node does when the lead registers the fact_memory resource.
+                # What the node does when the composition root registers the fact_memory resource.
                 "node_cached_facts": partial(recall_facts, facts=FactStore(store)),
                 # What `engram profile` does: one fresh FactStore per call.
                 "fresh_facts": recall_facts,
