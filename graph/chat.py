@@ -101,7 +101,7 @@ def handle_slash(line: str, engram: App, thread_id: str) -> bool:
 
 
 def _index(engram: App) -> None:
-    from graph.tools_index import open_project_index
+    from graph.index_open import open_project_index
     from stores.code_graph import update_graph
 
     index = open_project_index(engram.context, create=True)

@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
 
 def ensure_openers(deps: Deps) -> Deps:
     """Register the code index and code graph openers unless the composition root did."""
-    from graph.tools_index import open_project_index
+    from graph.index_open import open_project_index
     from stores.code_graph import open_code_graph
 
     deps.openers.setdefault("code_index", open_project_index)

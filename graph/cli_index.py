@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -25,6 +24,7 @@ from rich.text import Text
 
 from graph.cli_common import err_console, fail, handle_errors, load_context, out_console, print_json
 from graph.context import Context
+from graph.index_open import open_project_index
 from stores.errors import IndexNotBuiltError, StoreError
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def index_command(
                 tasks[event.phase] = bar.add_task(label[event.phase], total=event.total)
             bar.update(tasks[event.phase], completed=event.done, total=event.total)
 
-        index = _open_for_indexing(context, on_distill)
+        index = open_project_index(context, create=True, progress=on_distill)
         try:
             stats, walk = _update_index(index, on_progress)
         finally:
@@ -112,46 +112,14 @@ def _progress() -> Progress:
     )
 
 
-def _open_for_indexing(
-    context: Context, progress: Callable[[int, int], None]
-) -> ProjectCodeIndex:
-    """Open (creating) the project's code index with the configured embedder.
-
-    The same index ``graph.tools_index.open_project_index(create=True)`` opens, without
-    importing the model tools (LangChain), which this command does not use.
-    """
-    from stores.code_index import open_code_index
-    from stores.embedders import make_embedder
-
-    api_key = os.environ.get("ENGRAM_EMBEDDING_API_KEY") or os.environ.get("OPENAI_API_KEY", "")
-    embedder = make_embedder(
-        context.embedding_provider,
-        home=context.home_path,
-        model=context.embedding_model,
-        url=context.embedding_url,
-        api_key=api_key,
-        progress=progress,
-    )
-    return open_code_index(context.project_path, embedder=embedder, chroma_url=context.chroma_url)
-
-
 def _update_index(
     index: ProjectCodeIndex, progress: Callable[[IndexProgress], None]
 ) -> tuple[IndexStats, WalkReport]:
     """Update the index from one project walk and return the walk for the code graph."""
-    from stores.index_update import update_index, walk_for_index
+    from stores.index_update import walk_for_index
 
     walk = walk_for_index(index.root, index.manifest)
-    stats, _ = update_index(
-        index.root,
-        manifest=index.manifest,
-        vectors=index.vectors,
-        embedder=index.embedder,
-        bm25_dir=index.bm25_dir,
-        progress=progress,
-        walk=walk,
-    )
-    return stats, walk
+    return index.update(progress, walk=walk), walk
 
 
 def _update_graph(context: Context, walk: WalkReport) -> dict[str, Any]:
@@ -192,8 +160,6 @@ def search_command(
 def _run_search(
     context: Context, query: str, mode: str, k: int, files: bool
 ) -> list[CodeHit] | list[FileHit]:
-    from graph.tools_index import open_project_index
-
     root = context.project_path
     if mode == "exact":
         return _exact(root, query, k, files)

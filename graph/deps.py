@@ -96,7 +96,7 @@ def fact_embedder(context: Context) -> Any:
     Dense scores re-rank the lexical candidates once a project sees more than a few hundred
     facts; the hash provider (tests) embeds nothing meaningful, so it gets none.
     """
-    from graph.tools_index import embedder_for
+    from graph.index_open import embedder_for
     from stores.lazy_embedder import LazyEmbedder
 
     if context.embedding_provider == "hash":
@@ -107,7 +107,7 @@ def fact_embedder(context: Context) -> Any:
 def make_default_deps(store: BaseStore | None = None) -> Deps:
     """Return the handles of a normal run: the chat model, the store, the project indexes."""
     # Imported here: these modules import ``Deps`` themselves.
-    from graph.tools_index import open_project_index
+    from graph.index_open import open_project_index
     from stores.code_graph import open_code_graph
     from stores.facts import FactStore
 

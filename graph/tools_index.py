@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
 from pathlib import Path
 
 from langchain_core.tools import BaseTool, StructuredTool
@@ -11,11 +9,10 @@ from pydantic import BaseModel, Field
 
 from graph.context import Context
 from graph.deps import Deps
-from stores.code_index import INDEX_DIR, CodeHit, ProjectCodeIndex, open_code_index
-from stores.embedders import Embedder, make_embedder
-from stores.errors import IndexNotBuiltError, StoreError
+from graph.index_open import embedder_for, open_project_index
+from stores.code_index import CodeHit
+from stores.errors import StoreError
 from stores.index_exact import exact_terms, grep_terms, locate_on_the_fly
-from stores.ranking import TRANSFORMER_WEIGHTS
 
 __all__ = [
     "SEARCH_CODE_DEFAULT_K",
@@ -26,59 +23,11 @@ __all__ = [
     "open_project_index",
 ]
 
-TRANSFORMER_PROVIDERS = frozenset({"minilm", "openai"})
-"""Embedding providers whose dense ranking earns an equal vote in hybrid fusion."""
-
 MIN_EXACT_FILES = 10
 """Files whose matches are located chunk by chunk in an index-free exact search."""
 
 SEARCH_CODE_DEFAULT_K = 5
 SEARCH_CODE_MAX_K = 30
-
-
-def embedder_for(
-    context: Context, progress: Callable[[int, int], None] | None = None
-) -> Embedder:
-    """Build the embedder the run settings name (API key from the environment)."""
-    api_key = os.environ.get("ENGRAM_EMBEDDING_API_KEY") or os.environ.get("OPENAI_API_KEY", "")
-    return make_embedder(
-        context.embedding_provider,
-        home=context.home_path,
-        model=context.embedding_model,
-        url=context.embedding_url,
-        api_key=api_key,
-        progress=progress,
-    )
-
-
-def open_project_index(
-    context: Context,
-    *,
-    create: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-) -> ProjectCodeIndex:
-    """Open the project's code index; the opener to register as ``deps.openers["code_index"]``.
-
-    Args:
-        context: Run settings (project, embedder, Chroma URL).
-        create: Create the index folder when missing (``engram index``); otherwise a missing
-            index raises instead of leaving an empty one in the project.
-        progress: Reports the one-time distillation of the default embedder.
-
-    Raises:
-        IndexNotBuiltError: No index exists and ``create`` is False.
-        BackendUnavailableError: The Chroma server or embeddings endpoint is unreachable.
-    """
-    root = context.project_path
-    if not create and not (root / INDEX_DIR / "manifest.sqlite").exists():
-        raise IndexNotBuiltError(f"no code index in {root}")
-    weights = TRANSFORMER_WEIGHTS if context.embedding_provider in TRANSFORMER_PROVIDERS else None
-    return open_code_index(
-        root,
-        embedder=embedder_for(context, progress),
-        chroma_url=context.chroma_url,
-        weights=weights,
-    )
 
 
 def exact_search_hits(root: Path, query: str, k: int) -> list[CodeHit]:

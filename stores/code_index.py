@@ -28,6 +28,7 @@ from stores.index_update import IndexProgress, IndexStats, update_index
 from stores.index_vectors import InMemoryVectors, VectorStore, open_chroma_vectors
 from stores.lexical import SegmentedLexical, query_tokens, tokenize
 from stores.ranking import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
+from stores.walk import WalkReport
 
 __all__ = [
     "INDEX_DIR",
@@ -88,8 +89,17 @@ class FileHit:
 class CodeIndex(Protocol):
     """Search over one project's code."""
 
-    def update(self, progress: Callable[[IndexProgress], None] | None = None) -> IndexStats:
-        """Bring the index up to date with the files on disk (incrementally)."""
+    def update(
+        self,
+        progress: Callable[[IndexProgress], None] | None = None,
+        *,
+        walk: WalkReport | None = None,
+    ) -> IndexStats:
+        """Bring the index up to date with the files on disk (incrementally).
+
+        ``walk`` is the project walk when the caller has one already (so one walk serves the
+        code index and the code graph).
+        """
         ...
 
     def search(self, query: str, *, mode: SearchMode = "hybrid", k: int = 10) -> list[CodeHit]:
@@ -155,7 +165,12 @@ class ProjectCodeIndex:
         return self.manifest.get_meta("generation") != ""
 
     @_serialized
-    def update(self, progress: Callable[[IndexProgress], None] | None = None) -> IndexStats:
+    def update(
+        self,
+        progress: Callable[[IndexProgress], None] | None = None,
+        *,
+        walk: WalkReport | None = None,
+    ) -> IndexStats:
         """Index new and changed files, drop vanished ones, rebuild BM25 when needed."""
         stats, lexical = update_index(
             self.root,
@@ -164,6 +179,7 @@ class ProjectCodeIndex:
             embedder=self.embedder,
             bm25_dir=self.bm25_dir,
             progress=progress,
+            walk=walk,
         )
         generation = int(self.manifest.get_meta("generation", "0"))
         self._lexical = (lexical, generation) if lexical is not None else None

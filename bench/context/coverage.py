@@ -31,7 +31,7 @@ from pipeline import compose, make_deps, run_pack  # noqa: E402
 
 from graph.budget import count_text  # noqa: E402
 from graph.context import Context  # noqa: E402
-from graph.tools_index import open_project_index  # noqa: E402
+from graph.index_open import open_project_index  # noqa: E402
 from stores.code_graph import GRAPH_FILE, update_graph  # noqa: E402
 from stores.errors import IndexCorruptError  # noqa: E402
 

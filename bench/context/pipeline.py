@@ -25,8 +25,8 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 from graph.branches import wire_retrieval  # noqa: E402
 from graph.context import Context  # noqa: E402
 from graph.deps import Deps  # noqa: E402
+from graph.index_open import open_project_index  # noqa: E402
 from graph.state import InputState, State  # noqa: E402
-from graph.tools_index import open_project_index  # noqa: E402
 from nodes.load_rules import load_rules  # noqa: E402
 from nodes.pack_context import pack_context  # noqa: E402
 from nodes.retrieve_memory import retrieve_memory  # noqa: E402

@@ -27,9 +27,9 @@ from graph.branches import timeout_note, wire_retrieval
 from graph.builder import build_graph
 from graph.context import Context
 from graph.deps import Deps
+from graph.index_open import open_project_index
 from graph.llm import make_model
 from graph.state import InputState, State
-from graph.tools_index import open_project_index
 from nodes.call_model import call_model
 from nodes.load_rules import load_rules
 from nodes.pack_context import pack_context
