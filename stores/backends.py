@@ -130,6 +130,24 @@ class ThreadedSqliteSaver(SyncSaverAsyncAPI, SqliteSaver):
 
 
 @contextmanager
+def _postgres(database_url: str) -> Iterator[None]:
+    """Turn a missing Postgres driver or an unreachable server into ``BackendUnavailableError``."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise BackendUnavailableError(
+            "Postgres support is not installed", hint="pip install 'engram[postgres]'"
+        ) from exc
+    try:
+        yield
+    except (OSError, psycopg.OperationalError) as exc:
+        host = database_url.rsplit("@", 1)[-1]  # never echo the credentials
+        raise BackendUnavailableError(
+            f"cannot reach Postgres at {host}: {exc}", hint="check ENGRAM_DATABASE_URL"
+        ) from exc
+
+
+@contextmanager
 def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]:
     """Yield the memory store: ``SqliteStore`` in ``home`` or ``PostgresStore`` at a URL.
 
@@ -137,18 +155,12 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
         BackendUnavailableError: Postgres was asked for but cannot be reached or imported.
     """
     if database_url:
-        try:
+        with _postgres(database_url):
             from langgraph.store.postgres import PostgresStore
-        except ImportError as exc:
-            raise BackendUnavailableError(
-                "Postgres support is not installed", hint="pip install 'engram[postgres]'"
-            ) from exc
-        try:
+
             with PostgresStore.from_conn_string(database_url) as pg_store:
                 pg_store.setup()
                 yield pg_store
-        except OSError as exc:
-            raise BackendUnavailableError(f"cannot reach Postgres: {exc}") from exc
         return
     conn = sqlite_connect(home / MEMORY_DB)
     try:
@@ -163,18 +175,15 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
 def open_checkpointer(home: Path, database_url: str = "") -> Iterator[BaseCheckpointSaver]:
     """Yield the session checkpointer: ``SqliteSaver`` in ``home`` or ``PostgresSaver``."""
     if database_url:
-        try:
+        with _postgres(database_url):
             from langgraph.checkpoint.postgres import PostgresSaver
-        except ImportError as exc:
-            raise BackendUnavailableError(
-                "Postgres support is not installed", hint="pip install 'engram[postgres]'"
-            ) from exc
-        class ThreadedPostgresSaver(SyncSaverAsyncAPI, PostgresSaver):
-            """``PostgresSaver`` usable from the async graph and the sync CLI alike."""
 
-        with ThreadedPostgresSaver.from_conn_string(database_url) as pg_saver:
-            pg_saver.setup()
-            yield pg_saver
+            class ThreadedPostgresSaver(SyncSaverAsyncAPI, PostgresSaver):
+                """``PostgresSaver`` usable from the async graph and the sync CLI alike."""
+
+            with ThreadedPostgresSaver.from_conn_string(database_url) as pg_saver:
+                pg_saver.setup()
+                yield pg_saver
         return
     conn = sqlite_connect(home / CHECKPOINT_DB)
     try:

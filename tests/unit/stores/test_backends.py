@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langgraph.store.base import PutOp
+
+from stores.backends import open_checkpointer, open_memory_store
+from stores.errors import BackendUnavailableError
+
+UNREACHABLE = "postgresql://user:s3cretpw@127.0.0.1:9/engram"
+
+
+@pytest.mark.parametrize("opener", [open_memory_store, open_checkpointer])
+def test_unreachable_postgres_is_a_clear_error_without_the_password(tmp_path, opener):
+    with pytest.raises(BackendUnavailableError) as info, opener(tmp_path, UNREACHABLE):
+        pass
+    assert "127.0.0.1:9" in str(info.value) and "s3cretpw" not in str(info.value)
+    assert "ENGRAM_DATABASE_URL" in info.value.hint
+
+
+def test_sqlite_store_serves_sync_and_async_callers(tmp_path):
+    with open_memory_store(tmp_path) as store:
+        store.put(("facts", "global"), "a", {"text": "sync"})
+        asyncio.run(store.abatch([PutOp(("facts", "global"), "b", {"text": "async"})]))
+        texts = {item.value["text"] for item in store.search(("facts", "global"))}
+    assert texts == {"sync", "async"}
+    assert (tmp_path / "memory.sqlite").exists()
