@@ -18,14 +18,15 @@ import argparse
 import json
 import statistics
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from bench.localize_dev import DATASET, run_timed  # noqa: E402
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-DATASET = (Path(__file__).resolve().parents[3] / "shared" / "bench/localize-dev")
 
 from pipeline import compose, make_deps, run_pack  # noqa: E402
 
@@ -112,7 +113,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    started = time.perf_counter()
-    code = main()
-    print(f"({time.perf_counter() - started:.1f}s)", file=sys.stderr)
-    raise SystemExit(code)
+    run_timed(main)

@@ -16,17 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-DATASET = (Path(__file__).resolve().parents[3] / "shared" / "bench/localize-dev")
-sys.path.insert(0, str(DATASET))
 
-from bm25_baseline import evaluate, is_test_path  # noqa: E402
-
+from bench.localize_dev import DATASET, evaluate, is_test_path, run_timed  # noqa: E402
 from stores.code_graph import CodeGraph, build_graph  # noqa: E402
 from stores.code_index import open_code_index  # noqa: E402
 from stores.embedders import make_embedder  # noqa: E402
@@ -92,7 +88,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    started = time.perf_counter()
-    code = main()
-    print(f"({time.perf_counter() - started:.1f}s)", file=sys.stderr)
-    raise SystemExit(code)
+    run_timed(main)

@@ -23,12 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from bench.localize_dev import DATASET  # noqa: E402
 from graph.context import Context  # noqa: E402
 from graph.index_open import open_project_index  # noqa: E402
 from graph.tools_index import exact_search_hits  # noqa: E402
 from stores.exact_search import find_rg  # noqa: E402
 
-CASES = (Path(__file__).resolve().parents[3] / "shared" / "bench/localize-dev/cases.jsonl")
+CASES = DATASET / "cases.jsonl"
 
 
 def pct(values: list[float], q: float) -> float:
