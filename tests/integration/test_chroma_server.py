@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import pytest
 from stores.code_index import open_code_index
 from stores.embedders import HashEmbedder
 from tests.integration.test_index_backends import small_project
-from tests.support.servers import free_port
+from tests.support.servers import free_port, stop_group, wait_until_ready
 
 pytestmark = pytest.mark.integration
 
@@ -34,19 +32,13 @@ def chroma_url(tmp_path: Path):
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2).read()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    pytest.fail("the Chroma server did not start")
-                time.sleep(0.3)
+        wait_until_ready(
+            lambda: urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2).read(),
+            proc, "the Chroma server", timeout_s=START_TIMEOUT_S,
+        )
         yield url
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
+        stop_group(proc)
 
 
 def test_index_and_search_through_a_chroma_server(tmp_path: Path, chroma_url: str):

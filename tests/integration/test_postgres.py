@@ -5,17 +5,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.support.openai_stub import OpenAIStub
-from tests.support.servers import free_port
+from tests.support.servers import free_port, stop_group, wait_until_ready
 
 pytestmark = pytest.mark.integration
 
@@ -52,19 +50,12 @@ def database_url():
     try:
         import psycopg
 
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                psycopg.connect(url, connect_timeout=2).close()
-                break
-            except psycopg.OperationalError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("PostgreSQL did not start")
-                time.sleep(0.3)
+        wait_until_ready(lambda: psycopg.connect(url, connect_timeout=2).close(), server,
+                         "PostgreSQL", errors=(psycopg.OperationalError,),
+                         timeout_s=START_TIMEOUT_S)
         yield url
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        stop_group(server)
         shutil.rmtree(base, ignore_errors=True)
 
 

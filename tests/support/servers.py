@@ -10,7 +10,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -50,6 +50,27 @@ def stop_group(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(STOP_TIMEOUT_S)
+
+
+def wait_until_ready(
+    probe: Callable[[], object],
+    proc: subprocess.Popen[bytes],
+    what: str,
+    errors: tuple[type[BaseException], ...] = (OSError,),
+    timeout_s: float = START_TIMEOUT_S,
+) -> None:
+    """Call ``probe`` until it stops raising ``errors``; fail if the server dies or stalls."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            probe()
+            return
+        except errors:
+            if proc.poll() is not None:
+                pytest.fail(f"{what} exited with {proc.returncode}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"{what} did not start within {timeout_s:.0f}s")
+            time.sleep(0.3)
 
 
 @contextmanager
