@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
-import numpy as np
 import typer
 from langgraph.store.base import BaseStore
 from rich.markup import escape
@@ -76,32 +75,6 @@ def _opened(path: Path | None) -> Iterator[tuple[Context, BaseStore, str]]:
         yield context, store, project_key(context.project_path)
 
 
-class _LazyEmbedder:
-    """Build the configured embedder only when a large fact set first needs dense scoring."""
-
-    def __init__(self, context: Context) -> None:
-        self._context = context
-        self._inner: Any = None
-
-    def _get(self) -> Any:
-        if self._inner is None:
-            from stores.embedders import make_embedder
-
-            c = self._context
-            self._inner = make_embedder(
-                c.embedding_provider, home=c.home_path, model=c.embedding_model,
-                url=c.embedding_url, api_key=os.environ.get("OPENAI_API_KEY", ""),
-            )
-        return self._inner
-
-    @property
-    def model_id(self) -> str:
-        return str(self._get().model_id)
-
-    def embed(self, texts: Any) -> np.ndarray:
-        return np.asarray(self._get().embed(texts), dtype=np.float32)
-
-
 def _scored(hit: ScoredFact) -> dict[str, Any]:
     return {**hit.fact.to_record(), "score": round(hit.score, 6)}
 
@@ -154,16 +127,19 @@ def search(
         typer.Option(help='JSONL of {"id", "query"}; prints one {"id", "results"} line each.'),
     ] = None,
     dense: bool = typer.Option(
-        False, "--dense", help="Fuse embedding similarity in once a scope is large."
+        True, "--dense/--no-dense",
+        help="Re-rank by embedding similarity once more than a few hundred facts are visible.",
     ),
     path: PathOption = None,
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Search the facts visible in this project (BM25; --dense adds embeddings)."""
+    """Search the facts visible in this project (BM25 with context; embeddings when large)."""
     if not query and batch is None:
         fail("give a QUERY or --batch FILE", "engram memory search 'java version'")
+    from graph.index_open import fact_embedder  # loads the index stack only when searching
+
     with _opened(path) as (context, store, key):
-        facts = FactStore(store, embedder=_LazyEmbedder(context) if dense else None)
+        facts = FactStore(store, embedder=fact_embedder(context) if dense else None)
         if batch is not None:
             for line in batch.read_text(encoding="utf-8").splitlines():
                 if line.strip():

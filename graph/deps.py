@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from langchain_core.language_models import BaseChatModel
     from langgraph.store.base import BaseStore
 
-__all__ = ["Deps", "ModelFactory", "fact_embedder", "make_default_deps"]
+__all__ = ["Deps", "ModelFactory", "make_default_deps"]
 
 FAILED_OPEN_RETRY_S = 30.0
 """How long a resource that failed to open is reported failed before it is tried again."""
@@ -90,24 +90,10 @@ class Deps:
             self._failed.pop((name, context.project_path), None)
 
 
-def fact_embedder(context: Context) -> Any:
-    """Return the run's embedder for facts memory, loaded only if a scope grows large enough.
-
-    Dense scores re-rank the lexical candidates once a project sees more than a few hundred
-    facts; the hash provider (tests) embeds nothing meaningful, so it gets none.
-    """
-    from graph.index_open import embedder_for
-    from stores.lazy_embedder import LazyEmbedder
-
-    if context.embedding_provider == "hash":
-        return None
-    return LazyEmbedder(lambda: embedder_for(context))
-
-
 def make_default_deps(store: BaseStore | None = None) -> Deps:
     """Return the handles of a normal run: the chat model, the store, the project indexes."""
     # Imported here: these modules import ``Deps`` themselves.
-    from graph.index_open import open_project_index
+    from graph.index_open import fact_embedder, open_project_index
     from stores.code_graph import open_code_graph
     from stores.facts import FactStore
 

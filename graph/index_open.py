@@ -9,9 +9,10 @@ from graph.context import Context
 from stores.code_index import INDEX_DIR, ProjectCodeIndex, open_code_index
 from stores.embedders import Embedder, make_embedder
 from stores.errors import IndexNotBuiltError
+from stores.lazy_embedder import LazyEmbedder
 from stores.ranking import TRANSFORMER_WEIGHTS
 
-__all__ = ["TRANSFORMER_PROVIDERS", "embedder_for", "open_project_index"]
+__all__ = ["TRANSFORMER_PROVIDERS", "embedder_for", "fact_embedder", "open_project_index"]
 
 TRANSFORMER_PROVIDERS = frozenset({"minilm", "openai"})
 """Embedding providers whose dense ranking earns an equal vote in hybrid fusion."""
@@ -30,6 +31,17 @@ def embedder_for(
         api_key=api_key,
         progress=progress,
     )
+
+
+def fact_embedder(context: Context) -> LazyEmbedder | None:
+    """Return the run's embedder for facts memory, loaded only if a scope grows large enough.
+
+    Dense scores re-rank the lexical candidates once a project sees more than a few hundred
+    facts; the hash provider (tests) embeds nothing meaningful, so it gets none.
+    """
+    if context.embedding_provider == "hash":
+        return None
+    return LazyEmbedder(lambda: embedder_for(context))
 
 
 def open_project_index(

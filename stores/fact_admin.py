@@ -141,7 +141,8 @@ def import_jsonl(
 
     Minimal lines ``{"id", "text", "scope"}`` are accepted; project facts without a
     ``project_key`` go to ``project_key``; missing dates take ``now``; a missing id gets a
-    fresh one. An existing fact with the same id is overwritten.
+    fresh one; the line number becomes ``seq``, so facts of one instant keep the file's order
+    (search uses that order as context). An existing fact with the same id is overwritten.
     """
     skipped: list[tuple[int, str]] = []
     pending: list[Fact] = []
@@ -153,6 +154,7 @@ def import_jsonl(
             if not isinstance(record, dict):
                 raise ValueError("a line must hold a JSON object")
             record.setdefault("id", new_fact_id())
+            record.setdefault("seq", number)
             fact = Fact.from_record(record, project_key=project_key, now=now)
             check_secret(fact.text)
         except (ValueError, StoreError) as exc:

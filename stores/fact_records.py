@@ -31,6 +31,8 @@ class Fact:
     status: Status
     provenance: Mapping[str, str] = field(default_factory=dict)
     """Where it came from: session/thread id, message id, tool call id."""
+    seq: int = 0
+    """Order among facts recorded at the same instant (an import's line number)."""
 
     def to_record(self) -> dict[str, Any]:
         """Return the JSON-ready record stored in the store and written by export."""
@@ -44,6 +46,7 @@ class Fact:
             "source": self.source,
             "status": self.status,
             "provenance": dict(self.provenance),
+            "seq": self.seq,
         }
 
     @classmethod
@@ -74,6 +77,9 @@ class Fact:
         if not isinstance(provenance, Mapping):
             raise ValueError("'provenance' must be an object of strings")
         created = _parse_time(record.get("created")) or now or datetime.now(UTC)
+        seq = record.get("seq", 0)
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            raise ValueError("'seq' must be an integer")
         return cls(
             id=fact_id,
             text=text,
@@ -84,6 +90,7 @@ class Fact:
             source=cast(Source, source),
             status=cast(Status, status),
             provenance={str(k): str(v) for k, v in provenance.items()},
+            seq=seq,
         )
 
 

@@ -1,4 +1,12 @@
-"""Rank facts for a query: BM25 (bm25s) over fact text, re-ranked by dense similarity.
+"""Rank facts for a query: BM25 (bm25s) over fact text, with recording context and dense re-ranking.
+
+Facts are rarely said alone: a fact recorded right before or after a matching one (the next
+turn of a conversation, the other facts saved from one task) is often the one that answers.
+Each fact therefore also scores a share of its neighbours' lexical scores in recorded order
+(``RankSettings.context_weight``, ``context_window``), within one sequence only (global and
+project facts are separate sequences). In a small memory context only re-ranks the facts that
+share a word with the query; in a large one (``context_results``) a neighbour of a match can
+be a result itself, as a dense-similar fact can.
 
 Dense scores join only when vectors are supplied (the facts store does so once the visible
 set is large): they re-rank the lexical top 50 with a small interpolation weight and fill up
@@ -109,6 +117,9 @@ class RankSettings:
             lexical top ``rerank_depth``).
         rerank_depth: Lexical candidates re-ranked by dense similarity.
         dense_weight: Weight of the min-max-normalized dense score when re-ranking.
+        context_weight: Share of a neighbour's lexical score a fact gains; the neighbour
+            ``d`` places away counts ``context_weight / d`` (0 turns context off).
+        context_window: How many places before and after a fact count as its context.
     """
 
     method: str = "lucene"
@@ -121,6 +132,8 @@ class RankSettings:
     dense_fusion: str = "rerank"
     rerank_depth: int = 50
     dense_weight: float = 0.2
+    context_weight: float = 0.5
+    context_window: int = 2
 
 
 DEFAULT_SETTINGS = RankSettings()
@@ -154,16 +167,32 @@ class _Bm25:
 
 
 class FactIndex:
-    """An immutable ranking index over a list of fact texts."""
+    """An immutable ranking index over a list of fact texts in recorded order.
+
+    ``sequences`` labels each row's sequence (rows of one label must be contiguous and in
+    recorded order); context flows only between neighbouring rows of the same label. By
+    default all rows form one sequence. With ``context_results`` a row that shares no term
+    with the query can still be a result through its neighbours' match; without it (small
+    memories, where every match is returned anyway) context only re-ranks matching rows.
+    """
 
     def __init__(
         self,
         texts: Sequence[str],
         vectors: np.ndarray | None = None,
         settings: RankSettings = DEFAULT_SETTINGS,
+        sequences: Sequence[int] | None = None,
+        *,
+        context_results: bool = False,
     ) -> None:
         self._size = len(texts)
+        self._context_results = context_results
         self._settings = settings
+        if sequences is not None and len(sequences) != len(texts):
+            raise ValueError("one sequence label per text is needed")
+        labels = np.zeros(len(texts), np.int64) if sequences is None else np.asarray(sequences)
+        # together[d - 1][i]: rows i and i + d belong to the same sequence.
+        self._together = [labels[d:] == labels[:-d] for d in range(1, settings.context_window + 1)]
         self._stemmer = new_stemmer()
         self._corpus = [tokenize(t, self._stemmer) for t in texts]
         self._terms = _Bm25(self._corpus, settings)
@@ -222,7 +251,24 @@ class FactIndex:
                 _query_weights(_unordered_pairs(terms, settings.window))
             )
             scores = term_w * scores + ordered_w * ordered + unordered_w * unordered
-        return scores, matched
+        return self._with_context(scores, matched)
+
+    def _with_context(
+        self, scores: np.ndarray, matched: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Add to each row a share of its neighbours' scores (and their evidence, if open)."""
+        weight = self._settings.context_weight
+        if weight <= 0 or not matched.any():
+            return scores, matched
+        spread, evidence = scores.copy(), matched.copy()
+        for distance, together in enumerate(self._together, start=1):
+            share = weight / distance
+            spread[distance:] += share * scores[:-distance] * together
+            spread[:-distance] += share * scores[distance:] * together
+            if self._context_results:
+                evidence[distance:] |= matched[:-distance] & together
+                evidence[:-distance] |= matched[distance:] & together
+        return spread, evidence
 
     def _expand(
         self, weights: dict[str, float], feedback: list[tuple[int, float]]

@@ -13,16 +13,18 @@ saving near-identical facts in the same instant can both succeed; the next write
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+import numpy as np
 from langgraph.store.base import BaseStore
 
 from stores.conflicts import ConflictIndex, ConflictMatch
-from stores.errors import ConflictError, SecretRefusedError
+from stores.errors import ConflictError, SecretRefusedError, StoreError
 from stores.fact_records import Fact, Scope, ScoredFact, Source, Status, new_fact_id
 from stores.fact_search import FactIndex, TextEmbedder, load_vectors
 from stores.project_key import namespace_label
@@ -46,12 +48,15 @@ __all__ = [
     "new_fact_id",
 ]
 
+log = logging.getLogger(__name__)
+
 GLOBAL_NAMESPACE = ("facts", "global")
 META_ROOT = "facts_meta"
 REVISION_KEY = "revision"
 LOAD_LIMIT = 1_000_000
 DENSE_MIN_FACTS = 300
-"""Visible facts above which dense similarity joins lexical scoring (when an embedder is set)."""
+"""Visible facts above which search may return facts sharing no word with the query: by dense
+similarity (when an embedder is set) or as the recorded neighbours of a match."""
 
 
 class FactMemory(Protocol):
@@ -118,7 +123,7 @@ def read_revision(store: BaseStore, namespace: tuple[str, ...]) -> str:
 
 
 def load_facts(store: BaseStore, namespace: tuple[str, ...]) -> list[Fact]:
-    """Read every fact stored in exactly ``namespace``, oldest first.
+    """Read every fact stored in exactly ``namespace`` in recorded order (created, then seq).
 
     Items that are not fact records are ignored: the namespace is engram's own, but a
     hand-edited database should not make memory unusable.
@@ -131,7 +136,7 @@ def load_facts(store: BaseStore, namespace: tuple[str, ...]) -> list[Fact]:
             facts.append(Fact.from_record({**item.value, "id": item.key}))
         except ValueError:
             continue
-    facts.sort(key=lambda f: (f.created, f.id))
+    facts.sort(key=lambda f: (f.created, f.seq, f.id))
     return facts
 
 
@@ -168,6 +173,7 @@ class FactStore:
         self.dense_min_facts = dense_min_facts
         self._snapshots: dict[tuple[str, ...], _Snapshot] = {}
         self._indexes: dict[str, tuple[tuple[str, str], FactIndex, list[Fact]]] = {}
+        self._warned = False
 
     def add(
         self,
@@ -274,13 +280,30 @@ class FactStore:
         cached = self._indexes.get(project_key)
         if cached is not None and cached[0] == revisions:
             return cached[1], cached[2]
-        facts = shared.facts + (own.facts if own else [])
+        own_facts = own.facts if own else []
+        facts = shared.facts + own_facts
+        large = len(facts) > self.dense_min_facts
         vectors = None
-        if self.embedder is not None and len(facts) > self.dense_min_facts:
-            vectors = load_vectors(self.store, self.embedder, [f.text for f in facts])
-        index = FactIndex([f.text for f in facts], vectors)
+        if self.embedder is not None and large:
+            vectors = self._vectors([f.text for f in facts])
+        sequences = [0] * len(shared.facts) + [1] * len(own_facts)
+        index = FactIndex(
+            [f.text for f in facts], vectors, sequences=sequences, context_results=large
+        )
         self._indexes[project_key] = (revisions, index, facts)
         return index, facts
+
+
+    def _vectors(self, texts: list[str]) -> np.ndarray | None:
+        """Embed the facts for dense re-ranking; without a working embedder, rank lexically."""
+        assert self.embedder is not None
+        try:
+            return load_vectors(self.store, self.embedder, texts)
+        except (StoreError, OSError) as exc:
+            if not self._warned:
+                log.warning("facts are ranked without embeddings: %s", exc)
+                self._warned = True
+            return None
 
 
 class FactConflictError(ConflictError):

@@ -11,8 +11,10 @@ The data stays outside the repository (CC BY-NC 4.0):
         --data ../shared/bench/memory/locomo-dev.json --home bench/data/home \
         --modes bm25-plain,lexical,hybrid-default,hybrid-minilm,dense-minilm
 
-Modes: ``bm25-plain`` (bm25s defaults over the same texts), ``lexical`` (engram's default
-search), ``hybrid-<provider>`` (the default search given that embedder: dense similarity
+Modes: ``bm25-plain`` (bm25s defaults over the same texts), ``cli`` (the installed
+``engram memory import`` then one ``engram memory search --batch`` per conversation, each in
+its own project folder, default settings), ``lexical`` (engram's default search without an
+embedder), ``hybrid-<provider>`` (the default search given that embedder: dense similarity
 re-ranks the lexical top 50), ``dense-<provider>`` (embedding similarity alone). Ranking
 variants build a ``FactIndex`` over the same texts with the textbook settings in
 ``FEATURES``: ``lexical+rm3`` (RM3 feedback), ``lexical+bm25plus`` (BM25+), ``lexical+sdm``
@@ -24,8 +26,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -40,7 +45,8 @@ from stores.backends import open_memory_store
 from stores.embedders import make_embedder
 from stores.fact_admin import import_jsonl
 from stores.fact_search import DEFAULT_SETTINGS, FactIndex, RankSettings, load_vectors
-from stores.facts import FactStore
+from stores.facts import DENSE_MIN_FACTS, FactStore
+from stores.project_key import project_key
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10)
@@ -48,8 +54,8 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared/bench/memory/locomo-dev.json"
 
 
-def turn_text(turn: dict) -> str:
-    text = f"{turn['speaker']}: {turn['text']}"
+def turn_text(turn: dict, speaker: bool = True) -> str:
+    text = f"{turn['speaker']}: {turn['text']}" if speaker else turn["text"]
     if turn.get("blip_caption"):
         text += f" [image: {turn['blip_caption']}]"
     return text
@@ -71,14 +77,14 @@ def clean_evidence(raw: list[str], known: set[str]) -> list[str]:
     return out
 
 
-def load(path: Path) -> list[dict]:
+def load(path: Path, speaker: bool = True) -> list[dict]:
     conversations = []
     for index, sample in enumerate(json.loads(path.read_text())):
         conv = sample["conversation"]
         turns = []
         for key in sorted((k for k in conv if re.fullmatch(r"session_\d+", k)),
                           key=lambda k: int(k.split("_")[1])):
-            turns += [{"id": t["dia_id"], "text": turn_text(t)} for t in conv[key]]
+            turns += [{"id": t["dia_id"], "text": turn_text(t, speaker)} for t in conv[key]]
         known = {t["id"] for t in turns}
         questions = []
         for qa in sample["qa"]:
@@ -117,11 +123,43 @@ def dense_only_factory(conversation: dict, store, embedder):
     return search
 
 
+def cli_factory(conversation: dict, home: Path, work: Path):
+    """Run the installed ``engram`` as a user would: import the turns, then one ``--batch``."""
+    engram = Path(sys.executable).with_name("engram")
+    folder = work / conversation["name"]
+    folder.mkdir(parents=True, exist_ok=True)
+    turns, queries = folder / "turns.jsonl", folder / "queries.jsonl"
+    turns.write_text("".join(json.dumps({"id": t["id"], "text": t["text"], "scope": "project"})
+                             + "\n" for t in conversation["turns"]))
+    asked = list(dict.fromkeys(q["q"] for q in conversation["questions"]))
+    queries.write_text("".join(json.dumps({"id": n, "query": q}) + "\n"
+                               for n, q in enumerate(asked)))
+    env = {**os.environ, "ENGRAM_HOME": str(home)}
+    subprocess.run([engram, "memory", "import", turns, "--path", folder], env=env, check=True,
+                   capture_output=True)
+    started = time.perf_counter()
+    out = subprocess.run([engram, "memory", "search", "--batch", queries, "--path", folder,
+                          "-k", str(max(KS))], env=env, check=True, capture_output=True,
+                         text=True).stdout
+    conversation["cli_seconds"] = time.perf_counter() - started
+    answers = {}
+    for line in out.splitlines():
+        row = json.loads(line)
+        answers[asked[row["id"]]] = [(r["id"], r.get("project_key", "")) for r in row["results"]]
+    conversation["cli_key"] = project_key(folder)
+
+    def search(query: str, k: int) -> list[tuple[str, str]]:
+        return answers[query][:k]
+
+    return search
+
+
 FEATURES = {
     "rm3": {"feedback_docs": 10, "feedback_terms": 10, "original_weight": 0.5},
     "bm25plus": {"method": "bm25+", "delta": 1.0},
     "sdm": {"phrase_weights": (0.85, 0.10, 0.05), "window": 8},
     "rrf": {"dense_fusion": "rrf"},
+    "nocontext": {"context_weight": 0.0},
 }
 """Textbook settings of each ranking variant, fixed before measuring."""
 
@@ -139,7 +177,8 @@ def variant_settings(mode: str) -> tuple[RankSettings, str | None]:
 def variant_factory(conversation: dict, store, settings: RankSettings, embedder):
     texts = [t["text"] for t in conversation["turns"]]
     vectors = load_vectors(store, embedder, texts) if embedder is not None else None
-    index = FactIndex(texts, vectors, settings)
+    # As FactStore does: large memories let a match's neighbours be results too.
+    index = FactIndex(texts, vectors, settings, context_results=len(texts) > DENSE_MIN_FACTS)
     ids = [t["id"] for t in conversation["turns"]]
 
     def search(query: str, k: int) -> list[tuple[str, str]]:
@@ -159,11 +198,15 @@ def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
         embedder = make_embedder(provider, home=home, cache=False)
     facts = FactStore(store, embedder=embedder)
     hits: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    work_dir = tempfile.TemporaryDirectory()
+    work = Path(work_dir.name)
     latencies, leaks, searched = [], 0, 0
     started = time.perf_counter()
     for conv in conversations:
         if mode == "bm25-plain":
             search = plain_bm25_factory(conv)
+        elif mode == "cli":
+            search = cli_factory(conv, work / "home", work / "projects")
         elif mode.startswith("dense-"):
             search = dense_only_factory(conv, store, embedder)
         elif variant:
@@ -182,13 +225,19 @@ def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
             results = search(question["q"], max(KS))
             latencies.append((time.perf_counter() - t0) * 1000)
             searched += 1
-            leaks += sum(1 for fid, key in results if key != conv["key"] or fid not in own)
+            expected = conv["cli_key"] if mode == "cli" else conv["key"]
+            leaks += sum(1 for fid, key in results if key != expected or fid not in own)
             ranked = [fid for fid, _ in results]
             for k in KS:
                 recall = len(set(ranked[:k]) & set(question["gold"])) / len(question["gold"])
                 hits["all"][k].append(recall)
                 hits[CATEGORIES[question["cat"]]][k].append(recall)
     latencies.sort()
+    work_dir.cleanup()
+    if mode == "cli":
+        # One process per conversation answers all its questions: report its time per query.
+        per_query = [c["cli_seconds"] * 1000 / len(c["questions"]) for c in conversations]
+        latencies = sorted(per_query * 2)
     return {
         "mode": mode,
         "questions": searched,
@@ -209,8 +258,10 @@ def main() -> None:
                         help="ENGRAM_HOME holding the distilled static table (models/)")
     parser.add_argument("--modes", default="bm25-plain,lexical,hybrid-default")
     parser.add_argument("--out", type=Path, default=None, help="write the JSON report here")
+    parser.add_argument("--no-speaker", action="store_true",
+                        help="import the turn text without the 'speaker: ' prefix")
     args = parser.parse_args()
-    conversations = load(args.data)
+    conversations = load(args.data, speaker=not args.no_speaker)
     with tempfile.TemporaryDirectory() as tmp:
         home = args.home or Path(tmp)
         with open_memory_store(Path(tmp)) as store:

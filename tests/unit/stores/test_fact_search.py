@@ -27,10 +27,61 @@ def test_lexical_ranking_and_no_match():
 
 
 def test_lexical_scores_are_one_per_row():
-    index = FactIndex(["alpha beta", "gamma", "alpha"])
+    index = FactIndex(["alpha beta", "gamma", "alpha"], settings=RankSettings(context_weight=0))
     scores = index.lexical_scores("alpha")
     assert scores.shape == (3,)
     assert scores[1] == 0 and scores[0] > 0 and scores[2] > scores[0]
+
+
+CONTEXT_TEXTS = [
+    "Melanie: I finally finished the pottery class project",  # 0: strong match
+    "Caroline: what did you make there?",
+    "Melanie: a bowl, glazed blue, for my kitchen",  # 2: weak match, next to the strong one
+    "Caroline: the weather is nice",
+    "Caroline: my kitchen",  # 4: a shorter, so lexically stronger, match far away
+    "Melanie: see you at the gym",
+]
+
+
+def test_context_lifts_a_match_recorded_next_to_a_strong_one():
+    query = "pottery class kitchen"
+    plain = FactIndex(CONTEXT_TEXTS, settings=RankSettings(context_weight=0))
+    with_context = FactIndex(CONTEXT_TEXTS)
+    plain_rows = [row for row, _ in plain.search(query, 3)]
+    context_rows = [row for row, _ in with_context.search(query, 3)]
+    assert plain_rows == [0, 4, 2]
+    assert context_rows == [0, 2, 4]
+
+
+def test_context_brings_in_rows_without_query_terms_only_when_asked():
+    # Small memories: context re-ranks matches; large ones: a match's neighbours are results.
+    assert [row for row, _ in FactIndex(CONTEXT_TEXTS).search("pottery", 6)] == [0]
+    opened = FactIndex(CONTEXT_TEXTS, context_results=True)
+    assert [row for row, _ in opened.search("pottery", 6)] == [0, 1, 2]
+
+
+def test_context_decays_with_distance_and_stops_at_the_window():
+    texts = ["zeta", "alpha target", "zeta", "zeta", "zeta", "zeta"]
+    index = FactIndex(texts, settings=RankSettings(context_window=2))
+    own = FactIndex(texts, settings=RankSettings(context_weight=0)).lexical_scores("alpha")
+    scores = index.lexical_scores("alpha")
+    assert scores[0] == pytest.approx(0.5 * own[1])
+    assert scores[2] == pytest.approx(0.5 * own[1])
+    assert scores[3] == pytest.approx(0.25 * own[1])
+    assert scores[4] == 0 and scores[5] == 0
+
+
+def test_context_does_not_cross_sequences():
+    texts = ["gamma alpha", "alpha alpha strong", "gamma"]
+    query = "alpha gamma"
+    same = FactIndex(texts).lexical_scores(query)
+    split = FactIndex(texts, sequences=[0, 1, 1]).lexical_scores(query)
+    own = FactIndex(texts, settings=RankSettings(context_weight=0)).lexical_scores(query)
+    assert split[0] == pytest.approx(own[0])
+    assert same[0] > own[0]
+    assert split[2] > own[2]
+    with pytest.raises(ValueError):
+        FactIndex(texts, sequences=[0, 1])
 
 
 @pytest.mark.parametrize("method", ["bm25+", "bm25l"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -12,7 +13,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
 from stores.backends import sqlite_connect
-from stores.errors import ConflictError, SecretRefusedError
+from stores.errors import ConflictError, SecretRefusedError, StoreError
 from stores.fact_admin import (
     FactNotFoundError,
     all_facts,
@@ -24,6 +25,7 @@ from stores.fact_admin import (
 )
 from stores.facts import Fact, FactConflictError, FactStore, fact_namespace
 from stores.secrets import find_secret
+from tests.unit.stores.test_fact_search import CONTEXT_TEXTS
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 ALPHA = "/srv/alpha.project"
@@ -261,7 +263,51 @@ def test_dense_scoring_joins_above_threshold_and_vectors_are_cached(store):
     assert embedder.embedded == first + 1
 
 
+def test_embedder_failure_falls_back_to_lexical_ranking(store, caplog):
+    class Broken:
+        model_id = "broken"
+
+        def embed(self, texts):
+            raise StoreError("embedding endpoint unreachable")
+
+    facts = FactStore(store, embedder=Broken(), dense_min_facts=2)
+    for text in ("alpha one", "beta two", "gamma three"):
+        facts.add(text, scope="project", project_key=ALPHA, source="user", now=NOW)
+    hits = facts.search("beta", project_key=ALPHA)
+    assert hits[0].fact.text == "beta two"
+    assert "without embeddings" in caplog.text
+
+
+def test_import_keeps_the_file_order_as_recorded_order(store):
+    # Ids that sort differently from the file: the order must come from the lines.
+    ids = ["D1:10", "D1:9", "b", "a", "D2:1"]
+    lines = [json.dumps({"id": i, "text": f"turn {n}", "scope": "project"})
+             for n, i in enumerate(ids)]
+    import_jsonl(store, lines, project_key=ALPHA, now=NOW)
+    ordered = [f.id for f in FactStore(store).facts(project_key=ALPHA)]
+    assert ordered == ids
+    # The order survives an export and a re-import of the lines in another order.
+    exported = list(export_jsonl(all_facts(store, project_key=ALPHA)))
+    restored = InMemoryStore()
+    import_jsonl(restored, exported[::-1], project_key=BETA, now=NOW)
+    assert [f.id for f in FactStore(restored).facts(project_key=ALPHA)] == ids
+
+
+def test_search_uses_neighbouring_facts_as_context(store):
+    lines = [json.dumps({"id": str(n), "text": text, "scope": "project"})
+             for n, text in enumerate(CONTEXT_TEXTS)]
+    import_jsonl(store, lines, project_key=ALPHA, now=NOW)
+    hits = FactStore(store).search("pottery class kitchen", project_key=ALPHA, k=3)
+    assert [h.fact.id for h in hits] == ["0", "2", "4"]
+    # Only a large memory returns a match's neighbours that share no word with the query.
+    assert [h.fact.id for h in FactStore(store).search("pottery", project_key=ALPHA)] == ["0"]
+    large = FactStore(store, dense_min_facts=len(CONTEXT_TEXTS) - 1)
+    assert [h.fact.id for h in large.search("pottery", project_key=ALPHA)] == ["0", "1", "2"]
+
+
 def test_from_record_rejects_bad_values():
+    with pytest.raises(ValueError):
+        Fact.from_record({"id": "a", "text": "x", "scope": "global", "seq": "1"})
     with pytest.raises(ValueError):
         Fact.from_record({"id": "a", "text": "x", "scope": "team"})
     with pytest.raises(ValueError):

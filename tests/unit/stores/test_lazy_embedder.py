@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 
 from graph.context import Context
-from graph.deps import fact_embedder
+from graph.index_open import fact_embedder
 from stores.embedders import HashEmbedder
 from stores.lazy_embedder import LazyEmbedder
 
