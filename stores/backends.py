@@ -25,6 +25,7 @@ from langgraph.store.base import BaseStore, Op, Result
 from langgraph.store.sqlite import SqliteStore
 
 from stores.errors import BackendUnavailableError
+from stores.write_lock import LockFactory, PostgresAdvisoryLock, file_lock, register_write_lock
 
 __all__ = [
     "CHECKPOINT_DB",
@@ -35,6 +36,7 @@ __all__ = [
     "open_checkpointer",
     "open_memory_store",
     "sqlite_connect",
+    "sqlite_lock",
 ]
 
 MEMORY_DB = "memory.sqlite"
@@ -42,14 +44,25 @@ CHECKPOINT_DB = "checkpoints.sqlite"
 SQLITE_BUSY_TIMEOUT_S = 30.0
 
 
+def sqlite_lock(path: Path) -> LockFactory:
+    """Return the cross-process lock of a SQLite file (a lock file beside it)."""
+    return file_lock(path.with_name(path.name + ".lock"))
+
+
 def sqlite_connect(path: Path) -> sqlite3.Connection:
-    """Open a SQLite file for several processes at once (WAL, busy timeout, autocommit)."""
+    """Open a SQLite file for several processes at once (WAL, busy timeout, autocommit).
+
+    Switching a new database to WAL fails with "database is locked" when another process
+    does the same at that instant, so it happens under the file's lock.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(
-        str(path), check_same_thread=False, isolation_level=None, timeout=SQLITE_BUSY_TIMEOUT_S
-    )
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
+    with sqlite_lock(path)("open"):
+        conn = sqlite3.connect(
+            str(path), check_same_thread=False, isolation_level=None,
+            timeout=SQLITE_BUSY_TIMEOUT_S,
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
     return conn
 
 
@@ -160,12 +173,20 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
 
             with PostgresStore.from_conn_string(database_url) as pg_store:
                 pg_store.setup()
-                yield pg_store
+                advisory = PostgresAdvisoryLock(database_url)
+                register_write_lock(pg_store, advisory)
+                try:
+                    yield pg_store
+                finally:
+                    advisory.close()
         return
     conn = sqlite_connect(home / MEMORY_DB)
     try:
         store = ThreadedSqliteStore(conn)
-        store.setup()
+        lock = sqlite_lock(home / MEMORY_DB)
+        with lock("setup"):  # two processes starting at once must not both migrate
+            store.setup()
+        register_write_lock(store, lock)
         yield store
     finally:
         conn.close()
@@ -188,7 +209,8 @@ def open_checkpointer(home: Path, database_url: str = "") -> Iterator[BaseCheckp
     conn = sqlite_connect(home / CHECKPOINT_DB)
     try:
         saver = ThreadedSqliteSaver(conn)
-        saver.setup()
+        with sqlite_lock(home / CHECKPOINT_DB)("setup"):
+            saver.setup()
         yield saver
     finally:
         conn.close()

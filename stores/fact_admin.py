@@ -22,6 +22,7 @@ from stores.facts import (
     load_facts,
     new_fact_id,
 )
+from stores.write_lock import write_lock
 
 __all__ = [
     "FactNotFoundError",
@@ -103,15 +104,16 @@ def replace_fact(
     if not text:
         raise ValueError("a fact needs some text")
     check_secret(text)
-    old = find_fact(store, fact_id, project_key=project_key)
-    if not force:
-        others = [f for f in load_facts(store, fact_namespace(old.scope, old.project_key))
-                  if f.id != old.id]
-        matches = ConflictIndex(f.text for f in others).matches(text)
-        if matches:
-            raise FactConflictError(text, [others[m.index] for m in matches], matches)
-    fact = replace(old, text=text, status="verified", last_verified=now, source="user")
-    _write(store, fact)
+    with write_lock(store, "facts"):
+        old = find_fact(store, fact_id, project_key=project_key)
+        if not force:
+            others = [f for f in load_facts(store, fact_namespace(old.scope, old.project_key))
+                      if f.id != old.id]
+            matches = ConflictIndex(f.text for f in others).matches(text)
+            if matches:
+                raise FactConflictError(text, [others[m.index] for m in matches], matches)
+        fact = replace(old, text=text, status="verified", last_verified=now, source="user")
+        _write(store, fact)
     return fact
 
 

@@ -7,8 +7,9 @@ replaces, so a long-lived :class:`FactStore` can keep its search and conflict in
 memory and rebuild them only when some process changed the facts.
 
 Concurrency: every write is one SQLite/Postgres transaction, so no write is lost or torn when
-several processes write at once. The conflict check reads before it writes, so two processes
-saving near-identical facts in the same instant can both succeed; the next write sees both.
+several processes write at once; the conflict check and the write it guards hold the store's
+write lock (``stores.write_lock``), so two processes saving near-identical facts in the same
+instant cannot both pass the check.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from stores.fact_records import Fact, Scope, ScoredFact, Source, Status, new_fac
 from stores.fact_search import FactIndex, TextEmbedder, load_vectors
 from stores.project_key import namespace_label
 from stores.secrets import find_secret
+from stores.write_lock import write_lock
 
 __all__ = [
     "DENSE_MIN_FACTS",
@@ -210,11 +212,6 @@ class FactStore:
         check_secret(text)
         now = now or datetime.now(UTC)
         namespace = fact_namespace(scope, project_key)
-        snapshot = self._snapshot(namespace)
-        if not force:
-            matches = snapshot.conflict_index().matches(text)
-            if matches:
-                raise FactConflictError(text, [snapshot.facts[m.index] for m in matches], matches)
         status = status or ("verified" if source == "user" else "unverified")
         fact = Fact(
             id=new_fact_id(),
@@ -227,8 +224,17 @@ class FactStore:
             status=status,
             provenance=dict(provenance or {}),
         )
-        self.store.put(namespace, fact.id, fact.to_record(), index=False)
-        token = bump_revision(self.store, namespace)
+        # Check and write under the store's write lock: another process saving the same fact
+        # at the same instant waits, then sees this one in its conflict check.
+        with write_lock(self.store, "facts"):
+            snapshot = self._snapshot(namespace)
+            if not force:
+                matches = snapshot.conflict_index().matches(text)
+                if matches:
+                    conflicts = [snapshot.facts[m.index] for m in matches]
+                    raise FactConflictError(text, conflicts, matches)
+            self.store.put(namespace, fact.id, fact.to_record(), index=False)
+            token = bump_revision(self.store, namespace)
         # Adopt our own write instead of reloading the whole namespace next time.
         snapshot.facts.append(fact)
         if snapshot.conflicts is not None:

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import typer
 from typer.testing import CliRunner
 
 from graph.cli_memory import register
+from stores.conflicts import ConflictIndex
 
 pytestmark = pytest.mark.integration
 
@@ -168,6 +170,72 @@ def test_two_processes_writing_500_facts_each(cli, project, tmp_path):
     assert len({f["id"] for f in facts}) == 1000
     assert {f["text"] for f in facts} == {
         f"note {i} written by {name}" for i in range(500) for name in ("alpha", "beta")}
+
+
+SAVER = textwrap.dedent(
+    """
+    import json, os, sys, time, typer
+    from pathlib import Path
+    from typer.testing import CliRunner
+    from graph.cli_memory import register
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    texts, project = json.loads(open(sys.argv[1]).read()), sys.argv[2]
+    Path(sys.argv[1] + f".ready{os.getpid()}").touch()
+    while not Path(sys.argv[1] + ".go").exists():  # start both writers at the same instant
+        time.sleep(0.005)
+    saved = conflicts = 0
+    for text in texts:
+        result = runner.invoke(app, ["memory", "save", text, "--path", project])
+        if result.exit_code == 0:
+            saved += 1
+        elif result.exit_code == 1 and "conflicts with" in result.output:
+            conflicts += 1
+        else:
+            import traceback
+            traceback.print_exception(result.exception)
+            print(result.output, file=sys.stderr)
+            sys.exit(2)
+    print(json.dumps({"saved": saved, "conflicts": conflicts}))
+    """
+)
+
+
+@pytest.mark.slow
+def test_two_processes_saving_the_same_facts_store_each_once(cli, project, tmp_path):
+    words = ["alpha", "bravo", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "indigo",
+             "juniper", "kelp", "lagoon", "marble", "nectar", "onyx", "pepper", "quartz", "raven"]
+    texts, index = [], ConflictIndex([])
+    for i in range(len(words) ** 2):
+        first, second = words[i % len(words)], words[(i * 7 + 3) % len(words)]
+        text = f"The {first} service stores its {second} data in bucket {first[:3]}{second}"
+        if not index.matches(text):
+            texts.append(text)
+            index.add(text)
+        if len(texts) == 120:
+            break
+    data = tmp_path / "texts.json"
+    data.write_text(json.dumps(texts))
+    script = tmp_path / "saver.py"
+    script.write_text(SAVER)
+    procs = [subprocess.Popen([sys.executable, str(script), str(data), str(project)], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob("texts.json.ready*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (tmp_path / "texts.json.go").touch()
+    reports = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, err
+        reports.append(json.loads(out))
+    facts = json.loads(cli("list", "--path", str(project), "--json").output)
+    # Each fact was stored once; the other process was told of the conflict.
+    assert sorted(f["text"] for f in facts) == sorted(texts)
+    assert sum(r["saved"] for r in reports) == len(texts)
+    assert sum(r["conflicts"] for r in reports) == len(texts)
 
 
 def test_dense_search_over_a_large_scope_is_the_default(cli, project, tmp_path):

@@ -88,6 +88,11 @@ def test_memory_and_sessions_live_in_postgres(tmp_path: Path, database_url: str)
                             capture_output=True, text=True, timeout=120, env=other_home)
     assert any("staging cluster" in f["text"] for f in json.loads(listed.stdout))
     assert not (tmp_path / "home" / "memory.sqlite").exists()
+    # The conflict check (under a Postgres advisory lock) sees the other home's fact.
+    again = subprocess.run([ENGRAM, "memory", "save", "Deploys go through the staging cluster!",
+                            "--path", str(project)],
+                           capture_output=True, text=True, timeout=120, env=other_home)
+    assert again.returncode == 1 and "conflicts with" in again.stdout + again.stderr
 
     script = [{"tool_calls": [{"name": "grep_code", "args": {"pattern": "def main"}}]},
               {"content": "main is in app.py"}]
