@@ -75,6 +75,27 @@ def _opened(path: Path | None) -> Iterator[tuple[Context, BaseStore, str]]:
         yield context, store, project_key(context.project_path)
 
 
+def _batch_queries(batch: Path) -> list[tuple[Any, str]]:
+    """Read ``{"id", "query"}`` lines; a missing file or a bad line fails naming the line."""
+    example = '{"id": "q1", "query": "java version"}'
+    try:
+        lines = batch.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"cannot read {batch}: {exc}", f"give a UTF-8 JSONL file of lines like {example}")
+    queries = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            fail(f"{batch} line {number} is not JSON: {exc.msg}", f"each line is like {example}")
+        if not isinstance(item, dict) or not isinstance(item.get("query"), str):
+            fail(f"{batch} line {number} has no \"query\" text", f"each line is like {example}")
+        queries.append((item.get("id"), item["query"]))
+    return queries
+
+
 def _scored(hit: ScoredFact) -> dict[str, Any]:
     return {**hit.fact.to_record(), "score": round(hit.score, 6)}
 
@@ -95,6 +116,8 @@ def save(
             )
         except FactConflictError as error:
             _conflict_exit(error, as_json)
+        except ValueError as error:
+            fail(str(error), "engram memory save 'This project uses Java 17'")
     if as_json:
         print_json({"saved": True, **fact.to_record()})
     else:
@@ -121,7 +144,7 @@ def list_(
 
 def search(
     query: str = typer.Argument("", help="What to look for (omit with --batch)."),
-    k: int = typer.Option(10, "-k", help="How many facts to return."),
+    k: int = typer.Option(10, "-k", min=1, help="How many facts to return."),
     batch: Annotated[
         Path | None,
         typer.Option(help='JSONL of {"id", "query"}; prints one {"id", "results"} line each.'),
@@ -136,17 +159,17 @@ def search(
     """Search the facts visible in this project (BM25 with context; embeddings when large)."""
     if not query and batch is None:
         fail("give a QUERY or --batch FILE", "engram memory search 'java version'")
+    if batch is not None:
+        _batch_queries(batch)  # a bad file fails before any store is opened
     from graph.index_open import fact_embedder  # loads the index stack only when searching
 
     with _opened(path) as (context, store, key):
         facts = FactStore(store, embedder=fact_embedder(context) if dense else None)
         if batch is not None:
-            for line in batch.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    item = json.loads(line)
-                    hits = facts.search(str(item["query"]), project_key=key, k=k)
-                    row = {"id": item.get("id"), "results": [_scored(h) for h in hits]}
-                    sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+            for query_id, text in _batch_queries(batch):
+                hits = facts.search(text, project_key=key, k=k)
+                row = {"id": query_id, "results": [_scored(h) for h in hits]}
+                sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
             sys.stdout.flush()
             return
         hits = facts.search(query, project_key=key, k=k)
@@ -195,6 +218,8 @@ def replace(
                                 force=force)
         except FactConflictError as error:
             _conflict_exit(error, as_json)
+        except ValueError as error:
+            fail(str(error), "engram memory replace ID 'the new text'")
     _done("replaced", fact.to_record(), as_json)
 
 
@@ -221,7 +246,13 @@ def export(
     if file is None:
         sys.stdout.write(body)
         return
-    file.write_text(body, encoding="utf-8")
+    partial = file.with_name(file.name + ".partial")
+    try:  # write beside, then rename: an existing backup is never left half-overwritten
+        partial.write_text(body, encoding="utf-8")
+        partial.replace(file)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        fail(f"cannot write {file}: {exc.strerror or exc}", "give a file in a writable folder")
     _done("exported", {"facts": len(lines), "file": str(file)}, as_json)
 
 
@@ -235,6 +266,14 @@ def import_(
     _check_format(fmt)
     if not file.exists():
         fail(f"{file} does not exist", "give the path of a file written by `engram memory export`")
+    lines: list[str] = []
+    if fmt == "jsonl":
+        try:
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+            fail(f"cannot read {file}: {reason}",
+                 "give a JSONL file of facts, one {\"id\", \"text\", \"scope\"} object per line")
     with _opened(path) as (_, store, key):
         if fmt == "md":
             try:
@@ -244,8 +283,7 @@ def import_(
             _done("imported", {"format": "md", "dir": str(file), "counts": md_report.counts},
                   as_json)
             return
-        with file.open(encoding="utf-8") as handle:
-            report = import_jsonl(store, handle, project_key=key, now=datetime.now(UTC))
+        report = import_jsonl(store, lines, project_key=key, now=datetime.now(UTC))
     summary = {"imported": report.imported,
                "skipped": [{"line": n, "reason": r} for n, r in report.skipped]}
     if as_json:

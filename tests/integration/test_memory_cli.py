@@ -134,6 +134,23 @@ def test_import_minimal_lines_keeps_ids_and_batch_search(cli, project, tmp_path)
     assert all(json.loads(line)["results"] == [] for line in out.splitlines())
 
 
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "cannot read"),
+    ('{"id": "q1", "query": "x"}\nnot json\n', "line 2 is not JSON"),
+    ('{"id": "q1"}\n', 'line 1 has no "query" text'),
+    ('["q1", "x"]\n', 'line 1 has no "query" text'),
+])
+def test_batch_search_rejects_a_bad_file_before_answering(cli, project, tmp_path, content,
+                                                          message):
+    queries = tmp_path / "q.jsonl"
+    if content is not None:
+        queries.write_text(content)
+    result = cli("search", "--batch", str(queries), "--path", str(project), ok=False)
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+    assert '"results"' not in result.output
+
+
 WRITER = textwrap.dedent(
     """
     import sys, typer
@@ -266,3 +283,38 @@ def test_replace_conflict_and_bracketed_text(cli, project):
     assert "engram memory replace" in blocked.output
     shown = cli("search", "brackets", "--path", p).output
     assert "[brackets]" in shown
+
+
+def test_user_mistakes_get_a_message_not_a_traceback(cli, project, tmp_path):
+    p = str(project)
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    binary = tmp_path / "bin.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00")
+    saved = json.loads(cli("save", "Deploys go to Fly", "--path", p, "--json").output)
+    cases = [
+        (["save", "   ", "--path", p], "a fact needs some text"),
+        (["replace", saved["id"], " ", "--path", p], "a fact needs some text"),
+        (["import", str(folder), "--path", p], "cannot read"),
+        (["import", str(binary), "--path", p], "not UTF-8"),
+        (["export", str(tmp_path / "missing" / "out.jsonl"), "--path", p], "cannot write"),
+    ]
+    for args, message in cases:
+        result = cli(*args, ok=False)
+        assert result.exit_code == 2, (args, result.output)
+        assert message in result.output, (args, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), args
+    # Nothing was lost on the way.
+    listed = json.loads(cli("list", "--path", p, "--json").output)
+    assert [f["text"] for f in listed] == ["Deploys go to Fly"]
+
+
+def test_export_replaces_an_existing_backup_whole(cli, project, tmp_path):
+    p = str(project)
+    cli("save", "Deploys go to Fly", "--path", p)
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text("old content\n")
+    cli("export", str(backup), "--path", p)
+    lines = backup.read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["text"] == "Deploys go to Fly"
+    assert not list(tmp_path.glob("*.partial"))
