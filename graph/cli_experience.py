@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -18,7 +17,7 @@ from graph.cli_common import fail, handle_errors, load_context, out_console, pri
 from graph.cli_experience_edit import add_commands
 from graph.phase0 import episode_weight
 from graph.phase0_load import run_phase0
-from stores.backends import open_memory_store
+from stores.backends import database_url, open_memory_store
 from stores.experience import ExperienceStore
 from stores.experience_records import Episode, Kind, Pattern, Record, Strategy, record_to_dict
 from stores.project_key import project_key
@@ -34,7 +33,7 @@ GROUPS: dict[str, Kind] = {"strategies": "strategy", "patterns": "pattern", "epi
 def opened_repo(path: Path | None) -> Iterator[tuple[BaseStore, ExperienceStore]]:
     """Yield the memory store and the experience store of the project at ``path``."""
     context = load_context(path)
-    with open_memory_store(context.home_path, os.environ.get("ENGRAM_DATABASE_URL", "")) as store:
+    with open_memory_store(context.home_path, database_url()) as store:
         yield store, ExperienceStore(store, project_key(context.project_path))
 
 
@@ -59,7 +58,7 @@ def profile(
     """Show the task profile and what Phase 0 would inject, without running the agent."""
     context = load_context(path)
     now = datetime.now(UTC)
-    with open_memory_store(context.home_path, os.environ.get("ENGRAM_DATABASE_URL", "")) as store:
+    with open_memory_store(context.home_path, database_url()) as store:
         result = run_phase0(store, task, context, count_tokens=count_text, now=now)
     report = result.report(count_text)
     data = {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +17,7 @@ from rich.table import Table
 
 from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
 from graph.context import Context
-from stores.backends import open_memory_store
+from stores.backends import database_url, open_memory_store
 from stores.experience_md import export_markdown, import_markdown
 from stores.fact_admin import (
     all_facts,
@@ -70,8 +69,7 @@ def register(app: typer.Typer) -> typer.Typer:
 def _opened(path: Path | None) -> Iterator[tuple[Context, BaseStore, str]]:
     """Yield the run settings, the memory store and the project key for ``--path``."""
     context = load_context(path)
-    database_url = os.environ.get("ENGRAM_DATABASE_URL", "")
-    with open_memory_store(context.home_path, database_url) as store:
+    with open_memory_store(context.home_path, database_url()) as store:
         yield context, store, project_key(context.project_path)
 
 

@@ -14,6 +14,8 @@ from graph.cli_common import err_console, fail, handle_errors, load_context, out
 from graph.errors import SessionError
 from graph.runner import new_thread_id, print_answer, run_turn, status_line, thread_config
 from graph.runtime import App, open_app
+from graph.session_index import session_rows
+from stores.backends import database_url, open_checkpointer
 
 __all__ = ["register"]
 
@@ -26,33 +28,6 @@ PREVIEW_CHARS = 300
 def register(app: typer.Typer) -> None:
     """Add the ``sessions`` group to the root command."""
     app.add_typer(sessions_app, name="sessions")
-
-
-def _threads(engram: App, all_projects: bool) -> list[dict[str, Any]]:
-    latest: dict[str, dict[str, Any]] = {}
-    counts: dict[str, int] = {}
-    project = str(engram.context.project_path)
-    for item in engram.checkpointer.list(None):
-        thread_id = str(item.config["configurable"]["thread_id"])
-        meta = dict(item.metadata or {})
-        if not all_projects and meta.get("project") != project:
-            continue
-        counts[thread_id] = counts.get(thread_id, 0) + 1
-        entry = latest.get(thread_id)
-        checkpoint_id = str(item.config["configurable"]["checkpoint_id"])
-        if entry is None or checkpoint_id > entry["checkpoint_id"]:
-            latest[thread_id] = {
-                "thread_id": thread_id,
-                "checkpoint_id": checkpoint_id,
-                "updated": item.checkpoint.get("ts", ""),
-                "title": meta.get("title", ""),
-                "project": meta.get("project", ""),
-                "step": meta.get("step"),
-            }
-    rows = sorted(latest.values(), key=lambda r: r["updated"], reverse=True)
-    for row in rows:
-        row["checkpoints"] = counts[row["thread_id"]]
-    return rows
 
 
 def _snapshot(engram: App, thread_id: str, checkpoint_id: str | None = None) -> Any:
@@ -87,8 +62,9 @@ def list_sessions(
 ) -> None:
     """List this project's sessions, newest first."""
     context = load_context(path)
-    with open_app(context) as engram:
-        rows = _threads(engram, all_projects)
+    project = None if all_projects else str(context.project_path)
+    with open_checkpointer(context.home_path, database_url()) as saver:  # no graph needed to list
+        rows = session_rows(saver, project)
     if as_json:
         print_json(rows)
         return

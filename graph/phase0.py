@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph.context import Context
 from graph.profile import Risk, TaskProfile, task_terms
-from graph.state import State
 from stores.experience import pick_winner, same_trigger_groups
 from stores.experience_records import Episode, Pattern, Record, Strategy
+
+if TYPE_CHECKING:  # graph.state imports langgraph.graph (~0.4 s of CLI start-up)
+    from graph.state import State
 
 __all__ = [
     "DECAY_BANDS",

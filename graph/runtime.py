@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ from langgraph.store.base import BaseStore
 
 from graph.context import Context
 from graph.deps import Deps, make_default_deps
-from stores.backends import open_checkpointer, open_memory_store
+from stores.backends import database_url, open_checkpointer, open_memory_store
 
 __all__ = ["App", "open_app", "open_store"]
 
@@ -29,14 +28,10 @@ class App:
     checkpointer: BaseCheckpointSaver[Any]
 
 
-def _database_url() -> str:
-    return os.environ.get("ENGRAM_DATABASE_URL", "")
-
-
 @contextmanager
 def open_store(context: Context) -> Iterator[BaseStore]:
     """Open only the memory store (for memory commands that need no graph)."""
-    with open_memory_store(context.home_path, _database_url()) as store:
+    with open_memory_store(context.home_path, database_url()) as store:
         yield store
 
 
@@ -45,7 +40,7 @@ def open_app(context: Context) -> Iterator[App]:
     """Open the memory store and checkpointer and compile the graph over them."""
     from graph.builder import build_graph  # the compiled graph costs a second to import
 
-    url = _database_url()
+    url = database_url()
     with open_memory_store(context.home_path, url) as store, open_checkpointer(
         context.home_path, url
     ) as saver:

@@ -6,6 +6,7 @@ SQLite under ``ENGRAM_HOME`` by default; Postgres when a database URL is configu
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -33,6 +34,7 @@ __all__ = [
     "SyncSaverAsyncAPI",
     "ThreadedSqliteSaver",
     "ThreadedSqliteStore",
+    "database_url",
     "open_checkpointer",
     "open_memory_store",
     "sqlite_connect",
@@ -42,6 +44,11 @@ __all__ = [
 MEMORY_DB = "memory.sqlite"
 CHECKPOINT_DB = "checkpoints.sqlite"
 SQLITE_BUSY_TIMEOUT_S = 30.0
+
+
+def database_url() -> str:
+    """Return the Postgres URL the environment names (``ENGRAM_DATABASE_URL``), or ""."""
+    return os.environ.get("ENGRAM_DATABASE_URL", "")
 
 
 def sqlite_lock(path: Path) -> LockFactory:
