@@ -16,7 +16,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-__all__ = ["checkpoint_time", "session_rows"]
+__all__ = ["checkpoint_time", "generic_session_rows", "session_rows"]
 
 UUID_EPOCH_OFFSET = 0x01B21DD213814000
 """100-ns intervals between the UUID epoch (1582-10-15) and the Unix epoch."""
@@ -46,7 +46,7 @@ def checkpoint_time(checkpoint_id: str) -> str:
 
 def session_rows(saver: BaseCheckpointSaver[Any], project: str | None) -> list[dict[str, Any]]:
     """Return one row per thread (of ``project``, or all when None), newest first."""
-    rows = _sqlite_rows(saver) if isinstance(saver, SqliteSaver) else _generic_rows(saver)
+    rows = _sqlite_rows(saver) if isinstance(saver, SqliteSaver) else generic_session_rows(saver)
     if project is not None:
         rows = [row for row in rows if row["project"] == project]
     return sorted(rows, key=lambda r: r["checkpoint_id"], reverse=True)
@@ -75,7 +75,8 @@ def _sqlite_rows(saver: SqliteSaver) -> list[dict[str, Any]]:
     return rows
 
 
-def _generic_rows(saver: BaseCheckpointSaver[Any]) -> list[dict[str, Any]]:
+def generic_session_rows(saver: BaseCheckpointSaver[Any]) -> list[dict[str, Any]]:
+    """Return one row per thread by walking every checkpoint (any saver; unordered)."""
     latest: dict[str, tuple[str, dict[str, Any]]] = {}
     counts: dict[str, int] = {}
     for item in saver.list(None):

@@ -26,7 +26,7 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
 
-from graph.session_index import _generic_rows, session_rows
+from graph.session_index import generic_session_rows, session_rows
 from stores.backends import CHECKPOINT_DB, ThreadedSqliteSaver, sqlite_connect
 from stores.project_key import project_key
 
@@ -78,7 +78,7 @@ def main() -> None:
             rows = session_rows(saver, project_key(folder))
             fast.append(time.perf_counter() - started)
             started = time.perf_counter()
-            walked = _generic_rows(saver)
+            walked = generic_session_rows(saver)
             generic.append(time.perf_counter() - started)
         assert len(rows) == len(walked) == args.threads
         saver.conn.close()
