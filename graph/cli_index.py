@@ -172,6 +172,13 @@ def _run_search(
             raise
         err_console.print(f"[yellow]note:[/] {exc} — showing exact matches; {exc.hint}")
         return _exact(root, query, k, files)
+    other = index.embedded_with_other_model()
+    if other:
+        err_console.print(
+            f"[yellow]note:[/] the index was embedded with {other}, not "
+            f"{index.embedder.model_id}; semantic results are missing until `engram index` "
+            "re-embeds it"
+        )
     search_mode: SearchMode = "dense" if mode == "semantic" else "hybrid"
     if files:
         return index.search_files(query, k=k, mode=search_mode)

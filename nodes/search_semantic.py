@@ -36,10 +36,15 @@ async def search_semantic(
         if index is None or not index.is_built():
             return {"notes": [NO_INDEX_NOTE]}
         hits = await asyncio.to_thread(index.search, state.task, mode="hybrid", k=SEMANTIC_K)
+        other = index.embedded_with_other_model()
     except IndexNotBuiltError:
         return {"notes": [NO_INDEX_NOTE]}
     except (StoreError, OSError, RuntimeError, ValueError) as exc:
         hint = getattr(exc, "hint", "")
         note = f"semantic search unavailable: {exc}" + (f" ({hint})" if hint else "")
         return {"notes": [note]}
-    return {"code_hits": [asdict(hit) for hit in hits]}
+    update: dict[str, Any] = {"code_hits": [asdict(hit) for hit in hits]}
+    if other:
+        update["notes"] = [f"semantic search ran without embeddings: the index was embedded "
+                           f"with {other} — run `engram index` to re-embed"]
+    return update

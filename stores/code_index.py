@@ -116,6 +116,10 @@ class CodeIndex(Protocol):
         """Return True once a first update has completed."""
         ...
 
+    def embedded_with_other_model(self) -> str:
+        """Return the model the stored vectors came from if not the current one, else ""."""
+        ...
+
 
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
@@ -163,6 +167,16 @@ class ProjectCodeIndex:
     def is_built(self) -> bool:
         """Return True once a first update has completed."""
         return self.manifest.get_meta("generation") != ""
+
+    @_serialized
+    def embedded_with_other_model(self) -> str:
+        """Return the model the stored vectors came from if not the current one, else "".
+
+        Vectors live in one collection per model, so after a model change dense search finds
+        nothing until ``update`` re-embeds the chunks.
+        """
+        stored = self.manifest.get_meta("model_id")
+        return stored if stored and stored != self.embedder.model_id else ""
 
     @_serialized
     def update(

@@ -94,3 +94,17 @@ def test_semantic_without_index_fails_with_a_hint(app, project):
 def test_unknown_mode_is_rejected(app, project):
     result = CliRunner().invoke(app, ["search", "x", "--mode", "fuzzy", "--path", str(project)])
     assert result.exit_code == 2 and "unknown mode" in result.stderr
+
+
+def test_search_says_when_the_index_was_embedded_with_another_model(app, project, monkeypatch):
+    run_json(app, ["index", str(project)])  # embedded with the hash test embedder
+    monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "default")
+    result = CliRunner().invoke(app, ["search", "oldest cache entry", "--path", str(project),
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    note = " ".join(result.stderr.split())
+    assert "embedded with hash-" in note and "engram index" in note
+    assert json.loads(result.stdout)  # lexical results still come
+    run_json(app, ["index", str(project)])  # re-embeds with the bundled embedder
+    again = CliRunner().invoke(app, ["search", "oldest cache entry", "--path", str(project)])
+    assert again.exit_code == 0 and "embedded with" not in again.stderr

@@ -104,6 +104,13 @@ async def test_search_semantic_returns_hits_from_the_index(tmp_path):
     out = await search_semantic(State(task="monthly report of invoices"), runtime(root), deps=deps)
     assert out["code_hits"][0]["path"] == "report.py"
     assert out["code_hits"][0]["source"] == "fused"
+    assert "notes" not in out
+    # An index whose vectors came from another model: hits stay, a note says why dense
+    # results may be missing.
+    index.manifest.set_meta("model_id", "older-model")
+    out = await search_semantic(State(task="monthly report of invoices"), runtime(root), deps=deps)
+    assert out["code_hits"][0]["path"] == "report.py"
+    assert "embedded with older-model" in out["notes"][0] and "engram index" in out["notes"][0]
 
 
 async def test_search_semantic_degrades_when_the_backend_is_down(tmp_path):
