@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
 from graph.context import Context
-from graph.deps import Deps
 from stores.errors import SecretRefusedError
 from stores.facts import FactConflictError, FactStore
 from stores.project_key import project_key
@@ -50,20 +50,16 @@ def conflict_message(error: FactConflictError) -> str:
     return "\n".join(lines)
 
 
-def build_save_memory_tool(context: Context, deps: Deps) -> BaseTool:
-    """Return the ``save_memory`` tool bound to the run's project.
+def build_save_memory_tool(context: Context, store: BaseStore) -> BaseTool:
+    """Return the ``save_memory`` tool bound to the run's project and memory store.
 
-    The tool writes through ``deps.store``, the memory store the composition root opened
-    (``stores.backends.open_memory_store``); without one it reports that memory is off.
     Conflicts and secrets come back as the tool's text result, never as a silent choice.
     """
     key = project_key(context.project_path)
 
     def save_memory(text: str, scope: Literal["project", "global"] = "project") -> str:
-        if deps.store is None:
-            return "NOT SAVED: long-term memory is not available in this run."
         try:
-            fact = FactStore(deps.store).add(
+            fact = FactStore(store).add(
                 text,
                 scope=scope,
                 project_key=key,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from langchain_core.tools import BaseTool
+from langgraph.store.base import BaseStore
 
 from graph.context import Context
 from graph.deps import Deps
@@ -14,13 +15,17 @@ from graph.tools_memory import build_save_memory_tool
 __all__ = ["build_tools"]
 
 
-def build_tools(context: Context, deps: Deps) -> list[BaseTool]:
+def build_tools(
+    context: Context, deps: Deps, store: BaseStore | None = None
+) -> list[BaseTool]:
     """Return the read-only project tools, semantic search, the code graph and memory saving.
 
-    ``save_memory`` is offered only when a memory store is available.
+    ``save_memory`` is offered only when a memory store is available: ``store`` (the one a
+    LangGraph server injects through the node's runtime) or else ``deps.store``.
     """
+    memory = store if store is not None else deps.store
     tools = build_core_tools(context)
     tools += [build_search_code_tool(context, deps), build_code_graph_tool(context, deps)]
-    if deps.store is not None:
-        tools.append(build_save_memory_tool(context, deps))
+    if memory is not None:
+        tools.append(build_save_memory_tool(context, memory))
     return tools

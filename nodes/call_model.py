@@ -60,7 +60,7 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
             updated.append(augmented)
     notes: list[str] = []
     last_step = state.steps + 1 >= context.max_steps
-    tools = [] if last_step else build_tools(context, deps)
+    tools = [] if last_step else build_tools(context, deps, runtime.store)
     if last_step:
         notes.append(STEP_LIMIT_NOTE)
     runnable: Any = model.bind_tools(tools) if tools else model

@@ -63,7 +63,7 @@ async def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -
     context = runtime.context
     count = deps.count_tokens or count_text
     limits = thresholds(context.context_window)
-    request = request_for(state, build_tools(context, deps), count)
+    request = request_for(state, build_tools(context, deps, runtime.store), count)
     reported = state.last_usage.get("input") if state.last_usage else None
     previous = state.budget.get("raw_estimate")
 

@@ -37,7 +37,7 @@ async def compact_history(
     """
     context = runtime.context
     count = deps.count_tokens or count_text
-    tools = build_tools(context, deps)
+    tools = build_tools(context, deps, runtime.store)
     request = request_for(state, tools, count)
     result = await compact_now(
         state.messages,

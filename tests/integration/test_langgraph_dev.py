@@ -32,14 +32,24 @@ GREP_ID = "call_grep_1"
 WRAP_GREP = '<tool_result tool="grep_code" trust="untrusted-data">'
 
 
+REMEMBER = "Remember that deploys go through the staging cluster."
+SAVE_ID = "call_save_1"
+
+
 def agent_script(body: dict[str, Any]) -> dict[str, Any]:
-    """Ask for one grep, then answer once its result is in the history."""
+    """Ask for one grep (or one save_memory), then answer once its result is in the history."""
     if not body.get("tools"):
         return {"content": "[]"}
     messages = body.get("messages") or []
     last = messages[-1] if messages else {}
     if last.get("role") == "tool" and last.get("tool_call_id") == GREP_ID:
         return {"content": ANSWER}
+    if last.get("role") == "tool" and last.get("tool_call_id") == SAVE_ID:
+        return {"content": "Saved."}
+    if any(REMEMBER in str(m.get("content")) for m in messages if m.get("role") == "user"):
+        return {"content": "", "tool_calls": [
+            {"id": SAVE_ID, "name": "save_memory",
+             "args": {"text": "Deploys go through the staging cluster"}}]}
     return {"content": "", "tool_calls": [
         {"id": GREP_ID, "name": "grep_code", "args": {"pattern": "def render_total"}}]}
 
@@ -94,7 +104,17 @@ async def _exercise(url: str, project: Path, stub: OpenAIStub, home: str) -> dic
     state = await client.threads.get_state(thread_id)
     history = await client.threads.get_history(thread_id, limit=50)
     runs = await client.runs.list(thread_id)
-    return {"values": values, "state": state, "history": history, "runs": runs}
+    # save_memory writes into the server's own store (injected through the node runtime).
+    other = await client.threads.create()
+    saved = await asyncio.wait_for(
+        client.runs.wait(other["thread_id"], "engram",
+                         input={"messages": [{"role": "user", "content": REMEMBER}]},
+                         context=context, raise_error=False),
+        RUN_TIMEOUT_S,
+    )
+    facts = await client.store.search_items(("facts",), limit=50)
+    return {"values": values, "state": state, "history": history, "runs": runs,
+            "saved": saved, "facts": facts}
 
 
 def test_langgraph_dev_serves_the_engram_graph(
@@ -127,10 +147,19 @@ def test_langgraph_dev_serves_the_engram_graph(
     assert len({h["checkpoint"]["checkpoint_id"] for h in history}) == len(history)
 
     assert stub.rejected == []
-    calls = [b for b in stub.requests if b.get("tools")]
+    calls = [b for b in stub.requests if b.get("tools") and REMEMBER not in str(b["messages"])]
     assert len(calls) == 2
     assert all(history_problems(b["messages"]) == [] for b in calls)
     assert calls[0]["messages"][0] == calls[1]["messages"][0]
     last = calls[1]["messages"][-1]
     assert last["role"] == "tool" and last["tool_call_id"] == GREP_ID
     assert last["content"].startswith(WRAP_GREP)
+
+    tools = {t["function"]["name"] for t in calls[0]["tools"]}
+    assert "save_memory" in tools
+    saved = found["saved"]
+    assert isinstance(saved, dict) and "__error__" not in saved, tail(log)
+    assert saved["messages"][-1]["content"] == "Saved."
+    assert "Saved to project memory" in saved["messages"][-2]["content"]
+    texts = [item["value"].get("text") for item in found["facts"]["items"]]
+    assert "Deploys go through the staging cluster" in texts

@@ -10,7 +10,8 @@ from langgraph.store.memory import InMemoryStore
 from graph.context import Context
 from graph.deps import Deps
 from graph.slash_memory import MEMORY_USAGE, handle_memory_command, is_memory_command
-from graph.tools_memory import build_save_memory_tool
+from graph.tools_memory import SAVE_MEMORY_TOOL, build_save_memory_tool
+from graph.toolset import build_tools
 from stores.facts import FactStore
 from stores.project_key import project_key
 
@@ -77,7 +78,7 @@ def test_is_memory_command():
 
 def _tool(tmp_path, store):
     context = Context(project=str(tmp_path), engram_home=str(tmp_path / "home"))
-    return build_save_memory_tool(context, Deps(store=store)), project_key(tmp_path)
+    return build_save_memory_tool(context, store), project_key(tmp_path)
 
 
 def test_tool_saves_agent_fact(tmp_path, store):
@@ -99,8 +100,11 @@ def test_tool_returns_conflict_for_the_user_to_settle(tmp_path, store):
         "This project uses Java 17"]
 
 
-def test_tool_refuses_secrets_and_works_without_store(tmp_path, store):
+def test_tool_refuses_secrets_and_is_offered_only_with_a_store(tmp_path, store):
     tool, _ = _tool(tmp_path, store)
     assert tool.invoke({"text": "password: hunter22"}).startswith("REFUSED")
-    no_store, _ = _tool(tmp_path, None)
-    assert "not available" in no_store.invoke({"text": "Reply in Chinese"})
+    context = Context(project=str(tmp_path), engram_home=str(tmp_path / "home"))
+    names = {t.name for t in build_tools(context, Deps())}
+    assert SAVE_MEMORY_TOOL not in names
+    # A store injected by a LangGraph server (the node runtime's) is enough.
+    assert SAVE_MEMORY_TOOL in {t.name for t in build_tools(context, Deps(), store)}
