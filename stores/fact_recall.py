@@ -11,7 +11,7 @@ from langgraph.store.base import BaseStore
 from stores.conflicts import ConflictIndex
 from stores.errors import ConflictError, SecretRefusedError
 from stores.extraction import AUTO_EXTRACT_LIMIT, extract_candidates
-from stores.fact_search import TextEmbedder
+from stores.fact_vectors import TextEmbedder
 from stores.facts import Fact, FactStore, ScoredFact
 from stores.memory_render import memory_cap, render_facts_block
 

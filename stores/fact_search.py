@@ -13,27 +13,21 @@ set is large): they re-rank the lexical top 50 with a small interpolation weight
 the results when too few facts share a word with the query. Reciprocal rank fusion, RM3
 feedback, BM25+ and sequential-dependence pairs stay selectable through ``RankSettings``;
 they did not improve recall in measurement (bench/RESULTS.md, "Facts memory"). Fact vectors
-are cached in the store, keyed by embedding model and text hash, so each text is embedded once.
+come from ``stores.fact_vectors``.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import bm25s
 import numpy as np
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN_PLUS
-from langgraph.store.base import BaseStore, GetOp, Item, PutOp
-
-from stores.project_key import namespace_label
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -41,8 +35,6 @@ __all__ = [
     "RRF_K",
     "FactIndex",
     "RankSettings",
-    "TextEmbedder",
-    "load_vectors",
     "new_stemmer",
     "tokenize",
 ]
@@ -51,27 +43,10 @@ RRF_K = 60
 """Reciprocal-rank-fusion constant (the usual 60)."""
 FUSION_DEPTH = 100
 """How many of each ranking's best rows take part in the fusion."""
-EMBED_BATCH = 64
-LOOKUP_BATCH = 500
-"""Vector lookups per store round trip (SQLite caps the parameters of one statement)."""
-VECTOR_ROOT = "facts_vectors"
 
 _STOPWORDS = frozenset(STOPWORDS_EN_PLUS)
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,:]\d+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
-
-
-class TextEmbedder(Protocol):
-    """The slice of an embedder facts need (``stores.embedders.Embedder`` fits)."""
-
-    @property
-    def model_id(self) -> str:
-        """Identify the model, so cached vectors of another model are never mixed in."""
-        ...
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Return one L2-normalized float32 row per text."""
-        ...
 
 
 def new_stemmer() -> Stemmer.Stemmer:
@@ -349,29 +324,3 @@ def _top(scores: np.ndarray, k: int, *, keep: np.ndarray | None) -> list[tuple[i
         candidates = candidates[part]
     ordered = sorted(candidates.tolist(), key=lambda i: (-float(scores[i]), i))
     return [(i, float(scores[i])) for i in ordered]
-
-
-def load_vectors(store: BaseStore, embedder: TextEmbedder, texts: Sequence[str]) -> np.ndarray:
-    """Return one vector per text, embedding (and caching in ``store``) only unseen texts."""
-    namespace = (VECTOR_ROOT, namespace_label(embedder.model_id))
-    keys = [hashlib.sha256(t.encode()).hexdigest()[:32] for t in texts]
-    unique = list(dict.fromkeys(keys))
-    results = []
-    for start in range(0, len(unique), LOOKUP_BATCH):
-        results += store.batch([GetOp(namespace, k) for k in unique[start : start + LOOKUP_BATCH]])
-    found: dict[str, np.ndarray] = {}
-    for key, item in zip(unique, results, strict=True):
-        if isinstance(item, Item) and isinstance(item.value.get("vector"), str):
-            found[key] = np.frombuffer(base64.b64decode(item.value["vector"]), dtype=np.float32)
-    missing = [(key, text) for key, text in dict(zip(keys, texts, strict=True)).items()
-               if key not in found]
-    for start in range(0, len(missing), EMBED_BATCH):
-        chunk = missing[start : start + EMBED_BATCH]
-        rows = np.asarray(embedder.embed([text for _, text in chunk]), dtype=np.float32)
-        ops = []
-        for (key, _), row in zip(chunk, rows, strict=True):
-            found[key] = row
-            encoded = base64.b64encode(row.tobytes()).decode()
-            ops.append(PutOp(namespace, key, {"vector": encoded}, index=False))
-        store.batch(ops)
-    return np.vstack([found[key] for key in keys]) if keys else np.zeros((0, 1), np.float32)

@@ -27,7 +27,8 @@ from langgraph.store.base import BaseStore
 from stores.conflicts import ConflictIndex, ConflictMatch
 from stores.errors import ConflictError, SecretRefusedError, StoreError
 from stores.fact_records import Fact, Scope, ScoredFact, Source, Status, new_fact_id
-from stores.fact_search import FactIndex, TextEmbedder, load_vectors
+from stores.fact_search import FactIndex
+from stores.fact_vectors import TextEmbedder, load_vectors
 from stores.project_key import namespace_label
 from stores.secrets import find_secret
 from stores.write_lock import write_lock

@@ -44,7 +44,8 @@ import numpy as np
 from stores.backends import open_memory_store
 from stores.embedders import make_embedder
 from stores.fact_admin import import_jsonl
-from stores.fact_search import DEFAULT_SETTINGS, FactIndex, RankSettings, load_vectors
+from stores.fact_search import DEFAULT_SETTINGS, FactIndex, RankSettings
+from stores.fact_vectors import load_vectors
 from stores.facts import DENSE_MIN_FACTS, FactStore
 from stores.project_key import project_key
 
