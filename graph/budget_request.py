@@ -9,16 +9,16 @@ from typing import Any
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from graph.budget import (
+from graph.compaction import Request
+from graph.prompts import render_turn_context
+from graph.state import State
+from graph.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     REQUEST_OVERHEAD_TOKENS,
     Counter,
     content_text,
     estimate_message,
 )
-from graph.compaction import Request
-from graph.prompts import render_turn_context
-from graph.state import State
 
 __all__ = ["RULES_MARKER", "budget_partitions", "pending_turn_context", "request_for"]
 

@@ -12,11 +12,11 @@ import typer
 from langgraph.store.base import BaseStore
 from rich.table import Table
 
-from graph.budget import count_text
 from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
 from graph.cli_experience_edit import add_commands
 from graph.phase0 import episode_weight
 from graph.phase0_load import run_phase0
+from graph.tokens import count_text
 from stores.backends import database_url, open_memory_store
 from stores.experience import ExperienceStore
 from stores.experience_records import Episode, Kind, Pattern, Record, Strategy, record_to_dict

@@ -18,11 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, To
 from graph.budget import (
     KEEP_USER_TURNS,
     MIN_DROP_FRACTION,
-    Counter,
-    count_text,
     drop_is_enough,
-    estimate_message,
-    estimate_messages,
     plan_clear,
     plan_cut,
 )
@@ -41,6 +37,7 @@ from graph.history import (
     validate_history,
 )
 from graph.summarize import Summarizer, model_summary
+from graph.tokens import Counter, count_text, estimate_message, estimate_messages
 
 __all__ = [
     "CompactionResult",

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from graph.budget import content_text
 from graph.history import (
     ACKNOWLEDGEMENT,
     ERROR_LINE,
@@ -22,6 +21,7 @@ from graph.history import (
     is_summary,
     user_words,
 )
+from graph.tokens import content_text
 
 __all__ = [
     "EXTRACT_MAX_CHARS",

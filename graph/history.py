@@ -22,8 +22,8 @@ from langchain_core.messages import (
 )
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from graph.budget import content_text
 from graph.prompts import render_turn_context
+from graph.tokens import content_text
 from stores.spill import find_spill_path
 
 __all__ = [

@@ -18,12 +18,12 @@ from langchain_core.tools import BaseTool
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
-from graph.budget import count_text
 from graph.builder import build_graph
 from graph.context import Context
 from graph.deps import Deps
 from graph.errors import EngramError
 from graph.resources import preload
+from graph.tokens import count_text
 from graph.toolset import build_tools
 from stores.errors import StoreError
 from stores.fact_recall import recall_facts

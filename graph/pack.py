@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.budget import Counter
+from graph.tokens import Counter
 
 __all__ = [
     "CONTIGUOUS_SECTIONS",

@@ -13,7 +13,6 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
-from graph.budget import content_text
 from graph.context import Context
 from graph.pack import Pack, PackItem, fill_pack
 from graph.pack_budget import BudgetPlan, plan_budget
@@ -28,6 +27,7 @@ from graph.pack_rank import (
 )
 from graph.pack_text import history_items, text_items
 from graph.state import State
+from graph.tokens import content_text
 from stores.errors import StoreError
 from stores.pack_feedback import Feedback
 from stores.paths import PathEscapeError, confine, relative_posix

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from graph.budget import Counter
 from graph.pack import PackItem
+from graph.tokens import Counter
 from stores.project_tests import is_test_path
 from stores.ranking import RRF_K, aggregate_files, rrf
 

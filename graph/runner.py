@@ -13,9 +13,9 @@ from langgraph.types import Command
 from rich.console import Console
 from rich.markdown import Markdown
 
-from graph.budget import estimate_messages
 from graph.context import Context
 from graph.state import USAGE_KEYS
+from graph.tokens import estimate_messages
 
 __all__ = ["TurnResult", "new_thread_id", "run_turn", "status_line", "thread_config"]
 

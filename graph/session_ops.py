@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from graph.budget import count_text
 from graph.budget_request import budget_partitions, request_for
 from graph.compaction import compact_now
 from graph.state import State
+from graph.tokens import count_text
 from graph.toolset import build_tools
 from stores.experience import ExperienceStore, record_verdict
 from stores.ledger import Ledger

@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from graph.budget import SUMMARY_CHUNK_CHARS, content_text, plan_chunks
+from graph.budget import SUMMARY_CHUNK_CHARS, plan_chunks
 from graph.compaction_prompts import (
     CHUNK_INSTRUCTION,
     MERGE_INSTRUCTION,
@@ -22,6 +22,7 @@ from graph.compaction_prompts import (
 )
 from graph.history import missing_sections
 from graph.llm import usage_of
+from graph.tokens import content_text
 
 __all__ = ["TRANSCRIPT_MESSAGE_CHARS", "Summarizer", "model_summary", "render_transcript"]
 

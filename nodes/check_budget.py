@@ -10,7 +10,6 @@ from langgraph.runtime import Runtime
 from graph.budget import (
     KEEP_RECENT_TOOL_RESULTS,
     clear_minimum,
-    count_text,
     decide,
     reconcile,
     thresholds,
@@ -20,6 +19,7 @@ from graph.compaction import clear_pass
 from graph.context import Context
 from graph.deps import Deps
 from graph.state import State
+from graph.tokens import count_text
 from graph.toolset import build_tools
 from nodes._common import current_thread_id
 from stores.ledger import Ledger

@@ -7,12 +7,13 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.budget import KEEP_USER_TURNS, count_text, reconcile, summary_budget, thresholds
+from graph.budget import KEEP_USER_TURNS, reconcile, summary_budget, thresholds
 from graph.budget_request import request_for
 from graph.compaction import compact_now
 from graph.context import Context
 from graph.deps import Deps
 from graph.state import State
+from graph.tokens import count_text
 from graph.toolset import build_tools
 from nodes._common import current_thread_id
 from stores.ledger import Ledger

@@ -9,13 +9,13 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from graph.branches import call_bounded, degraded_branches
-from graph.budget import count_text
 from graph.context import Context
 from graph.deps import Deps
 from graph.pack import Pack, render_pack
 from graph.pack_budget import BudgetPlan, record_usage
 from graph.pack_build import DEEPEN_MODES, LOCAL_MODES, assemble_pack, deepen, task_type_of
 from graph.state import State
+from graph.tokens import count_text
 from stores.errors import IndexNotBuiltError, StoreError
 from stores.pack_feedback import BaseStorePackFeedback, Feedback, PackFeedbackStore
 from stores.project_key import project_key

@@ -17,11 +17,11 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.budget import content_text
 from graph.context import Context
 from graph.deps import Deps
 from graph.pack_budget import record_hit
 from graph.state import State
+from graph.tokens import content_text
 from stores.errors import StoreError
 from stores.pack_feedback import BaseStorePackFeedback, PackFeedbackStore
 from stores.project_key import project_key

@@ -11,11 +11,11 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.budget import count_text
 from graph.context import Context
 from graph.deps import Deps
 from graph.phase0_load import FactsRecaller, run_phase0
 from graph.state import State
+from graph.tokens import count_text
 from stores.fact_recall import recall_facts
 from stores.facts import FactStore
 

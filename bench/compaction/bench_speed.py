@@ -16,9 +16,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from graph.budget import (
     clear_batch_minimum,
-    count_text,
     decide,
-    estimate_messages,
     plan_chunks,
     plan_clear,
     plan_cut,
@@ -27,6 +25,7 @@ from graph.budget import (
 from graph.compaction import clear_savings
 from graph.history import roles_of
 from graph.summarize import render_transcript
+from graph.tokens import count_text, estimate_messages
 
 PY = f"python{sys.version_info.major}.{sys.version_info.minor}"
 SITE = Path(sys.prefix) / "lib" / PY / "site-packages"

@@ -9,9 +9,9 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from graph.budget import count_text
 from graph.context import Context
 from graph.phase0_load import run_phase0
+from graph.tokens import count_text
 from stores.backends import open_memory_store
 from stores.experience import ExperienceStore
 from stores.experience_records import Episode, Pattern, Strategy, Trigger

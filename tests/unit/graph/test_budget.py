@@ -3,15 +3,13 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from graph.budget import (
+from graph.budget import Thresholds, reconcile, thresholds
+from graph.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     REQUEST_OVERHEAD_TOKENS,
     TOOL_CALL_OVERHEAD_TOKENS,
-    Thresholds,
     count_text,
     estimate_messages,
-    reconcile,
-    thresholds,
 )
 
 

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.budget import count_text
 from graph.context import Context
 from graph.phase0 import (
     DENSITY,
@@ -20,6 +19,7 @@ from graph.phase0 import (
 )
 from graph.profile import TaskProfile, profile_task
 from graph.state import State
+from graph.tokens import count_text
 from stores.experience_records import Episode, Pattern, Strategy, Trigger
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
