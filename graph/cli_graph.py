@@ -10,9 +10,10 @@ from rich.tree import Tree
 
 from graph.cli_common import err_console, fail, handle_errors, load_context, out_console, print_json
 from graph.tools_graph import answer_to_dict, slice_to_dict
-from stores.code_graph import CodeGraph, graph_store_for, update_graph
+from stores.code_graph import CodeGraph, update_graph
 from stores.errors import IndexCorruptError
 from stores.graph_answer import Answer, answer, describe_match
+from stores.graph_persist import graph_store_for
 from stores.graph_query import RELATIONS, GraphQueries, SymbolInfo
 from stores.slicing import Slice, slice_symbol
 

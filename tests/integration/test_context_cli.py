@@ -36,7 +36,8 @@ from nodes.pack_context import pack_context
 from nodes.retrieve_memory import retrieve_memory
 from nodes.search_exact import search_exact
 from nodes.search_semantic import search_semantic
-from stores.code_graph import GRAPH_FILE, update_graph
+from stores.code_graph import update_graph
+from stores.graph_persist import GRAPH_FILE
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,8 @@ from graph.deps import Deps
 from graph.state import State
 from graph.tools_graph import build_code_graph_tool
 from nodes.expand_relations import NO_GRAPH_NOTE, expand_relations
-from stores.code_graph import GRAPH_FILE, open_code_graph, update_graph
+from stores.code_graph import open_code_graph, update_graph
+from stores.graph_persist import GRAPH_FILE
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "graph"
 
