@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stores.chunker import chunk_file
-from stores.exact_search import grep
+from stores.exact_search import GrepMatch, grep
 from stores.walk import read_text
 
 __all__ = [
@@ -34,6 +34,7 @@ MIN_PLAIN_QUOTED_CHARS = 8
 occur everywhere in code and would flood the search."""
 
 MAX_GREP_LINES = 2000
+"""Matching lines read per ripgrep pass (a second pass looks for terms the first missed)."""
 MAX_LOCATED_FILES = 60
 """Files chunked on the fly by one index-free exact search."""
 
@@ -131,8 +132,7 @@ def grep_terms(
     code_terms = [t for t in terms if t not in path_terms]
     lines: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if code_terms:
-        pattern = "|".join(_rg_escape(t) for t in sorted(code_terms, key=len, reverse=True))
-        for match in grep(root, pattern, max_results=MAX_GREP_LINES):
+        for match in _grep_all(root, code_terms):
             found = tuple(t for t in code_terms if t in match.text)
             if found:
                 lines.setdefault(match.path, []).append((match.line, found))
@@ -159,6 +159,26 @@ def grep_terms(
                 for term in found:
                     term_chunks.setdefault(term, []).append(located)
     return score_term_chunks(term_chunks, weight)
+
+
+def _grep_all(root: Path, terms: list[str]) -> list[GrepMatch]:
+    """Grep the terms in one pass; if a common term filled the line cap, grep the unseen ones.
+
+    Lines come in path order, so a term on thousands of lines could hide a rare term that
+    only occurs later in the tree; the second pass (only the terms the first did not see)
+    finds it.
+    """
+    matches = grep(root, _pattern(terms), max_results=MAX_GREP_LINES)
+    if len(matches) < MAX_GREP_LINES:
+        return matches
+    unseen = [t for t in terms if not any(t in m.text for m in matches)]
+    if unseen:
+        matches += grep(root, _pattern(unseen), max_results=MAX_GREP_LINES)
+    return matches
+
+
+def _pattern(terms: list[str]) -> str:
+    return "|".join(_rg_escape(t) for t in sorted(terms, key=len, reverse=True))
 
 
 def is_path_term(term: str) -> bool:

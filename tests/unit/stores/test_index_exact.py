@@ -47,3 +47,14 @@ def test_locate_on_the_fly_reports_lines_past_the_file_cap(tmp_path):
     locate = locate_on_the_fly(tmp_path, max_files=1)
     assert locate("a.py", 2).symbol == "f()"
     assert locate("b.py", 2) == Located("b.py", 2, 2, "", "line", "b.py:2")
+
+
+def test_a_common_term_filling_the_line_cap_does_not_hide_a_rare_one(tmp_path, monkeypatch):
+    import stores.index_exact as index_exact
+
+    monkeypatch.setattr(index_exact, "MAX_GREP_LINES", 20)
+    (tmp_path / "aa.py").write_text("".join(f"request_{i} = request\n" for i in range(40)))
+    (tmp_path / "zz.py").write_text("def parse_rare_header(raw):\n    return raw\n")
+    ranked = grep_terms(tmp_path, ["request", "parse_rare_header"], locate_on_the_fly(tmp_path))
+    assert ranked[0][0].path == "zz.py"
+    assert ranked[0][0].symbol == "parse_rare_header(raw)"
