@@ -157,14 +157,14 @@ def search(
     """Search the facts visible in this project (BM25 with context; embeddings when large)."""
     if not query and batch is None:
         fail("give a QUERY or --batch FILE", "engram memory search 'java version'")
-    if batch is not None:
-        _batch_queries(batch)  # a bad file fails before any store is opened
+    # A bad batch file fails before any store is opened.
+    queries = _batch_queries(batch) if batch is not None else None
     from graph.index_open import fact_embedder  # loads the index stack only when searching
 
     with _opened(path) as (context, store, key):
         facts = FactStore(store, embedder=fact_embedder(context) if dense else None)
-        if batch is not None:
-            for query_id, text in _batch_queries(batch):
+        if queries is not None:
+            for query_id, text in queries:
                 hits = facts.search(text, project_key=key, k=k)
                 row = {"id": query_id, "results": [_scored(h) for h in hits]}
                 sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
