@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install install-dev demo test lint typecheck unit integration clean
+.PHONY: install install-dev demo test test-matrix lint typecheck unit integration clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,16 +39,23 @@ lint: install-dev
 typecheck: install-dev
 	$(BIN)/mypy
 
+# The suite's order is fixed here (pytest-randomly is off); `make test-matrix` shuffles it.
+PYTEST := $(BIN)/pytest -q -p no:cacheprovider -p no:randomly --strict-markers
+
 unit: install-dev
-	$(BIN)/pytest -q tests/unit
+	$(PYTEST) -m "not integration" tests/unit
 
 integration: install-dev
-	$(BIN)/pytest -q tests/integration
+	$(PYTEST) tests/integration
 
 test: install-dev
 	$(BIN)/ruff check graph nodes stores studio tests bench
 	$(BIN)/mypy
-	$(BIN)/pytest -q -p no:cacheprovider tests
+	$(PYTEST) --durations=15 tests
+
+# The suite under several terminal widths, TERM, locale and time zone, in random order.
+test-matrix: install-dev
+	bash scripts/test_matrix.sh
 
 clean:
 	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache

@@ -17,12 +17,18 @@ from graph.context import Context
 from graph.errors import ConfigError, EngramError
 from stores.errors import StoreError
 
-__all__ = ["err_console", "fail", "handle_errors", "load_context", "out_console", "print_json"]
+__all__ = [
+    "err_console", "fail", "handle_errors", "load_context", "out_console", "print_json",
+    "print_table",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-out_console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# Messages are never hard-wrapped: a terminal wraps them itself, and a pipe, a log file or another
+# program reading engram's output gets each sentence on one line. Tables are the exception: they
+# are printed with ``print_table`` so that they still fit the terminal when there is one.
+out_console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 EXIT_USER_ERROR = 2
 EXIT_FAILURE = 1
@@ -42,6 +48,11 @@ def load_context(path: Path | None = None, **overrides: Any) -> Context:
     project = str(root)
     home = os.environ.get("ENGRAM_HOME")
     return Context.from_env(project=project, engram_home=home, **overrides)
+
+
+def print_table(renderable: Any) -> None:
+    """Print a table (or another laid-out renderable) fitted to the console's width."""
+    out_console.print(renderable, soft_wrap=False)
 
 
 def print_json(data: Any) -> None:

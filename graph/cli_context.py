@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
+from graph.cli_common import fail, handle_errors, load_context, out_console, print_json, print_table
 from graph.context import Context
 from graph.deps import Deps
 
@@ -100,7 +100,7 @@ def show_pack(pack: dict[str, Any]) -> None:
     for section in pack["sections"]:
         sections.add_row(section["name"], str(section["tokens"]), str(section["budget"]),
                          str(len(section["items"])), str(section.get("dropped", 0)))
-    out_console.print(sections)
+    print_table(sections)
     by_name = {s["name"]: s for s in pack["sections"]}
     sliced = {item["path"] for item in by_name.get("slices", {}).get("items", [])}
     files = Table(title="code map (why each file is in)")
@@ -110,7 +110,7 @@ def show_pack(pack: dict[str, Any]) -> None:
         files.add_row(str(number), escape(item["path"]), f"{item['score']:.4f}",
                       "yes" if item["path"] in sliced else "",
                       escape("; ".join(item["reasons"])))
-    out_console.print(files)
+    print_table(files)
     for item in by_name.get("slices", {}).get("items", []):
         symbol = f" {item['symbol']}" if item["symbol"] else ""
         out_console.print(f"[dim]slice[/] {escape(item['path'])}:{item['start_line']}-"

@@ -12,7 +12,7 @@ import typer
 from langgraph.store.base import BaseStore
 from rich.table import Table
 
-from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
+from graph.cli_common import fail, handle_errors, load_context, out_console, print_json, print_table
 from graph.cli_experience_edit import add_commands
 from graph.phase0 import episode_weight
 from graph.phase0_load import run_phase0
@@ -126,7 +126,7 @@ def _lister(kind: Kind) -> Any:
         now = datetime.now(UTC)
         for record in records:
             table.add_row(*_row(record, now))
-        out_console.print(table)
+        print_table(table)
 
     list_.__doc__ = f"List {kind} records of this project."
     return list_

@@ -22,7 +22,15 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from graph.cli_common import err_console, fail, handle_errors, load_context, out_console, print_json
+from graph.cli_common import (
+    err_console,
+    fail,
+    handle_errors,
+    load_context,
+    out_console,
+    print_json,
+    print_table,
+)
 from graph.context import Context
 from graph.index_open import open_project_index
 from stores.errors import IndexNotBuiltError, StoreError
@@ -217,4 +225,4 @@ def _print_table(rows: list[dict[str, Any]], files: bool) -> None:
             table.add_row(
                 f"{row['score']:.4f}", location, row["symbol"], row["kind"], row["source"]
             )
-    out_console.print(table)
+    print_table(table)

@@ -15,7 +15,7 @@ from langgraph.store.base import BaseStore
 from rich.markup import escape
 from rich.table import Table
 
-from graph.cli_common import fail, handle_errors, load_context, out_console, print_json
+from graph.cli_common import fail, handle_errors, load_context, out_console, print_json, print_table
 from graph.context import Context
 from stores.backends import database_url, open_memory_store
 from stores.experience_md import export_markdown, import_markdown
@@ -177,7 +177,10 @@ def search(
     table = Table("id", "score", "scope", "fact", show_lines=False)
     for hit in hits:
         table.add_row(hit.fact.id, f"{hit.score:.3f}", hit.fact.scope, escape(hit.fact.text))
-    out_console.print(table if hits else "no matching facts")
+    if hits:
+        print_table(table)
+    else:
+        out_console.print("no matching facts")
 
 
 def delete(

@@ -10,7 +10,15 @@ import typer
 from langchain_core.messages import AnyMessage
 from rich.table import Table
 
-from graph.cli_common import err_console, fail, handle_errors, load_context, out_console, print_json
+from graph.cli_common import (
+    err_console,
+    fail,
+    handle_errors,
+    load_context,
+    out_console,
+    print_json,
+    print_table,
+)
 from graph.errors import SessionError
 from graph.runner import new_thread_id, print_answer, run_turn, status_line, thread_config
 from graph.runtime import App, open_app
@@ -74,7 +82,7 @@ def list_sessions(
     table = Table("session", "updated", "checkpoints", "title")
     for row in rows:
         table.add_row(row["thread_id"], row["updated"][:19], str(row["checkpoints"]), row["title"])
-    out_console.print(table)
+    print_table(table)
 
 
 @sessions_app.command("show")
@@ -132,7 +140,7 @@ def history(thread_id: str, path: Path | None = PathOption, as_json: bool = Json
     for row in rows:
         table.add_row(row["checkpoint_id"], str(row["step"]), ",".join(row["next"]) or "—",
                       str(row["messages"]), str(row["created"])[:19])
-    out_console.print(table)
+    print_table(table)
 
 
 def _continue(engram: App, config: dict[str, Any], as_json: bool) -> None:
