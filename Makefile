@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --prefer-binary torch==2.13.0
 	$(BIN)/pip install --quiet --prefer-binary -e .
 	@echo "building the offline static embedder from the bundled MiniLM (once per venv)…"
-	$(BIN)/python -m stores.index_static
+	$(BIN)/python -m engram.stores.embeddings.static_embedder
 	touch $(STAMP)
 
 $(DEV_STAMP): pyproject.toml $(STAMP)
@@ -34,7 +34,7 @@ demo: install
 	@bash scripts/demo.sh
 
 lint: install-dev
-	$(BIN)/ruff check graph nodes stores studio tests bench
+	$(BIN)/ruff check engram graph nodes stores studio tests bench
 
 typecheck: install-dev
 	$(BIN)/mypy
@@ -49,7 +49,7 @@ integration: install-dev
 	$(PYTEST) tests/integration
 
 test: install-dev
-	$(BIN)/ruff check graph nodes stores studio tests bench
+	$(BIN)/ruff check engram graph nodes stores studio tests bench
 	$(BIN)/mypy
 	$(PYTEST) --durations=15 tests
 

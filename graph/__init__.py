@@ -1,1 +1,34 @@
-"""engram graph package."""
+"""The graph core: state, settings, dependencies, budgets, pack, profile, compaction, tools."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "Context": "engram.graph.context",
+    "Deps": "engram.graph.deps",
+    "make_default_deps": "engram.graph.deps",
+    "State": "engram.graph.state",
+    "InputState": "engram.graph.state",
+    "EngramError": "engram.graph.errors",
+    "ConfigError": "engram.graph.errors",
+    "build_graph": "engram.graph.builder",
+}
+
+__all__ = [
+    "ConfigError",
+    "Context",
+    "Deps",
+    "EngramError",
+    "InputState",
+    "State",
+    "build_graph",
+    "make_default_deps",
+]
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use, so importing the package stays cheap."""
+    if name in _WHERE:
+        return getattr(import_module(_WHERE[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """Pure token budget math: thresholds, reconciliation and compaction planning.
 
-Nothing here performs I/O or calls a model. It works on token counts that ``graph.tokens``
+Nothing here performs I/O or calls a model. It works on token counts that ``engram.graph.tokens``
 estimated; ``reconcile`` corrects those estimates with the provider's reported usage.
 """
 

@@ -9,10 +9,10 @@ from typing import Any
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from graph.compaction import Request
-from graph.prompts import render_turn_context
-from graph.state import State
-from graph.tokens import (
+from engram.graph.compaction.compaction_transaction import Request
+from engram.graph.prompts import render_turn_context
+from engram.graph.state import State
+from engram.graph.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     REQUEST_OVERHEAD_TOKENS,
     Counter,
@@ -23,7 +23,7 @@ from graph.tokens import (
 __all__ = ["RULES_MARKER", "budget_partitions", "pending_turn_context", "request_for"]
 
 RULES_MARKER = "\n\nProject and team rules"
-"""Where the rules files start in the system prompt (see ``graph.prompts``)."""
+"""Where the rules files start in the system prompt (see ``engram.graph.prompts``)."""
 
 
 def pending_turn_context(state: State) -> str:

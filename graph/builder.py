@@ -23,30 +23,30 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from graph.branches import wire_retrieval
-from graph.context import Context
-from graph.deps import Deps
-from graph.routes import (
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.retrieval.branch_timeout import wire_retrieval
+from engram.graph.routes import (
     route_after_call_model,
     route_after_check_budget,
     route_after_confirm_task,
     route_after_pack_context,
     route_after_retrieve_memory,
 )
-from graph.state import InputState, State
-from nodes.call_model import call_model
-from nodes.check_budget import check_budget
-from nodes.compact_history import compact_history
-from nodes.confirm_task import confirm_task
-from nodes.expand_relations import expand_relations
-from nodes.learn_from_task import learn_from_task
-from nodes.load_rules import load_rules
-from nodes.pack_context import pack_context
-from nodes.record_feedback import record_feedback
-from nodes.retrieve_memory import retrieve_memory
-from nodes.run_tools import run_tools
-from nodes.search_exact import search_exact
-from nodes.search_semantic import search_semantic
+from engram.graph.state import InputState, State
+from engram.nodes.call_model import call_model
+from engram.nodes.check_budget import check_budget
+from engram.nodes.compact_history import compact_history
+from engram.nodes.confirm_task import confirm_task
+from engram.nodes.expand_relations import expand_relations
+from engram.nodes.learn_from_task import learn_from_task
+from engram.nodes.load_rules import load_rules
+from engram.nodes.pack_context import pack_context
+from engram.nodes.record_feedback import record_feedback
+from engram.nodes.retrieve_memory import retrieve_memory
+from engram.nodes.run_tools import run_tools
+from engram.nodes.search_exact import search_exact
+from engram.nodes.search_semantic import search_semantic
 
 __all__ = ["build_graph", "builder"]
 

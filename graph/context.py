@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from graph.errors import ConfigError
+from engram.graph.errors import ConfigError
 
 __all__ = ["Context", "Mode"]
 

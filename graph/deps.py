@@ -1,6 +1,6 @@
 """Live handles a run needs (model, stores, indexes), built by the composition roots.
 
-Nothing here is a module global: ``Deps`` is created by ``graph/cli.py``, ``studio/graph.py`` or
+Nothing here is a module global: ``Deps`` is created by ``graph/cli/app.py``, ``studio/graph.py`` or
 the MCP server and handed to ``build_graph(deps)``. Per-project resources (code index, code
 graph) are opened lazily and cached on the ``Deps`` instance, keyed by project root.
 """
@@ -11,17 +11,24 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-from graph.context import Context
-from graph.llm import make_model
+from engram.graph.context import Context
+from engram.graph.llm import make_model
 
 if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from langchain_core.language_models import BaseChatModel
     from langgraph.store.base import BaseStore
 
-__all__ = ["Deps", "ModelFactory", "make_default_deps"]
+    from engram.stores.codegraph.code_graph import CodeGraph
+    from engram.stores.codeindex.code_index import ProjectCodeIndex
+    from engram.stores.memory.fact_store import FactStore
+
+__all__ = ["Deps", "ModelFactory", "Opener", "ResourceName", "make_default_deps"]
+
+T = TypeVar("T")
 
 FAILED_OPEN_RETRY_S = 30.0
 """How long a resource that failed to open is reported failed before it is tried again."""
@@ -31,6 +38,12 @@ ModelFactory = Callable[[Context], "BaseChatModel | None"]
 
 def _no_model(_: Context) -> BaseChatModel | None:
     return None
+
+
+ResourceName = Literal["code_index", "code_graph", "fact_memory"]
+"""The per-project resources a ``Deps`` opens on demand and caches per project root."""
+
+Opener = Callable[[Context], T]
 
 
 @dataclass
@@ -46,8 +59,14 @@ class Deps:
     count_tokens: Callable[[str], int] | None = None
     """Token counter for budgets; None uses the built-in estimator."""
 
-    openers: dict[str, Callable[[Context], Any]] = field(default_factory=dict)
-    """Per-project resource openers by name ("code_index", "code_graph")."""
+    open_code_index: Opener[ProjectCodeIndex] | None = None
+    """Opens a project's code index; None means retrieval runs without one."""
+
+    open_code_graph: Opener[CodeGraph] | None = None
+    """Opens a project's code graph; None means no graph expansion."""
+
+    open_fact_memory: Opener[FactStore] | None = None
+    """Opens the facts memory over the store; None lets nodes build one from the store."""
 
     _opened: dict[tuple[str, Path], Any] = field(default_factory=dict, repr=False)
     _failed: dict[tuple[str, Path], tuple[float, BaseException]] = field(
@@ -55,13 +74,23 @@ class Deps:
     )
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def resource(self, name: str, context: Context) -> Any:
+    def code_index(self, context: Context) -> ProjectCodeIndex | None:
+        """Return the project's code index (opened once per project), or None if no opener."""
+        return self._resource("code_index", self.open_code_index, context)
+
+    def code_graph(self, context: Context) -> CodeGraph | None:
+        """Return the project's code graph (opened once per project), or None if no opener."""
+        return self._resource("code_graph", self.open_code_graph, context)
+
+    def fact_memory(self, context: Context) -> FactStore | None:
+        """Return the facts memory for the run (opened once per project), or None."""
+        return self._resource("fact_memory", self.open_fact_memory, context)
+
+    def _resource(self, name: ResourceName, opener: Opener[T] | None, context: Context) -> T | None:
         """Return the named per-project resource, opening it once per project root.
 
-        Returns None when no opener is registered under ``name``. Errors from the opener
-        propagate: nodes turn them into notes.
+        Errors from the opener propagate: nodes turn them into notes.
         """
-        opener = self.openers.get(name)
         if opener is None:
             return None
         key = (name, context.project_path)
@@ -71,20 +100,21 @@ class Deps:
         # again (a broken 40 MB graph file costs a second to find broken).
         with self._lock:
             if key in self._opened:
-                return self._opened[key]
+                return cast("T", self._opened[key])
             failed = self._failed.get(key)
             if failed is not None and time.monotonic() - failed[0] < FAILED_OPEN_RETRY_S:
                 raise failed[1]
             try:
-                self._opened[key] = opener(context)
+                opened = opener(context)
             except Exception as exc:  # re-raised to the caller, which decides
                 self._failed[key] = (time.monotonic(), exc)
                 raise
+            self._opened[key] = opened
             self._failed.pop(key, None)
-            return self._opened[key]
+            return opened
 
-    def forget(self, name: str, context: Context) -> None:
-        """Drop a cached resource so the next ``resource`` call reopens it."""
+    def forget(self, name: ResourceName, context: Context) -> None:
+        """Drop a cached resource so the next access reopens it."""
         with self._lock:
             self._opened.pop((name, context.project_path), None)
             self._failed.pop((name, context.project_path), None)
@@ -92,15 +122,19 @@ class Deps:
 
 def make_default_deps(store: BaseStore | None = None) -> Deps:
     """Return the handles of a normal run: the chat model, the store, the project indexes."""
-    # Imported here: these modules import ``Deps`` themselves.
-    from graph.index_open import fact_embedder, open_project_index
-    from stores.code_graph import open_code_graph
-    from stores.facts import FactStore
+    # Imported here: opening an index pulls in Chroma, tree-sitter and networkx, which commands
+    # that never open one (``engram --version``, ``engram memory``) should not pay for.
+    from engram.graph.retrieval.open_code_index import fact_embedder, open_project_index
+    from engram.stores.codegraph.code_graph import open_code_graph
+    from engram.stores.memory.fact_store import FactStore
 
-    openers: dict[str, Callable[[Context], Any]] = {
-        "code_index": open_project_index,
-        "code_graph": lambda context: open_code_graph(context.project_path),
-    }
-    if store is not None:
-        openers["fact_memory"] = lambda context: FactStore(store, embedder=fact_embedder(context))
-    return Deps(model_factory=make_model, store=store, openers=openers)
+    def open_facts(context: Context, memory: BaseStore) -> FactStore:
+        return FactStore(memory, embedder=fact_embedder(context))
+
+    return Deps(
+        model_factory=make_model,
+        store=store,
+        open_code_index=open_project_index,
+        open_code_graph=lambda context: open_code_graph(context.project_path),
+        open_fact_memory=None if store is None else partial(open_facts, memory=store),
+    )

@@ -9,7 +9,7 @@ Hierarchy::
     │   └── PathOutsideProjectError (PermissionError)
     └── SessionError (LookupError)        unknown thread or checkpoint
 
-Stores keep their own hierarchy in ``stores.errors``.
+Stores keep their own hierarchy in ``engram.stores.errors``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from graph.context import Context
+from engram.graph.context import Context
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

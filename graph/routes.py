@@ -7,21 +7,16 @@ from typing import Literal
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.state import State
+from engram.graph.context import Context
+from engram.graph.state import State
 
 __all__ = [
-    "RETRIEVAL_START",
     "route_after_call_model",
     "route_after_check_budget",
     "route_after_confirm_task",
     "route_after_pack_context",
     "route_after_retrieve_memory",
 ]
-
-RETRIEVAL_START = ("search_exact", "search_semantic")
-"""The parallel retrieval branches that follow Phase 0."""
-
 
 def route_after_retrieve_memory(
     state: State, runtime: Runtime[Context]

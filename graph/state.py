@@ -9,6 +9,16 @@ from typing import Annotated, Any
 from langchain_core.messages import AnyMessage
 from langgraph.graph import add_messages
 
+from engram.graph.state_values import (
+    ApprovalValue,
+    BudgetReport,
+    CodeHitValue,
+    ContextPackValue,
+    RelatedSymbolValue,
+    RulesReport,
+    TaskProfileValue,
+)
+
 __all__ = [
     "InputState",
     "State",
@@ -16,6 +26,7 @@ __all__ = [
     "add_usage",
     "any_true",
     "append_log",
+    "append_or_clear",
     "append_unique",
     "merge_by_key",
 ]
@@ -31,6 +42,15 @@ def append_unique(left: Sequence[str] | None, right: Sequence[str] | str | None)
         if item not in out:
             out.append(item)
     return out
+
+
+def append_or_clear(
+    left: Sequence[str] | None, right: Sequence[str] | None
+) -> list[str]:
+    """Append names once each; an explicit ``None`` on the right clears the list (a new turn)."""
+    if right is None:
+        return []
+    return append_unique(left, right)
 
 
 def append_log(
@@ -95,10 +115,10 @@ class State(InputState):
     system_prompt: str = ""
     """Stable system prompt: role, tool policy and rules files; the cached prefix."""
 
-    rules_report: dict[str, Any] = field(default_factory=dict)
+    rules_report: RulesReport = field(default_factory=lambda: RulesReport())
     """Which rules files were read, their sizes, and whether the total was truncated."""
 
-    task_profile: dict[str, Any] = field(default_factory=dict)
+    task_profile: TaskProfileValue = field(default_factory=lambda: TaskProfileValue())
     """Phase 0 profile of the task: type, risk, features and the reasons for the grade."""
 
     memory_block: str = ""
@@ -107,19 +127,21 @@ class State(InputState):
     memory_report: dict[str, Any] = field(default_factory=dict)
     """What Phase 0 injected and why (ids, kinds, token counts)."""
 
-    approval: dict[str, Any] = field(default_factory=dict)
+    approval: ApprovalValue = field(default_factory=lambda: ApprovalValue())
     """Human decision on a high-risk task: approved flag and added constraints."""
 
-    code_hits: Annotated[list[dict[str, Any]], merge_by_key] = field(default_factory=list)
+    code_hits: Annotated[list[CodeHitValue], merge_by_key] = field(default_factory=list)
     """Code locations found for the task by exact and semantic search."""
 
-    related_symbols: Annotated[list[dict[str, Any]], merge_by_key] = field(default_factory=list)
+    related_symbols: Annotated[list[RelatedSymbolValue], merge_by_key] = field(
+        default_factory=list
+    )
     """Symbols reached from the hits through the code graph."""
 
-    context_pack: dict[str, Any] = field(default_factory=dict)
+    context_pack: ContextPackValue = field(default_factory=lambda: ContextPackValue())
     """The budgeted context pack: sections with items and token counts."""
 
-    budget: dict[str, Any] = field(default_factory=dict)
+    budget: BudgetReport = field(default_factory=lambda: BudgetReport())
     """Latest token budget report: estimate, thresholds and the decision taken."""
 
     compaction_log: Annotated[list[dict[str, Any]], append_log] = field(default_factory=list)
@@ -133,6 +155,9 @@ class State(InputState):
 
     external_content_seen: Annotated[bool, any_true] = False
     """Whether untrusted external content (web, MCP) has entered this session."""
+
+    degraded_branches: Annotated[list[str], append_or_clear] = field(default_factory=list)
+    """Retrieval branches that timed out or failed this turn (their notes say why)."""
 
     notes: Annotated[list[str], append_unique] = field(default_factory=list)
     """Degradations and warnings worth showing the user (a branch timed out, …)."""

@@ -1,7 +1,7 @@
 """Token estimation: a fast script-aware text counter and whole-request estimates.
 
 Nothing here performs I/O or calls a model or a tokenizer. Estimates only need to be close:
-``graph.budget`` rescales them with the provider's reported usage (``reconcile``). Callers
+``engram.graph.budget`` rescales them with the provider's reported usage (``reconcile``). Callers
 inject the counter (``count``) so tests can pass a word counter and get exact budgets; the
 default is ``count_text``.
 """

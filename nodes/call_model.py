@@ -7,15 +7,15 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from graph.compaction import Request, emergency_compact
-from graph.context import Context
-from graph.deps import Deps
-from graph.errors import ModelNotConfiguredError
-from graph.llm import is_context_overflow, usage_of
-from graph.prompts import render_turn_context
-from graph.state import State
-from graph.toolset import build_tools
-from nodes._common import record_messages
+from engram.graph.compaction.compaction_transaction import Request, emergency_compact
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.errors import ModelNotConfiguredError
+from engram.graph.llm import is_context_overflow, usage_of
+from engram.graph.prompts import render_turn_context
+from engram.graph.state import State
+from engram.graph.tools.available_tools import build_tools
+from engram.nodes.node_support import record_messages
 
 __all__ = ["call_model", "with_turn_context"]
 

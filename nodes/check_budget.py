@@ -7,24 +7,25 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.budget import (
+from engram.graph.budget import (
     KEEP_RECENT_TOOL_RESULTS,
     clear_minimum,
     decide,
     reconcile,
     thresholds,
 )
-from graph.budget_request import request_for
-from graph.compaction import clear_pass
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from graph.tokens import count_text
-from graph.toolset import build_tools
-from nodes._common import current_thread_id
-from stores.ledger import Ledger
+from engram.graph.budget_request import request_for
+from engram.graph.compaction.compaction_transaction import clear_pass
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.graph.state_values import BudgetReport
+from engram.graph.tokens import count_text
+from engram.graph.tools.available_tools import build_tools
+from engram.nodes.node_support import current_thread_id
+from engram.stores.ledger import Ledger
 
-__all__ = ["check_budget", "needs_summary"]
+__all__ = ["check_budget"]
 
 STUCK_NOTE = (
     "context is over the compaction trigger but the last summary attempt was rolled back; "
@@ -47,9 +48,6 @@ def _summary_blocked(state: State) -> bool:
     return False
 
 
-def needs_summary(state: State) -> bool:
-    """Router predicate: True when ``check_budget`` decided that tier 3 must run."""
-    return state.budget.get("decision") == "summarize"
 
 
 async def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
@@ -94,14 +92,14 @@ async def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -
             update["notes"] = [STUCK_NOTE]
         else:
             decision = "summarize"
-    update["budget"] = {
-        "estimate": estimate,
-        "raw_estimate": raw,
-        "window": limits.window,
-        "trigger": limits.trigger,
-        "clear": limits.clear,
-        "memory_cap": limits.memory_cap,
-        "decision": decision,
-        "reported_input": reported or 0,
-    }
+    update["budget"] = BudgetReport(
+        estimate=estimate,
+        raw_estimate=raw,
+        window=limits.window,
+        trigger=limits.trigger,
+        clear=limits.clear,
+        memory_cap=limits.memory_cap,
+        decision=decision,
+        reported_input=reported or 0,
+    )
     return update

@@ -7,16 +7,16 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.budget import KEEP_USER_TURNS, reconcile, summary_budget, thresholds
-from graph.budget_request import request_for
-from graph.compaction import compact_now
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from graph.tokens import count_text
-from graph.toolset import build_tools
-from nodes._common import current_thread_id
-from stores.ledger import Ledger
+from engram.graph.budget import KEEP_USER_TURNS, reconcile, summary_budget, thresholds
+from engram.graph.budget_request import request_for
+from engram.graph.compaction.compaction_transaction import compact_now
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.graph.tokens import count_text
+from engram.graph.tools.available_tools import build_tools
+from engram.nodes.node_support import current_thread_id
+from engram.stores.ledger import Ledger
 
 __all__ = ["SUMMARY_CHARS_PER_TOKEN", "compact_history"]
 

@@ -9,9 +9,9 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
 
 __all__ = ["ACTIONS", "confirm_task", "confirmation_request", "parse_decision"]
 

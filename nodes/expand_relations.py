@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import asdict
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from stores.errors import IndexNotBuiltError, StoreError
-from stores.graph_related import HitSpan, related_to_hits
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.graph.state_values import related_symbol_value
+from engram.stores.codegraph.related_symbols import HitSpan, related_to_hits
+from engram.stores.errors import IndexNotBuiltError, StoreError
 
 __all__ = ["SLICE_BUDGET", "TOP_HITS", "expand_relations"]
 
@@ -42,7 +42,7 @@ async def expand_relations(
     if not spans:
         return {}
     try:
-        code_graph = deps.resource("code_graph", runtime.context)
+        code_graph = deps.code_graph(runtime.context)
         if code_graph is None:
             return {"notes": [NO_GRAPH_NOTE]}
         related = await asyncio.to_thread(
@@ -54,4 +54,4 @@ async def expand_relations(
     except (StoreError, OSError, KeyError, ValueError) as exc:
         hint = getattr(exc, "hint", "")
         return {"notes": [f"graph expansion unavailable: {exc}" + (f" ({hint})" if hint else "")]}
-    return {"related_symbols": [asdict(r) for r in related]}
+    return {"related_symbols": [related_symbol_value(r) for r in related]}

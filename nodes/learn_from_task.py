@@ -12,17 +12,17 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from nodes._common import current_thread_id
-from stores.errors import StoreError
-from stores.experience import ExperienceStore, apply_outcome
-from stores.experience_records import Episode, Outcome, Pattern, new_id
-from stores.fact_recall import auto_extract
-from stores.ledger import Ledger
-from stores.project_key import project_key
-from stores.secrets import find_secret
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.nodes.node_support import current_thread_id
+from engram.stores.errors import StoreError
+from engram.stores.ledger import Ledger
+from engram.stores.memory.experience_records import Episode, Outcome, Pattern, new_id
+from engram.stores.memory.experience_store import ExperienceStore, apply_outcome
+from engram.stores.memory.fact_recall import auto_extract
+from engram.stores.project_key import project_key
+from engram.stores.secrets import find_secret
 
 __all__ = [
     "FactExtractor", "Learned", "decide_outcome", "files_touched", "learn", "learn_from_task",
@@ -37,7 +37,7 @@ HIGH_RISK_FAILURE_SEVERITY = 2
 
 
 class FactExtractor(Protocol):
-    """The facts auto-extraction function (``stores.fact_recall.auto_extract``)."""
+    """The facts auto-extraction function (``engram.stores.memory.fact_recall.auto_extract``)."""
 
     def __call__(
         self,

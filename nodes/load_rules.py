@@ -7,12 +7,12 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.prompts import render_system_prompt
-from graph.state import State
-from nodes._common import record_messages
-from stores.rules import load_rules_files
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.prompts import render_system_prompt
+from engram.graph.state import State
+from engram.nodes.node_support import record_messages
+from engram.stores.rules import load_rules_files
 
 __all__ = ["latest_user_text", "load_rules"]
 
@@ -55,6 +55,7 @@ async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
         "tool_errors": 0,
         "outcome": "",
         "code_hits": None,
+        "degraded_branches": None,
         "related_symbols": None,
         "memory_block": "",
         "context_pack": {},

@@ -8,17 +8,24 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from graph.branches import call_bounded, degraded_branches
-from graph.context import Context
-from graph.deps import Deps
-from graph.pack import Pack, render_pack
-from graph.pack_budget import BudgetPlan, record_usage
-from graph.pack_build import DEEPEN_MODES, LOCAL_MODES, assemble_pack, deepen, task_type_of
-from graph.state import State
-from graph.tokens import count_text
-from stores.errors import IndexNotBuiltError, StoreError
-from stores.pack_feedback import BaseStorePackFeedback, Feedback, PackFeedbackStore
-from stores.project_key import project_key
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.pack.pack_assembly import (
+    DEEPEN_MODES,
+    LOCAL_MODES,
+    assemble_pack,
+    deepen,
+    task_type_of,
+)
+from engram.graph.pack.pack_budget import BudgetPlan, record_usage
+from engram.graph.pack.pack_filling import Pack, render_pack
+from engram.graph.retrieval.branch_timeout import call_bounded
+from engram.graph.state import State
+from engram.graph.state_values import CodeHitValue
+from engram.graph.tokens import count_text
+from engram.stores.errors import IndexNotBuiltError, StoreError
+from engram.stores.memory.pack_feedback import BaseStorePackFeedback, Feedback, PackFeedbackStore
+from engram.stores.project_key import project_key
 
 __all__ = ["DELIVERED_ELSEWHERE", "index_rankings", "pack_context"]
 
@@ -29,16 +36,16 @@ DELIVERED_ELSEWHERE = ("rules", "memory")
 
 def index_rankings(
     state: State, context: Context, deps: Deps
-) -> tuple[list[dict[str, Any]], list[str]]:
+) -> tuple[list[CodeHitValue], list[str]]:
     """Open the code index and take its per-list rankings for the task (blocking)."""
     try:
-        index = deps.resource("code_index", context)
+        index = deps.code_index(context)
     except IndexNotBuiltError:
         return [], []  # the search branch already said to run `engram index`
     except (StoreError, OSError) as exc:
         return [], [f"pack: code index unavailable ({exc}); packing the evidence in state"]
     # After the semantic branch hung or failed, keep to the local BM25 ranking.
-    degraded = "search_semantic" in degraded_branches(state.notes)
+    degraded = "search_semantic" in state.degraded_branches
     return deepen(index, state.task, state.code_hits,
                   modes=LOCAL_MODES if degraded else DEEPEN_MODES)
 
@@ -61,7 +68,7 @@ def _build(
             feedback = feedback_store.get(key, task_type)
         except StoreError as exc:
             notes.append(f"pack feedback unreadable, using the default budget factors: {exc}")
-    extra: list[dict[str, Any]] = []
+    extra: list[CodeHitValue] = []
     try:
         # The index backend may hang (a Chroma server, a first open): bound it like a branch.
         extra, ranking_notes = call_bounded(

@@ -2,7 +2,8 @@
 
 Memory counts as used when the model's tool calls or answer in this turn name an injected
 fact or experience id, or a file path that the memory block mentions. One yes/no per task,
-per project and task type, feeds the memory weight of the pack budget (``graph.pack_budget``).
+per project and task type, feeds the memory weight of the pack budget
+(``engram.graph.pack.pack_budget``).
 Turns without injected memory record nothing.
 """
 
@@ -17,14 +18,14 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.pack_budget import record_hit
-from graph.state import State
-from graph.tokens import content_text
-from stores.errors import StoreError
-from stores.pack_feedback import BaseStorePackFeedback, PackFeedbackStore
-from stores.project_key import project_key
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.pack.pack_budget import record_hit
+from engram.graph.state import State
+from engram.graph.tokens import content_text
+from engram.stores.errors import StoreError
+from engram.stores.memory.pack_feedback import BaseStorePackFeedback, PackFeedbackStore
+from engram.stores.project_key import project_key
 
 __all__ = ["injected_markers", "memory_used", "record_feedback", "record_turn", "turn_texts"]
 

@@ -11,18 +11,16 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.phase0_load import FactsRecaller, run_phase0
-from graph.state import State
-from graph.tokens import count_text
-from stores.fact_recall import recall_facts
-from stores.facts import FactStore
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.profile.phase0_loading import FactsRecaller, run_phase0
+from engram.graph.state import State
+from engram.graph.tokens import count_text
+from engram.stores.memory.fact_recall import recall_facts
+from engram.stores.memory.fact_store import FactStore
 
-__all__ = ["FACT_MEMORY_RESOURCE", "retrieve_memory"]
+__all__ = ["retrieve_memory"]
 
-FACT_MEMORY_RESOURCE = "fact_memory"
-"""Name of the optional ``Deps`` resource holding a long-lived ``FactStore``."""
 
 
 def _task_text(state: State) -> str:
@@ -57,7 +55,7 @@ async def retrieve_memory(
     task = _task_text(state)
     if recall is recall_facts and store is not None:
         # A long-lived FactStore keeps its search index between turns (20× faster recall).
-        cached = deps.resource(FACT_MEMORY_RESOURCE, context)
+        cached = deps.fact_memory(context)
         if isinstance(cached, FactStore) and cached.store is store:
             recall = partial(recall_facts, facts=cached)
     # Store reads block; run them off the event loop (server stores refuse sync calls there).

@@ -10,15 +10,15 @@ from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.errors import EngramError
-from graph.state import State
-from graph.tools import wrap_tool_result
-from graph.toolset import build_tools
-from nodes._common import record_messages
-from stores.errors import StoreError
-from stores.spill import spill_if_large
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.errors import EngramError
+from engram.graph.state import State
+from engram.graph.tools.available_tools import build_tools
+from engram.graph.tools.project_tools import wrap_tool_result
+from engram.nodes.node_support import record_messages
+from engram.stores.errors import StoreError
+from engram.stores.spill import spill_if_large
 
 __all__ = ["run_tools"]
 

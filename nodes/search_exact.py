@@ -3,32 +3,32 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from stores.errors import StoreError
-from stores.index_exact import Located, exact_terms, grep_terms, locate_on_the_fly
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.stores.codeindex.exact_evidence import (
+    Located,
+    exact_terms,
+    grep_terms,
+    locate_on_the_fly,
+)
+from engram.stores.errors import StoreError
 
 __all__ = [
     "MAX_CHUNKED_FILE_BYTES",
     "MAX_EXACT_HITS",
-    "STRONG_HIT_SCORE",
     "bounded_locator",
-    "exact_hits_are_weak",
     "search_exact",
 ]
 
 MAX_EXACT_HITS = 20
 """Chunks kept from exact search."""
-
-STRONG_HIT_SCORE = 1.0
-"""Exact score of a chunk that defines a named symbol or holds a term found nowhere else."""
 
 MAX_CHUNKED_FILE_BYTES = 128 * 1024
 """Largest file parsed into chunks to place its matches; matches in larger files (vendored
@@ -36,14 +36,6 @@ JavaScript, the biggest test modules) are kept as single lines. Parsing costs ab
 0.1–0.3 ms per KB, and the search parses up to MAX_EXACT_HITS files."""
 
 
-def exact_hits_are_weak(hits: Sequence[Mapping[str, Any]]) -> bool:
-    """Return True when exact hits cannot carry the turn and semantic search should run.
-
-    Hits are strong when at least one chunk scores STRONG_HIT_SCORE or more: it defines a
-    symbol the task names, or it is the only place a named term occurs.
-    """
-    exact = [h for h in hits if h.get("source") == "exact"]
-    return not any(float(h.get("score", 0.0)) >= STRONG_HIT_SCORE for h in exact)
 
 
 def bounded_locator(

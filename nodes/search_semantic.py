@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import asdict
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from stores.errors import IndexNotBuiltError, StoreError
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.graph.state_values import code_hit_value
+from engram.stores.errors import IndexNotBuiltError, StoreError
 
 __all__ = ["SEMANTIC_K", "search_semantic"]
 
@@ -32,7 +32,7 @@ async def search_semantic(
     if not state.task.strip():
         return {}
     try:
-        index = deps.resource("code_index", runtime.context)
+        index = deps.code_index(runtime.context)
         if index is None or not index.is_built():
             return {"notes": [NO_INDEX_NOTE]}
         hits = await asyncio.to_thread(index.search, state.task, mode="hybrid", k=SEMANTIC_K)
@@ -43,7 +43,7 @@ async def search_semantic(
         hint = getattr(exc, "hint", "")
         note = f"semantic search unavailable: {exc}" + (f" ({hint})" if hint else "")
         return {"notes": [note]}
-    update: dict[str, Any] = {"code_hits": [asdict(hit) for hit in hits]}
+    update: dict[str, Any] = {"code_hits": [code_hit_value(hit) for hit in hits]}
     if other:
         update["notes"] = [f"semantic search ran without embeddings: the index was embedded "
                            f"with {other} — run `engram index` to re-embed"]

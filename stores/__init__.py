@@ -1,1 +1,26 @@
-"""engram stores package."""
+"""Persistence, indexes and pure domain logic: everything below the graph core."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "open_checkpointer": "engram.stores.backends",
+    "open_memory_store": "engram.stores.backends",
+    "StoreError": "engram.stores.errors",
+    "walk_project": "engram.stores.walk",
+}
+
+__all__ = [
+    "StoreError",
+    "open_checkpointer",
+    "open_memory_store",
+    "walk_project",
+]
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use, so importing the package stays cheap."""
+    if name in _WHERE:
+        return getattr(import_module(_WHERE[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

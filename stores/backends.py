@@ -25,8 +25,13 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.base import BaseStore, Op, Result
 from langgraph.store.sqlite import SqliteStore
 
-from stores.errors import BackendUnavailableError
-from stores.write_lock import LockFactory, PostgresAdvisoryLock, file_lock, register_write_lock
+from engram.stores.errors import BackendUnavailableError
+from engram.stores.write_lock import (
+    LockFactory,
+    PostgresAdvisoryLock,
+    file_lock,
+    register_write_lock,
+)
 
 __all__ = [
     "CHECKPOINT_DB",

@@ -6,7 +6,7 @@ import fnmatch
 import os
 from pathlib import Path, PurePosixPath
 
-from stores.errors import StoreError
+from engram.stores.errors import StoreError
 
 __all__ = [
     "SKIP_DIRS",

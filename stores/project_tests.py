@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from stores.paths import SKIP_DIRS
+from engram.stores.paths import SKIP_DIRS
 
 __all__ = ["is_test_path", "project_has_tests"]
 

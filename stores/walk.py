@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pathspec
 
-from stores.paths import is_secret_path, is_skipped_dir
+from engram.stores.paths import is_secret_path, is_skipped_dir
 
 __all__ = ["MAX_FILE_BYTES", "ProjectFile", "WalkReport", "read_text", "walk_project"]
 

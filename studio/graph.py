@@ -6,7 +6,7 @@ project come from each run's context (the Studio form) or the ``ENGRAM_*`` envir
 
 from __future__ import annotations
 
-from graph.builder import build_graph
-from graph.deps import make_default_deps
+from engram.graph.builder import build_graph
+from engram.graph.deps import make_default_deps
 
 graph = build_graph(make_default_deps())

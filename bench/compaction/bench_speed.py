@@ -14,7 +14,7 @@ from pathlib import Path
 import quicktok
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from graph.budget import (
+from engram.graph.budget import (
     clear_batch_minimum,
     decide,
     plan_chunks,
@@ -22,10 +22,10 @@ from graph.budget import (
     plan_cut,
     thresholds,
 )
-from graph.compaction import clear_savings
-from graph.history import roles_of
-from graph.summarize import render_transcript
-from graph.tokens import count_text, estimate_messages
+from engram.graph.compaction.compaction_transaction import clear_savings
+from engram.graph.compaction.history_rules import roles_of
+from engram.graph.compaction.model_summary import render_transcript
+from engram.graph.tokens import count_text, estimate_messages
 
 PY = f"python{sys.version_info.major}.{sys.version_info.minor}"
 SITE = Path(sys.prefix) / "lib" / PY / "site-packages"

@@ -19,16 +19,16 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.llm import make_model
-from graph.routes import route_after_call_model
-from graph.state import State
-from nodes.call_model import call_model
-from nodes.check_budget import check_budget, needs_summary
-from nodes.compact_history import compact_history
-from nodes.load_rules import load_rules
-from nodes.run_tools import run_tools
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.llm import make_model
+from engram.graph.routes import route_after_call_model, route_after_check_budget
+from engram.graph.state import State
+from engram.nodes.call_model import call_model
+from engram.nodes.check_budget import check_budget
+from engram.nodes.compact_history import compact_history
+from engram.nodes.load_rules import load_rules
+from engram.nodes.run_tools import run_tools
 from tests.support.openai_stub import OpenAIStub, _canonical
 
 TURN = re.compile(r"\[turn (\d+)\]")
@@ -207,7 +207,7 @@ def local_builder(deps: Deps) -> StateGraph:
     graph.add_edge(START, "load_rules")
     graph.add_edge("load_rules", "check_budget")
     graph.add_conditional_edges(
-        "check_budget", lambda s: "compact_history" if needs_summary(s) else "call_model",
+        "check_budget", route_after_check_budget,
         ["compact_history", "call_model"])
     graph.add_edge("compact_history", "call_model")
     graph.add_conditional_edges("call_model", route_after_call_model, ["run_tools", END])
@@ -220,8 +220,8 @@ def compile_graph(prefer_full: bool = True) -> tuple[Any, str]:
     if prefer_full:
         from langgraph.store.memory import InMemoryStore
 
-        from graph.builder import build_graph
-        from graph.deps import make_default_deps
+        from engram.graph.builder import build_graph
+        from engram.graph.deps import make_default_deps
 
         store = InMemoryStore()
         full = build_graph(make_default_deps(store), checkpointer=InMemorySaver(), store=store)

@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import typer  # noqa: E402
 
-import graph.cli_context as cli_context  # noqa: E402
-from graph.deps import Deps  # noqa: E402
+import engram.graph.cli.context_commands as cli_context  # noqa: E402
+from engram.graph.deps import Deps  # noqa: E402
 
 app = typer.Typer()
 

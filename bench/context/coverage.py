@@ -30,12 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pipeline import compose, make_deps, run_pack  # noqa: E402
 
-from graph.context import Context  # noqa: E402
-from graph.index_open import open_project_index  # noqa: E402
-from graph.tokens import count_text  # noqa: E402
-from stores.code_graph import update_graph  # noqa: E402
-from stores.errors import IndexCorruptError  # noqa: E402
-from stores.graph_persist import GRAPH_FILE  # noqa: E402
+from engram.graph.context import Context  # noqa: E402
+from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
+from engram.graph.tokens import count_text  # noqa: E402
+from engram.stores.codegraph.code_graph import update_graph  # noqa: E402
+from engram.stores.codegraph.graph_persistence import GRAPH_FILE  # noqa: E402
+from engram.stores.errors import IndexCorruptError  # noqa: E402
 
 NAIVE_FILES = 10
 """Files in the naive pack; each gets an equal share of the budget."""

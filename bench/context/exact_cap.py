@@ -15,11 +15,11 @@ import json
 import time
 from pathlib import Path
 
-import stores.index_exact as index_exact
+import engram.stores.codeindex.exact_evidence as index_exact
 from bench.localize_dev import DATASET
-from nodes.search_exact import MAX_EXACT_HITS, bounded_locator
-from stores.exact_search import GrepMatch, grep
-from stores.index_exact import exact_terms, grep_terms, is_path_term
+from engram.nodes.search_exact import MAX_EXACT_HITS, bounded_locator
+from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, is_path_term
+from engram.stores.codeindex.ripgrep_search import GrepMatch, grep
 
 
 def one_pass(root: Path, terms: list[str]) -> list[GrepMatch]:

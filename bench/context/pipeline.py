@@ -22,23 +22,23 @@ sys.path.insert(0, str(ROOT))
 from langchain_core.messages import HumanMessage  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 
-from graph.branches import wire_retrieval  # noqa: E402
-from graph.context import Context  # noqa: E402
-from graph.deps import Deps  # noqa: E402
-from graph.index_open import open_project_index  # noqa: E402
-from graph.state import InputState, State  # noqa: E402
-from nodes.load_rules import load_rules  # noqa: E402
-from nodes.pack_context import pack_context  # noqa: E402
-from nodes.retrieve_memory import retrieve_memory  # noqa: E402
-from nodes.search_exact import search_exact  # noqa: E402
-from nodes.search_semantic import search_semantic  # noqa: E402
-from stores.code_graph import open_code_graph  # noqa: E402
+from engram.graph.context import Context  # noqa: E402
+from engram.graph.deps import Deps  # noqa: E402
+from engram.graph.retrieval.branch_timeout import wire_retrieval  # noqa: E402
+from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
+from engram.graph.state import InputState, State  # noqa: E402
+from engram.nodes.load_rules import load_rules  # noqa: E402
+from engram.nodes.pack_context import pack_context  # noqa: E402
+from engram.nodes.retrieve_memory import retrieve_memory  # noqa: E402
+from engram.nodes.search_exact import search_exact  # noqa: E402
+from engram.nodes.search_semantic import search_semantic  # noqa: E402
+from engram.stores.codegraph.code_graph import open_code_graph  # noqa: E402
 
 
 def optional_expand_relations() -> Callable[..., Any] | None:
     """Return the graph-expansion node when this checkout has it."""
     try:
-        return importlib.import_module("nodes.expand_relations").expand_relations  # type: ignore[no-any-return]
+        return importlib.import_module("engram.nodes.expand_relations").expand_relations  # type: ignore[no-any-return]
     except ImportError:
         return None
 
@@ -47,21 +47,19 @@ def make_deps(store: Any = None) -> Deps:
     """Deps with the code index and code graph openers registered."""
     return Deps(
         store=store,
-        openers={
-            "code_index": open_project_index,
-            "code_graph": lambda context: open_code_graph(context.project_path),
-        },
+        open_code_index=open_project_index,
+        open_code_graph=lambda context: open_code_graph(context.project_path),
     )
 
 
 def compose(deps: Deps, *, semantic: Callable[..., Any] | None = None) -> Any:
     """Compile the context pipeline over ``deps`` (no checkpointer).
 
-    With no replacement semantic branch this is ``graph.builder.build_graph`` when the builder
+    With no replacement semantic branch this is ``engram.graph.builder.build_graph`` when the builder
     wires ``pack_context`` (what ``engram context`` runs); otherwise the same nodes wired here.
     """
     if semantic is None:
-        from graph.builder import build_graph
+        from engram.graph.builder import build_graph
 
         built = build_graph(deps)
         if "pack_context" in built.nodes:

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from stores.code_graph import build_graph
+from engram.stores.codegraph.code_graph import build_graph
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "graph"
 RELATIONS = ("contains", "imports", "inherits", "implements", "calls")
@@ -33,7 +33,7 @@ def predicted_of(folder: Path) -> dict[str, set[tuple[str, str]]]:
 
 
 def build_graph_for(folder: Path):
-    from stores.code_graph import CodeGraph
+    from engram.stores.codegraph.code_graph import CodeGraph
 
     graph = CodeGraph()
     build_graph(folder, graph)

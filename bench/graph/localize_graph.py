@@ -6,7 +6,7 @@ Usage:
 
 For each case: the hybrid file list comes from `CodeIndex.search_files` (as `engram search
 --files`); the graph list is `rank_files` seeded with the hybrid top `--seeds` files and the
-query's identifiers; "hybrid+graph" fuses both with `stores.ranking.rrf` (graph list weighted
+query's identifiers; "hybrid+graph" fuses both with `engram.stores.codeindex.rank_fusion.rrf` (graph list weighted
 `--graph-weight`). The candidate pool is non-test `.py` files, as in bench/index/localize.py.
 The graph is built in memory (nothing written into the source trees).
 """
@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.localize_dev import DATASET, evaluate, is_test_path, run_timed  # noqa: E402
-from stores.code_graph import CodeGraph, build_graph  # noqa: E402
-from stores.code_index import open_code_index  # noqa: E402
-from stores.embedders import make_embedder  # noqa: E402
-from stores.graph_rank import file_graph, rank_files  # noqa: E402
-from stores.ranking import rrf  # noqa: E402
+from engram.stores.codegraph.code_graph import CodeGraph, build_graph  # noqa: E402
+from engram.stores.codegraph.graph_pagerank import file_graph, rank_files  # noqa: E402
+from engram.stores.codeindex.code_index import open_code_index  # noqa: E402
+from engram.stores.codeindex.rank_fusion import rrf  # noqa: E402
+from engram.stores.embeddings.embedders import make_embedder  # noqa: E402
 
 
 def main() -> int:

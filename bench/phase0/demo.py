@@ -9,13 +9,13 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from graph.context import Context
-from graph.phase0_load import run_phase0
-from graph.tokens import count_text
-from stores.backends import open_memory_store
-from stores.experience import ExperienceStore
-from stores.experience_records import Episode, Pattern, Strategy, Trigger
-from stores.project_key import project_key
+from engram.graph.context import Context
+from engram.graph.profile.phase0_loading import run_phase0
+from engram.graph.tokens import count_text
+from engram.stores.backends import open_memory_store
+from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
+from engram.stores.memory.experience_store import ExperienceStore
+from engram.stores.project_key import project_key
 
 TASKS = (
     "Rename the variable tmp to retry_count in worker.py",

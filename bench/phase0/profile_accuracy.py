@@ -14,7 +14,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from graph.profile import TASK_TYPES, profile_task
+from engram.graph.profile.task_profile import TASK_TYPES, profile_task
 
 DEFAULT_TABLES = (
     Path("tests/data/task_profiles.jsonl"),

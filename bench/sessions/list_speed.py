@@ -26,9 +26,9 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
 
-from graph.session_index import generic_session_rows, session_rows
-from stores.backends import CHECKPOINT_DB, ThreadedSqliteSaver, sqlite_connect
-from stores.project_key import project_key
+from engram.stores.backends import CHECKPOINT_DB, ThreadedSqliteSaver, sqlite_connect
+from engram.stores.project_key import project_key
+from engram.stores.session_listing import generic_session_rows, session_rows
 
 TEXT = "The parser keeps a stack of open scopes and closes them at each dedent token. " * 5
 

@@ -4,7 +4,7 @@ Real parts: tree-sitter chunks, SQLite manifest, bm25s, embedded Chroma (hash em
 test needs no model), the pickled code graph, ripgrep, the SQLite memory store, and, for agent
 mode, ``ChatOpenAI`` against the local OpenAI-compatible stub server. When the project's
 builder does not wire the context pipeline yet, the test composes it from the same nodes with
-``graph.branches.wire_retrieval`` (what the builder is asked to do).
+``engram.graph.retrieval.branch_timeout.wire_retrieval`` (what the builder is asked to do).
 """
 
 from __future__ import annotations
@@ -22,22 +22,22 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 from typer.testing import CliRunner
 
-import graph.cli_context as cli_context
-from graph.branches import timeout_note, wire_retrieval
-from graph.builder import build_graph
-from graph.context import Context
-from graph.deps import Deps
-from graph.index_open import open_project_index
-from graph.llm import make_model
-from graph.state import InputState, State
-from nodes.call_model import call_model
-from nodes.load_rules import load_rules
-from nodes.pack_context import pack_context
-from nodes.retrieve_memory import retrieve_memory
-from nodes.search_exact import search_exact
-from nodes.search_semantic import search_semantic
-from stores.code_graph import update_graph
-from stores.graph_persist import GRAPH_FILE
+import engram.graph.cli.context_commands as cli_context
+from engram.graph.builder import build_graph
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.llm import make_model
+from engram.graph.retrieval.branch_timeout import timeout_note, wire_retrieval
+from engram.graph.retrieval.open_code_index import open_project_index
+from engram.graph.state import InputState, State
+from engram.nodes.call_model import call_model
+from engram.nodes.load_rules import load_rules
+from engram.nodes.pack_context import pack_context
+from engram.nodes.retrieve_memory import retrieve_memory
+from engram.nodes.search_exact import search_exact
+from engram.nodes.search_semantic import search_semantic
+from engram.stores.codegraph.code_graph import update_graph
+from engram.stores.codegraph.graph_persistence import GRAPH_FILE
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration
@@ -116,7 +116,7 @@ def compose(deps: Deps, *, store: Any = None, semantic: Any = search_semantic,
 
 def _expand_relations() -> Any:
     try:
-        from nodes.expand_relations import expand_relations
+        from engram.nodes.expand_relations import expand_relations
     except ImportError:
         return None
     return expand_relations

@@ -11,14 +11,14 @@ import typer
 from langgraph.runtime import Runtime
 from typer.testing import CliRunner
 
-from graph.cli_graph import register
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from graph.tools_graph import build_code_graph_tool
-from nodes.expand_relations import NO_GRAPH_NOTE, expand_relations
-from stores.code_graph import open_code_graph, update_graph
-from stores.graph_persist import GRAPH_FILE
+from engram.graph.cli.graph_commands import register
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.graph.tools.code_graph_tool import build_code_graph_tool
+from engram.nodes.expand_relations import NO_GRAPH_NOTE, expand_relations
+from engram.stores.codegraph.code_graph import open_code_graph, update_graph
+from engram.stores.codegraph.graph_persistence import GRAPH_FILE
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "graph"
 
@@ -31,7 +31,7 @@ def shop(tmp_path) -> Path:
 
 
 def deps_for_graph() -> Deps:
-    return Deps(openers={"code_graph": lambda ctx: open_code_graph(ctx.project_path)})
+    return Deps(open_code_graph=lambda ctx: open_code_graph(ctx.project_path))
 
 
 def hit(path: str, start: int, end: int, score: float = 1.0) -> dict:

@@ -11,16 +11,21 @@ import numpy as np
 import pytest
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from graph.tools_index import build_search_code_tool, open_project_index
-from nodes.search_semantic import search_semantic
-from stores.code_index import open_code_index
-from stores.embedders import HashEmbedder, MiniLMEmbedder, OpenAIEmbedder, make_embedder
-from stores.embedding_cache import CachedEmbedder, SqliteEmbeddingCache
-from stores.errors import BackendUnavailableError
-from stores.index_static import StaticEmbedder, distill_static_table
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.graph.tools.search_code_tool import build_search_code_tool, open_project_index
+from engram.nodes.search_semantic import search_semantic
+from engram.stores.codeindex.code_index import open_code_index
+from engram.stores.embeddings.embedders import (
+    HashEmbedder,
+    MiniLMEmbedder,
+    OpenAIEmbedder,
+    make_embedder,
+)
+from engram.stores.embeddings.embedding_cache import CachedEmbedder, SqliteEmbeddingCache
+from engram.stores.embeddings.static_embedder import StaticEmbedder, distill_static_table
+from engram.stores.errors import BackendUnavailableError
 
 pytestmark = pytest.mark.integration
 
@@ -44,7 +49,7 @@ async def test_chroma_server_down_degrades_to_notes_and_exact_search(tmp_path):
                       chroma_url="http://127.0.0.1:9")
     with pytest.raises(BackendUnavailableError):
         open_project_index(context, create=True)
-    deps = Deps(openers={"code_index": lambda c: open_project_index(c, create=True)})
+    deps = Deps(open_code_index=lambda c: open_project_index(c, create=True))
     out = await search_semantic(State(task="database connection"), Runtime(context=context),
                                 deps=deps)
     assert out["notes"][0].startswith("semantic search unavailable")

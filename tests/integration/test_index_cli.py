@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from graph.cli_index import register
+from engram.graph.cli.index_commands import register
 
 pytestmark = pytest.mark.integration
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from stores.code_index import open_code_index, open_memory_code_index
-from stores.embedders import HashEmbedder
+from engram.stores.codeindex.code_index import open_code_index, open_memory_code_index
+from engram.stores.embeddings.embedders import HashEmbedder
 
 pytestmark = pytest.mark.integration
 
@@ -20,10 +20,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 SLOW_INDEXER = """
 import sys, time, pathlib
-import stores.index_update as update
+import engram.stores.codeindex.incremental_index as update
 update.EMBED_BATCH_CHUNKS = 4
-from stores.code_index import open_code_index
-from stores.embedders import HashEmbedder
+from engram.stores.codeindex.code_index import open_code_index
+from engram.stores.embeddings.embedders import HashEmbedder
 root, marker = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 def progress(event):
     if event.phase == "embed":

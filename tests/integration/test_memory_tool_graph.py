@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.toolset import build_tools
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.tools.available_tools import build_tools
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graph.builder import build_graph
-from graph.context import Context
-from graph.deps import make_default_deps
+from engram.graph.builder import build_graph
+from engram.graph.context import Context
+from engram.graph.deps import make_default_deps
 from tests.support.openai_stub import OpenAIStub, history_problems
 
 pytestmark = pytest.mark.integration

@@ -1,38 +1,27 @@
 """Phase 0 in a compiled graph: real SQLite store, real HTTP model stub, interrupt round trip.
 
-The graph is a small slice of engram's: load_rules → retrieve_memory → (high risk)
-confirm_task → call_model ⇄ run_tools → learn_from_task, with ``InMemorySaver`` so the
+The graph is engram's own (``engram.graph.builder``), compiled with ``InMemorySaver`` so the
 confirmation interrupt can be resumed with ``Command(resume=...)``.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from pathlib import Path
-from typing import Literal
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.llm import make_model
-from graph.phase0 import needs_confirmation
-from graph.state import InputState, State
-from nodes.call_model import call_model
-from nodes.confirm_task import confirm_task
-from nodes.learn_from_task import learn_from_task
-from nodes.load_rules import load_rules
-from nodes.retrieve_memory import retrieve_memory
-from nodes.run_tools import run_tools
-from stores.backends import open_memory_store
-from stores.experience import ExperienceStore
-from stores.experience_records import Episode, Pattern, Strategy, Trigger
-from stores.project_key import project_key
+from engram.graph.builder import builder
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.llm import make_model
+from engram.stores.backends import open_memory_store
+from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
+from engram.stores.memory.experience_store import ExperienceStore
+from engram.stores.project_key import project_key
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration
@@ -41,33 +30,9 @@ HIGH_TASK = "Change the password hashing in auth/passwords.py before the product
 LOW_TASK = "Explain what auth/passwords.py does"
 
 
-def _route_memory(state: State, context: Context) -> Literal["confirm_task", "call_model"]:
-    return "confirm_task" if needs_confirmation(state, context) else "call_model"
-
-
-def _route_confirm(state: State) -> Literal["call_model", "__end__"]:
-    return "call_model" if state.approval.get("approved") else END
-
-
-def _route_model(state: State) -> Literal["run_tools", "learn_from_task"]:
-    last = state.messages[-1]
-    return "run_tools" if isinstance(last, AIMessage) and last.tool_calls else "learn_from_task"
-
-
 def _graph(deps: Deps, context: Context, store, **compile_kw):
-    graph = StateGraph(State, context_schema=Context, input_schema=InputState)
-    for node in (load_rules, retrieve_memory, confirm_task, call_model, run_tools,
-                 learn_from_task):
-        graph.add_node(node.__name__, partial(node, deps=deps))
-    graph.add_edge(START, "load_rules")
-    graph.add_edge("load_rules", "retrieve_memory")
-    graph.add_conditional_edges("retrieve_memory", lambda s: _route_memory(s, context),
-                                ["confirm_task", "call_model"])
-    graph.add_conditional_edges("confirm_task", _route_confirm, ["call_model", END])
-    graph.add_conditional_edges("call_model", _route_model, ["run_tools", "learn_from_task"])
-    graph.add_edge("run_tools", "call_model")
-    graph.add_edge("learn_from_task", END)
-    return graph.compile(checkpointer=InMemorySaver(), store=store, **compile_kw)
+    """The real engram graph (``builder(deps)``) with an in-memory checkpointer."""
+    return builder(deps).compile(checkpointer=InMemorySaver(), store=store, **compile_kw)
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from graph.extractive import extractive_summary
-from graph.history import ACKNOWLEDGEMENT, SUMMARY_HEADER
-from graph.prompts import render_turn_context
+from engram.graph.compaction.extractive_summary import extractive_summary
+from engram.graph.compaction.history_rules import ACKNOWLEDGEMENT, SUMMARY_HEADER
+from engram.graph.prompts import render_turn_context
 
 WORDS = ["fix", "the", "bug", "in", "src/app.py", "上下文", "压缩", "函数", "error:", "Traceback",
          "def", "return", "{", "}", "tests/test_x.py:12", "пример", "—", "\n", "  "]

@@ -10,10 +10,10 @@ from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graph.branches import bounded, timeout_note
-from graph.context import Context
-from graph.state import State
-from stores.errors import BackendUnavailableError
+from engram.graph.context import Context
+from engram.graph.retrieval.branch_timeout import bounded, timeout_note
+from engram.graph.state import State
+from engram.stores.errors import BackendUnavailableError
 
 SLACK_MS = 100
 
@@ -44,7 +44,8 @@ async def test_timeout_returns_note_within_timeout_plus_slack():
     started = time.perf_counter()
     update = await node(State(), runtime(200))
     elapsed_ms = (time.perf_counter() - started) * 1000
-    assert update == {"notes": [timeout_note("search_semantic", 200)]}
+    assert update == {"notes": [timeout_note("search_semantic", 200)],
+                      "degraded_branches": ["search_semantic"]}
     assert elapsed_ms < 200 + SLACK_MS
 
 
@@ -59,6 +60,7 @@ async def test_store_error_becomes_note():
     update = await bounded(failing_branch, name="search_semantic")(State(), runtime())
     (note,) = update["notes"]
     assert "search_semantic failed" in note and "start the Chroma server" in note
+    assert update["degraded_branches"] == ["search_semantic"]
 
 
 async def test_other_errors_propagate():
@@ -109,19 +111,14 @@ async def test_parallel_branches_in_a_graph_join_with_notes_and_config_visible()
     assert (time.perf_counter() - started) * 1000 < 300 + SLACK_MS + 200
     assert out["outcome"] == "a.py"
     assert out["notes"] == [timeout_note("search_semantic", 300)]
+    assert out["degraded_branches"] == ["search_semantic"]
     assert seen["thread"] == "t1"
 
 
-def test_degraded_branches_are_read_back_from_notes():
-    from graph.branches import degraded_branches, failure_note
-
-    notes = [timeout_note("search_semantic", 500), failure_note("expand_relations", OSError("x"), 3),
-             "search_exact found nothing", "no memory store is configured"]
-    assert degraded_branches(notes) == {"search_semantic", "expand_relations"}
 
 
 def test_call_bounded_returns_raises_or_times_out():
-    from graph.branches import call_bounded
+    from engram.graph.retrieval.branch_timeout import call_bounded
 
     assert call_bounded(lambda: 41 + 1, 500) == 42
     with pytest.raises(KeyError):

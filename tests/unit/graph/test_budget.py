@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from graph.budget import Thresholds, reconcile, thresholds
-from graph.tokens import (
+from engram.graph.budget import Thresholds, reconcile, thresholds
+from engram.graph.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     REQUEST_OVERHEAD_TOKENS,
     TOOL_CALL_OVERHEAD_TOKENS,
@@ -94,7 +94,7 @@ def test_reconcile():
 
 
 # --- planning --------------------------------------------------------------------------------
-from graph.budget import (  # noqa: E402
+from engram.graph.budget import (  # noqa: E402
     clear_batch_minimum,
     decide,
     drop_is_enough,
@@ -162,7 +162,7 @@ def test_drop_is_enough():
 
 
 def test_clear_minimum_relaxes_past_the_trigger():
-    from graph.budget import clear_minimum
+    from engram.graph.budget import clear_minimum
 
     t = thresholds(128_000)
     batch = clear_batch_minimum(t)
@@ -183,7 +183,7 @@ def test_plan_clear_includes_stale_turn_context():
 
 
 def test_summary_budget_is_the_trigger_reserve():
-    from graph.budget import summary_budget
+    from engram.graph.budget import summary_budget
 
     assert summary_budget(32_000) == 8_000
     assert summary_budget(128_000) == 20_000

@@ -3,10 +3,10 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from graph.budget_request import budget_partitions, pending_turn_context, request_for
-from graph.prompts import render_system_prompt, render_turn_context
-from graph.state import State
-from graph.tokens import estimate_messages
+from engram.graph.budget_request import budget_partitions, pending_turn_context, request_for
+from engram.graph.prompts import render_system_prompt, render_turn_context
+from engram.graph.state import State
+from engram.graph.tokens import estimate_messages
 
 
 def words(text: str) -> int:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph.context import Context
-from graph.errors import ConfigError
+from engram.graph.context import Context
+from engram.graph.errors import ConfigError
 
 
 def test_defaults_are_usable():

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from graph.context import Context
-from graph.deps import Deps
-from stores.errors import IndexNotBuiltError
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.stores.errors import IndexNotBuiltError
 
 
 def test_resource_is_opened_once_per_project_even_from_parallel_threads(tmp_path):
@@ -18,10 +18,10 @@ def test_resource_is_opened_once_per_project_even_from_parallel_threads(tmp_path
         time.sleep(0.05)
         return object()
 
-    deps = Deps(openers={"code_index": opener})
+    deps = Deps(open_code_index=opener)
     context = Context(project=str(tmp_path))
     results = []
-    threads = [threading.Thread(target=lambda: results.append(deps.resource("code_index", context)))
+    threads = [threading.Thread(target=lambda: results.append(deps.code_index(context)))
                for _ in range(4)]
     for thread in threads:
         thread.start()
@@ -29,9 +29,9 @@ def test_resource_is_opened_once_per_project_even_from_parallel_threads(tmp_path
         thread.join()
     assert len(calls) == 1 and len({id(r) for r in results}) == 1
     other = Context(project=str(tmp_path / "other"))
-    deps.resource("code_index", other)
+    deps.code_index(other)
     assert len(calls) == 2
-    assert deps.resource("missing", context) is None
+    assert deps.code_graph(context) is None  # no opener registered
 
 
 def test_failed_open_is_remembered_until_forgotten(tmp_path):
@@ -41,13 +41,13 @@ def test_failed_open_is_remembered_until_forgotten(tmp_path):
         calls.append(1)
         raise IndexNotBuiltError("no index")
 
-    deps = Deps(openers={"code_graph": opener})
+    deps = Deps(open_code_graph=opener)
     context = Context(project=str(tmp_path))
     for _ in range(3):
         with pytest.raises(IndexNotBuiltError):
-            deps.resource("code_graph", context)
+            deps.code_graph(context)
     assert len(calls) == 1
     deps.forget("code_graph", context)
     with pytest.raises(IndexNotBuiltError):
-        deps.resource("code_graph", context)
+        deps.code_graph(context)
     assert len(calls) == 2

@@ -10,8 +10,8 @@ from langchain_core.messages import (
 from langgraph.graph import add_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from graph.extractive import extractive_summary, split_sections
-from graph.history import (
+from engram.graph.compaction.extractive_summary import extractive_summary, split_sections
+from engram.graph.compaction.history_rules import (
     ACKNOWLEDGEMENT,
     CLEARED_PREFIX,
     SUMMARY_HEADER,
@@ -201,7 +201,7 @@ def test_placeholder_keeps_the_call_and_its_error_line():
 
 
 def test_extractive_quotes_the_user_not_the_appended_context():
-    from graph.prompts import render_turn_context
+    from engram.graph.prompts import render_turn_context
 
     block = render_turn_context("memory: x", "code map: lib/a.py lib/b.py")
     msgs = [HumanMessage(f"Constraint: use UTC everywhere.\n\n{block}", id="u"),
@@ -212,8 +212,12 @@ def test_extractive_quotes_the_user_not_the_appended_context():
 
 
 def test_clear_turn_context_keeps_the_users_words_and_id():
-    from graph.history import CONTEXT_CLEARED, clear_turn_context, turn_context
-    from graph.prompts import render_turn_context
+    from engram.graph.compaction.history_rules import (
+        CONTEXT_CLEARED,
+        clear_turn_context,
+        turn_context,
+    )
+    from engram.graph.prompts import render_turn_context
 
     message = HumanMessage(f"do X\n\n{render_turn_context('memory: y')}", id="u")
     assert turn_context(message).startswith("\n\n[engram context]")

@@ -7,13 +7,17 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.slash_memory import MEMORY_USAGE, handle_memory_command, is_memory_command
-from graph.tools_memory import SAVE_MEMORY_TOOL, build_save_memory_tool
-from graph.toolset import build_tools
-from stores.facts import FactStore
-from stores.project_key import project_key
+from engram.graph.cli.chat_memory_commands import (
+    MEMORY_USAGE,
+    handle_memory_command,
+    is_memory_command,
+)
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.tools.available_tools import build_tools
+from engram.graph.tools.save_memory_tool import SAVE_MEMORY_TOOL, build_save_memory_tool
+from engram.stores.memory.fact_store import FactStore
+from engram.stores.project_key import project_key
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 KEY = "/srv/app"

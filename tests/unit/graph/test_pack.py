@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.pack import PASSES, SECTION_ORDER, PackItem, fill_pack
-from graph.pack_budget import (
+from engram.graph.pack.pack_budget import (
     BASE_FRACTION,
     DEFAULT_CONTEXT_RATIO,
     DEVIATION_STREAK,
@@ -23,7 +22,8 @@ from graph.pack_budget import (
     record_hit,
     record_usage,
 )
-from stores.pack_feedback import Feedback
+from engram.graph.pack.pack_filling import PASSES, SECTION_ORDER, PackItem, fill_pack
+from engram.stores.memory.pack_feedback import Feedback
 
 
 def words(text: str) -> int:

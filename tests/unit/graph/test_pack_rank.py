@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import random
 
-from graph.pack_rank import (
+from engram.graph.pack.evidence_fusion import (
     Evidence,
     code_map_items,
     evidence_of,
     rank_files,
     slice_items,
 )
-from graph.pack_text import history_items, text_items
+from engram.graph.pack.text_items import history_items, text_items
 
 
 def words(text: str) -> int:

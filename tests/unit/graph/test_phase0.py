@@ -8,19 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.context import Context
-from graph.phase0 import (
+from engram.graph.profile.phase0_selection import (
     DENSITY,
     RISK_BUDGETS,
     episode_weight,
-    needs_confirmation,
     retrieval_config,
     select_experience,
 )
-from graph.profile import TaskProfile, profile_task
-from graph.state import State
-from graph.tokens import count_text
-from stores.experience_records import Episode, Pattern, Strategy, Trigger
+from engram.graph.profile.task_profile import TaskProfile, profile_task
+from engram.graph.tokens import count_text
+from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 
@@ -160,14 +157,6 @@ def test_report_lists_injected_and_skipped():
     assert report["skipped"]
 
 
-def test_needs_confirmation():
-    high = State(task_profile=profile_task("Deploy to production").to_dict())
-    low = State(task_profile=profile_task("Fix the typo in README").to_dict())
-    assert needs_confirmation(high, Context())
-    assert not needs_confirmation(high, Context(auto_approve=True))
-    assert not needs_confirmation(low, Context())
-    decided = State(task_profile=high.task_profile, approval={"action": "approve"})
-    assert not needs_confirmation(decided, Context())
 
 
 def test_retrieval_config_mirrors_constants():
@@ -188,7 +177,7 @@ def test_failure_on_related_work_found_by_shared_terms():
 
 
 def test_task_terms_cover_english_and_chinese():
-    from graph.profile import task_terms
+    from engram.graph.profile.task_profile import task_terms
 
     terms = task_terms("Fix the Login timeout in 用户登录 module")
     assert {"login", "timeout", "module", "用户", "登录"} <= terms

@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from graph.phase0_load import load_experience
-from graph.profile import TaskProfile
-from stores.backends import open_memory_store
-from stores.experience import ExperienceStore
-from stores.experience_records import Episode, Pattern, Trigger
+from engram.graph.profile.phase0_loading import load_experience
+from engram.graph.profile.task_profile import TaskProfile
+from engram.stores.backends import open_memory_store
+from engram.stores.memory.experience_records import Episode, Pattern, Trigger
+from engram.stores.memory.experience_store import ExperienceStore
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.resources import PRELOAD_MODES, preload
-from stores.errors import IndexNotBuiltError
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.retrieval.preload import PRELOAD_MODES, preload
+from engram.stores.errors import IndexNotBuiltError
 
 
 class FakeIndex:
@@ -35,16 +35,16 @@ def test_preload_opens_and_warms_each_resource(tmp_path):
         opened.append("index")
         return index
 
-    deps = Deps(openers={"code_index": open_index, "code_graph": lambda _: graph})
+    deps = Deps(open_code_index=open_index, open_code_graph=lambda _: graph)
     context = Context(project=str(tmp_path))
     assert preload(deps, context) == []
     assert index.modes == list(PRELOAD_MODES) and graph.warmed == 1
-    assert deps.resource("code_index", context) is index and opened == ["index"]
+    assert deps.code_index(context) is index and opened == ["index"]
 
 
 def test_missing_resources_become_notes(tmp_path):
     def missing(_):
         raise IndexNotBuiltError("no code index", hint="run `engram index`")
 
-    notes = preload(Deps(openers={"code_index": missing}), Context(project=str(tmp_path)))
+    notes = preload(Deps(open_code_index=missing), Context(project=str(tmp_path)))
     assert notes == ["code_index: no code index"]

@@ -4,15 +4,15 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.routes import (
+from engram.graph.context import Context
+from engram.graph.routes import (
     route_after_call_model,
     route_after_check_budget,
     route_after_confirm_task,
     route_after_pack_context,
     route_after_retrieve_memory,
 )
-from graph.state import State
+from engram.graph.state import State
 
 AGENT = Runtime(context=Context(model="m"))
 CONTEXT_MODE = Runtime(context=Context(model="m", mode="context"))

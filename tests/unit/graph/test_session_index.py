@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graph.session_index import checkpoint_time, session_rows
-from stores.backends import ThreadedSqliteSaver, sqlite_connect
+from engram.stores.backends import ThreadedSqliteSaver, sqlite_connect
+from engram.stores.session_listing import checkpoint_time, session_rows
 
 
 def _fill(saver) -> None:

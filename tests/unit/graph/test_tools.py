@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from graph.context import Context
-from graph.errors import PathOutsideProjectError, ToolError
-from graph.tools import build_core_tools, escape_forged_tags, wrap_tool_result
+from engram.graph.context import Context
+from engram.graph.errors import PathOutsideProjectError, ToolError
+from engram.graph.tools.project_tools import build_core_tools, escape_forged_tags, wrap_tool_result
 
 
 def test_wrap_escapes_forged_tags():
@@ -56,12 +56,14 @@ def test_read_file_refuses_escape_and_secrets(tools):
         tools["read_file"].invoke({"path": "missing.py"})
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_grep_never_returns_secrets_files(tools):
     out = tools["grep_code"].invoke({"pattern": "needle"})
     assert "pkg/other.py:1: def needle():" in out
     assert ".env" not in out and "blob.bin" not in out
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_grep_literal_and_case(tools):
     assert "no matches" in tools["grep_code"].invoke({"pattern": "NEEDLE"})
     with pytest.raises(ToolError, match="invalid search pattern"):
@@ -70,6 +72,7 @@ def test_grep_literal_and_case(tools):
     assert "pkg/other.py:1" in out
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_grep_caps_results(tools):
     out = tools["grep_code"].invoke({"pattern": "line", "max_results": 5})
     assert out.count("pkg/mod.py:") == 5

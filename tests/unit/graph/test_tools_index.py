@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.tools_index import SEARCH_CODE_MAX_K, build_search_code_tool
-from stores.code_index import open_memory_code_index
-from stores.embedders import HashEmbedder
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.tools.search_code_tool import SEARCH_CODE_MAX_K, build_search_code_tool
+from engram.stores.codeindex.code_index import open_memory_code_index
+from engram.stores.embeddings.embedders import HashEmbedder
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def test_search_code_uses_the_index(root):
     index = open_memory_code_index(root, embedder=HashEmbedder())
     index.update()
     tool = build_search_code_tool(Context(project=str(root)),
-                                  Deps(openers={"code_index": lambda c: index}))
+                                  Deps(open_code_index=lambda c: index))
     assert tool.name == "search_code"
     text = tool.invoke({"query": "dispatch_event router"})
     first = text.splitlines()[0]
@@ -36,12 +36,13 @@ def test_search_code_bounds_top_k(root):
     index = open_memory_code_index(root, embedder=HashEmbedder())
     index.update()
     tool = build_search_code_tool(Context(project=str(root)),
-                                  Deps(openers={"code_index": lambda c: index}))
+                                  Deps(open_code_index=lambda c: index))
     assert len(tool.invoke({"query": "event handler", "top_k": 30}).splitlines()) == 30
     with pytest.raises(ValidationError):
         tool.invoke({"query": "event", "top_k": SEARCH_CODE_MAX_K + 1})
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_search_code_falls_back_to_exact_without_index(root):
     tool = build_search_code_tool(Context(project=str(root)), Deps())
     lines = tool.invoke({"query": "where is dispatch_event?"}).splitlines()

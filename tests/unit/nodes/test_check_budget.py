@@ -5,12 +5,13 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import add_messages
 from langgraph.runtime import Runtime
 
-from graph.budget import thresholds
-from graph.context import Context
-from graph.deps import Deps
-from graph.history import is_cleared, validate_history
-from graph.state import State
-from nodes.check_budget import check_budget, needs_summary
+from engram.graph.budget import thresholds
+from engram.graph.compaction.history_rules import is_cleared, validate_history
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.routes import route_after_check_budget
+from engram.graph.state import State
+from engram.nodes.check_budget import check_budget
 
 
 def words(text: str) -> int:
@@ -77,8 +78,9 @@ async def test_over_trigger_after_clearing_asks_for_summary(runtime):
     msgs = history(3, 10) + [HumanMessage(" ".join(["q"] * 21_000), id="big")]
     update = await check_budget(State(messages=msgs), runtime(32_000), deps=DEPS)
     assert update["budget"]["decision"] == "summarize"
-    assert needs_summary(State(messages=msgs, budget=update["budget"]))
-    assert not needs_summary(State(messages=msgs))
+    assert route_after_check_budget(State(messages=msgs, budget=update["budget"])) == (
+        "compact_history")
+    assert route_after_check_budget(State(messages=msgs)) == "call_model"
 
 
 async def test_reconciles_with_reported_usage(runtime):
@@ -96,7 +98,7 @@ async def test_turn_context_counted_until_appended(runtime):
     pending = await check_budget(State(messages=history(1, 5), memory_block=memory),
                                  runtime(128_000), deps=DEPS)
     assert pending["budget"]["raw_estimate"] >= base["budget"]["raw_estimate"] + 100
-    from graph.prompts import render_turn_context
+    from engram.graph.prompts import render_turn_context
 
     appended = history(1, 5)
     appended[0] = HumanMessage(f"start the work\n\n{render_turn_context(memory)}", id="u0")
@@ -126,8 +128,8 @@ async def test_ledger_records_clear_event(runtime, tmp_path):
 
 
 async def test_clear_tier_also_clears_context_of_earlier_turns(runtime):
-    from graph.history import CONTEXT_CLEARED
-    from graph.prompts import render_turn_context
+    from engram.graph.compaction.history_rules import CONTEXT_CLEARED
+    from engram.graph.prompts import render_turn_context
 
     block = render_turn_context(" ".join(["ctx"] * 4_000))
     msgs = []

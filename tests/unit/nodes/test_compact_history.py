@@ -11,14 +11,19 @@ from langchain_core.messages import (
 from langgraph.graph import add_messages
 from langgraph.runtime import Runtime
 
-from graph.budget import SUMMARY_CHUNK_CHARS
-from graph.compaction import Request, compact_now, emergency_compact
-from graph.compaction_prompts import SUMMARY_INSTRUCTION
-from graph.context import Context
-from graph.deps import Deps
-from graph.history import SUMMARY_HEADER, SUMMARY_SECTIONS, is_summary, validate_history
-from graph.state import State
-from nodes.compact_history import compact_history
+from engram.graph.budget import SUMMARY_CHUNK_CHARS
+from engram.graph.compaction.compaction_transaction import Request, compact_now, emergency_compact
+from engram.graph.compaction.history_rules import (
+    SUMMARY_HEADER,
+    SUMMARY_SECTIONS,
+    is_summary,
+    validate_history,
+)
+from engram.graph.compaction.summary_prompts import SUMMARY_INSTRUCTION
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.nodes.compact_history import compact_history
 from tests.unit.nodes.fake_models import RecordingChatModel
 
 GOOD = "\n\n".join(f"## {s}\n- model note {i}" for i, s in enumerate(SUMMARY_SECTIONS))

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from nodes.confirm_task import confirm_task, confirmation_request, parse_decision
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.nodes.confirm_task import confirm_task, confirmation_request, parse_decision
 
 
 @pytest.mark.parametrize(

@@ -10,13 +10,13 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from nodes.learn_from_task import decide_outcome, files_touched, learn_from_task
-from stores.experience import ExperienceStore
-from stores.experience_records import Pattern, Trigger
-from stores.project_key import project_key
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.nodes.learn_from_task import decide_outcome, files_touched, learn_from_task
+from engram.stores.memory.experience_records import Pattern, Trigger
+from engram.stores.memory.experience_store import ExperienceStore
+from engram.stores.project_key import project_key
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 

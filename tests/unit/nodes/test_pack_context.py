@@ -6,13 +6,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.pack_build import NO_EVIDENCE_NOTE, resolve_task_files
-from graph.state import State
-from nodes.pack_context import pack_context
-from stores.pack_feedback import BaseStorePackFeedback
-from stores.project_key import project_key
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.pack.pack_assembly import NO_EVIDENCE_NOTE, resolve_task_files
+from engram.graph.state import State
+from engram.nodes.pack_context import pack_context
+from engram.stores.memory.pack_feedback import BaseStorePackFeedback
+from engram.stores.project_key import project_key
 
 
 def words(text: str) -> int:
@@ -134,7 +134,7 @@ class FakeIndex:
         return True
 
     def search(self, query, *, mode, k):
-        from stores.code_index import CodeHit
+        from engram.stores.codeindex.code_index import CodeHit
 
         self.modes.append(mode)
         return [CodeHit("src/cli.py", 4, 5, "main", "function", 0.3, mode)]
@@ -144,7 +144,7 @@ async def test_deepens_thin_evidence_but_skips_vectors_after_a_semantic_timeout(
                                                                                  engram_home):
     root = make_project(tmp_path)
     index = FakeIndex()
-    deps = Deps(count_tokens=words, openers={"code_index": lambda _: index})
+    deps = Deps(count_tokens=words, open_code_index=lambda _: index)
     update = await pack_context(state(), runtime(root, engram_home), deps=deps)
     assert index.modes == ["bm25", "dense"]
     code_map = next(s for s in update["context_pack"]["sections"] if s["name"] == "code_map")
@@ -152,7 +152,8 @@ async def test_deepens_thin_evidence_but_skips_vectors_after_a_semantic_timeout(
     assert any(r.startswith("dense #1") for r in cli["reasons"])
     index.modes.clear()
     note = "search_semantic timed out after 500 ms; continuing with the other branches"
-    await pack_context(state(notes=[note]), runtime(root, engram_home), deps=deps)
+    await pack_context(state(notes=[note], degraded_branches=["search_semantic"]),
+                       runtime(root, engram_home), deps=deps)
     assert index.modes == ["bm25"]
 
 
@@ -164,7 +165,7 @@ async def test_a_hanging_index_cannot_hang_the_pack(tmp_path, engram_home):
     def hang(_):
         time.sleep(3)
 
-    deps = Deps(count_tokens=words, openers={"code_index": hang})
+    deps = Deps(count_tokens=words, open_code_index=hang)
     rt = Runtime(context=Context(project=str(root), engram_home=str(engram_home),
                                  mode="context", branch_timeout_ms=200))
     started = time.perf_counter()

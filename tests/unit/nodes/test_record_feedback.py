@@ -6,13 +6,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.pack_budget import hit_rate
-from graph.state import State
-from nodes.record_feedback import injected_markers, memory_used, record_feedback, turn_texts
-from stores.pack_feedback import BaseStorePackFeedback
-from stores.project_key import project_key
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.pack.pack_budget import hit_rate
+from engram.graph.state import State
+from engram.nodes.record_feedback import injected_markers, memory_used, record_feedback, turn_texts
+from engram.stores.memory.pack_feedback import BaseStorePackFeedback
+from engram.stores.project_key import project_key
 
 REPORT = {"facts": {"ids": ["f-12ab"]},
           "experience": {"injected": [{"kind": "strategy", "id": "s-9", "reason": "x"}]}}

@@ -8,16 +8,16 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.phase0 import RISK_BUDGETS
-from graph.phase0_load import NO_STORE_NOTE
-from graph.state import State
-from nodes.retrieve_memory import retrieve_memory
-from stores.experience import ExperienceStore
-from stores.experience_records import Episode, Pattern, Strategy, Trigger
-from stores.fact_recall import FactRecall
-from stores.project_key import project_key
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.profile.phase0_loading import NO_STORE_NOTE
+from engram.graph.profile.phase0_selection import RISK_BUDGETS
+from engram.graph.state import State
+from engram.nodes.retrieve_memory import retrieve_memory
+from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
+from engram.stores.memory.experience_store import ExperienceStore
+from engram.stores.memory.fact_recall import FactRecall
+from engram.stores.project_key import project_key
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 
@@ -111,7 +111,7 @@ async def test_project_tests_feed_the_profile(tmp_path):
 
 
 async def test_real_facts_recall_through_a_cached_fact_store(tmp_path):
-    from stores.facts import FactStore
+    from engram.stores.memory.fact_store import FactStore
 
     store = InMemoryStore()
     FactStore(store).add("The payment service deploys with Helm charts", scope="project",
@@ -123,7 +123,7 @@ async def test_real_facts_recall_through_a_cached_fact_store(tmp_path):
         opened.append(FactStore(store))
         return opened[-1]
 
-    deps = Deps(count_tokens=words, openers={"fact_memory": opener})
+    deps = Deps(count_tokens=words, open_fact_memory=opener)
     state = State(task="Deploy the payment service with Helm to production")
     runtime = Runtime(context=Context(project=str(tmp_path)), store=store)
     for _ in range(2):

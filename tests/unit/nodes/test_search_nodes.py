@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.deps import Deps
-from graph.state import State
-from nodes.search_exact import bounded_locator, exact_hits_are_weak, search_exact
-from nodes.search_semantic import search_semantic
-from stores.code_index import open_memory_code_index
-from stores.embedders import HashEmbedder
-from stores.errors import BackendUnavailableError
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.nodes.search_exact import bounded_locator, search_exact
+from engram.nodes.search_semantic import search_semantic
+from engram.stores.codeindex.code_index import open_memory_code_index
+from engram.stores.embeddings.embedders import HashEmbedder
+from engram.stores.errors import BackendUnavailableError
 
 
 def project(tmp_path: Path) -> Path:
@@ -31,6 +32,7 @@ def runtime(root: Path) -> Runtime:
     return Runtime(context=Context(project=str(root), embedding_provider="hash"))
 
 
+@pytest.mark.integration  # runs ripgrep
 async def test_search_exact_finds_definitions_of_named_identifiers(tmp_path):
     root = project(tmp_path)
     out = await search_exact(State(task="Why is total_amount wrong?"), runtime(root), deps=Deps())
@@ -39,14 +41,12 @@ async def test_search_exact_finds_definitions_of_named_identifiers(tmp_path):
     assert hits[0]["symbol"] == "Invoice.total_amount(self)"
     assert set(hits[0]) == {"path", "start_line", "end_line", "symbol", "kind", "score", "source"}
     assert {h["path"] for h in hits} == {"billing.py", "report.py"}
-    assert not exact_hits_are_weak(hits)
 
 
 async def test_search_exact_without_code_terms_returns_nothing(tmp_path):
     out = await search_exact(State(task="make the report faster"), runtime(project(tmp_path)),
                              deps=Deps())
     assert out == {"code_hits": []}
-    assert exact_hits_are_weak(out["code_hits"])
 
 
 def test_bounded_locator_chunks_small_files_and_keeps_lines_of_large_ones(tmp_path):
@@ -64,6 +64,7 @@ def test_bounded_locator_chunks_small_files_and_keeps_lines_of_large_ones(tmp_pa
     assert whole is not None and whole.symbol.startswith("generated")
 
 
+@pytest.mark.integration  # runs ripgrep
 async def test_search_exact_gives_the_same_hits_every_time(tmp_path):
     root = project(tmp_path)
     (root / "zz_big.py").write_text("".join(f"x{n} = total_amount\n" for n in range(9000)))
@@ -75,11 +76,6 @@ async def test_search_exact_gives_the_same_hits_every_time(tmp_path):
     assert big and all(h["kind"] == "line" and h["start_line"] == h["end_line"] for h in big)
 
 
-def test_exact_hits_are_weak_only_without_a_strong_exact_hit():
-    assert exact_hits_are_weak([{"source": "exact", "score": 0.5}])
-    assert exact_hits_are_weak([{"source": "fused", "score": 3.0}])
-    assert not exact_hits_are_weak([{"source": "exact", "score": 0.5},
-                                    {"source": "exact", "score": 1.2}])
 
 
 async def test_search_semantic_without_index_leaves_a_note(tmp_path):
@@ -90,8 +86,7 @@ async def test_search_semantic_without_index_leaves_a_note(tmp_path):
 
 async def test_search_semantic_with_unbuilt_index_leaves_a_note(tmp_path):
     root = project(tmp_path)
-    deps = Deps(openers={"code_index": lambda c: open_memory_code_index(root,
-                                                                         embedder=HashEmbedder())})
+    deps = Deps(open_code_index=lambda c: open_memory_code_index(root, embedder=HashEmbedder()))
     out = await search_semantic(State(task="invoice totals"), runtime(root), deps=deps)
     assert "run `engram index`" in out["notes"][0]
 
@@ -100,7 +95,7 @@ async def test_search_semantic_returns_hits_from_the_index(tmp_path):
     root = project(tmp_path)
     index = open_memory_code_index(root, embedder=HashEmbedder())
     index.update()
-    deps = Deps(openers={"code_index": lambda c: index})
+    deps = Deps(open_code_index=lambda c: index)
     out = await search_semantic(State(task="monthly report of invoices"), runtime(root), deps=deps)
     assert out["code_hits"][0]["path"] == "report.py"
     assert out["code_hits"][0]["source"] == "fused"
@@ -117,6 +112,6 @@ async def test_search_semantic_degrades_when_the_backend_is_down(tmp_path):
     def broken(context):
         raise BackendUnavailableError("cannot reach Chroma", hint="start the server")
 
-    deps = Deps(openers={"code_index": broken})
+    deps = Deps(open_code_index=broken)
     out = await search_semantic(State(task="invoice"), runtime(project(tmp_path)), deps=deps)
     assert out["notes"] == ["semantic search unavailable: cannot reach Chroma (start the server)"]

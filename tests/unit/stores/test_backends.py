@@ -5,8 +5,8 @@ import asyncio
 import pytest
 from langgraph.store.base import PutOp
 
-from stores.backends import open_checkpointer, open_memory_store
-from stores.errors import BackendUnavailableError
+from engram.stores.backends import open_checkpointer, open_memory_store
+from engram.stores.errors import BackendUnavailableError
 
 UNREACHABLE = "postgresql://user:s3cretpw@127.0.0.1:9/engram"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from stores.chunker import MAX_FILE_CHUNK_CHARS, Chunk, chunk_file, embedding_text
+from engram.stores.codeindex.chunker import MAX_FILE_CHUNK_CHARS, Chunk, chunk_file, embedding_text
 
 
 def summary(chunks: list[Chunk]) -> list[tuple[str, str, int, int, str]]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from stores.code_index import CodeIndex, open_code_index, open_memory_code_index
-from stores.embedders import HashEmbedder
-from stores.errors import IndexNotBuiltError
+from engram.stores.codeindex.code_index import CodeIndex, open_code_index, open_memory_code_index
+from engram.stores.embeddings.embedders import HashEmbedder
+from engram.stores.errors import IndexNotBuiltError
 
 FILES = {
     "app/auth.py": (

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stores.embedders import HashEmbedder
-from stores.embedding_cache import (
+from engram.stores.embeddings.embedders import HashEmbedder
+from engram.stores.embeddings.embedding_cache import (
     CachedEmbedder,
     InMemoryEmbeddingCache,
     SqliteEmbeddingCache,

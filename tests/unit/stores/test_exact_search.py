@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from stores import exact_search
-from stores.exact_search import InvalidPatternError, find_rg, grep
+from engram.stores.codeindex import ripgrep_search as exact_search
+from engram.stores.codeindex.ripgrep_search import InvalidPatternError, find_rg, grep
 
 
 @pytest.fixture()
@@ -24,7 +24,7 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-ENGINES = ["auto", None]
+ENGINES = [pytest.param("auto", marks=pytest.mark.integration, id="auto"), None]  # auto runs ripgrep
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -70,6 +70,7 @@ def test_a_capped_search_keeps_the_first_lines_in_path_order(many: Path, engine)
         assert grep(many, "beta", max_results=limit, rg_path=engine) == everything[:limit]
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_a_capped_search_gives_the_same_lines_every_time(many: Path):
     runs = {tuple(grep(many, "beta|other", max_results=25)) for _ in range(5)}
     assert len(runs) == 1
@@ -89,6 +90,7 @@ def _fake_rg(tmp_path: Path, body: str) -> str:
     return str(script)
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_ripgrep_is_stopped_once_enough_lines_are_read(tree: Path, tmp_path: Path):
     event = ('{"type":"match","data":{"path":{"text":"./src/a.py"},"lines":{"text":"alpha\\\\n"},'
              '"line_number":%d}}')
@@ -101,6 +103,7 @@ def test_ripgrep_is_stopped_once_enough_lines_are_read(tree: Path, tmp_path: Pat
     assert time.monotonic() - started < 10
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_a_hung_ripgrep_times_out(tree: Path, tmp_path: Path, monkeypatch):
     monkeypatch.setattr(exact_search, "RG_TIMEOUT_S", 0.3)
     rg = _fake_rg(tmp_path, "exec sleep 20\n")
@@ -110,6 +113,7 @@ def test_a_hung_ripgrep_times_out(tree: Path, tmp_path: Path, monkeypatch):
     assert time.monotonic() - started < 10
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_path_order_rerun_only_when_the_limit_is_passed(tree: Path, tmp_path: Path):
     log = tmp_path / "calls.log"
     event = ('{"type":"match","data":{"path":{"text":"./src/a.py"},"lines":{"text":"alpha\\\\n"},'

@@ -9,22 +9,22 @@ import pytest
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from stores.backends import open_memory_store
-from stores.errors import SecretRefusedError
-from stores.experience import (
-    CONFIDENCE_MAX,
-    ExperienceStore,
-    apply_outcome,
-    pick_winner,
-    same_trigger_groups,
-)
-from stores.experience_records import (
+from engram.stores.backends import open_memory_store
+from engram.stores.errors import SecretRefusedError
+from engram.stores.memory.experience_records import (
     Episode,
     Pattern,
     Strategy,
     Trigger,
     record_from_dict,
     record_to_dict,
+)
+from engram.stores.memory.experience_store import (
+    CONFIDENCE_MAX,
+    ExperienceStore,
+    apply_outcome,
+    pick_winner,
+    same_trigger_groups,
 )
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
@@ -102,7 +102,7 @@ def test_delete(base_store):
 
 
 def test_listing_pages_past_one_search_page(base_store, monkeypatch):
-    monkeypatch.setattr("stores.experience.PAGE_SIZE", 3)
+    monkeypatch.setattr("engram.stores.memory.experience_store.PAGE_SIZE", 3)
     repo = ExperienceStore(base_store, KEY)
     for n in range(8):
         repo.put(_episode(f"ep-{n}", date=NOW + timedelta(minutes=n)))
@@ -215,7 +215,7 @@ def test_find_by_ids_in_one_round_trip(base_store):
 
 
 def test_late_verdict_changes_confidence_once(base_store):
-    from stores.experience import record_verdict
+    from engram.stores.memory.experience_store import record_verdict
 
     repo = ExperienceStore(base_store, KEY)
     repo.put(_pattern("p1", confidence=3))

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
-from stores.experience import ExperienceStore
-from stores.experience_md import export_markdown, import_markdown
-from stores.experience_records import Episode, Pattern, Strategy, Trigger
+from engram.stores.memory.experience_markdown import export_markdown, import_markdown
+from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
+from engram.stores.memory.experience_store import ExperienceStore
 
 KEY = "/srv/project"
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)

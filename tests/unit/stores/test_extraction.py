@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from stores.extraction import extract_candidates
-from stores.fact_recall import auto_extract
-from stores.facts import FactStore
+from engram.stores.memory.fact_extraction import extract_candidates
+from engram.stores.memory.fact_recall import auto_extract
+from engram.stores.memory.fact_store import FactStore
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 KEY = "/srv/app"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stores.fact_search import DEFAULT_SETTINGS, FactIndex, RankSettings, tokenize
+from engram.stores.memory.fact_search import DEFAULT_SETTINGS, FactIndex, RankSettings, tokenize
 
 
 def test_tokenize_stems_english_and_drops_stopwords():

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
-from stores.backends import sqlite_connect
-from stores.errors import ConflictError, SecretRefusedError, StoreError
-from stores.fact_admin import (
+from engram.stores.backends import sqlite_connect
+from engram.stores.errors import ConflictError, SecretRefusedError, StoreError
+from engram.stores.memory.fact_admin import (
     FactNotFoundError,
     all_facts,
     delete_fact,
@@ -23,8 +23,8 @@ from stores.fact_admin import (
     replace_fact,
     verify_fact,
 )
-from stores.facts import Fact, FactConflictError, FactStore, fact_namespace
-from stores.secrets import find_secret
+from engram.stores.memory.fact_store import Fact, FactConflictError, FactStore, fact_namespace
+from engram.stores.secrets import find_secret
 from tests.unit.stores.test_fact_search import CONTEXT_TEXTS
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from stores.code_graph import CodeGraph, build_graph
+from engram.stores.codegraph.code_graph import CodeGraph, build_graph
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "graph"
 LANGUAGES = ("python", "java", "javascript", "typescript", "go")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from stores.code_graph import CodeGraph, build_graph
-from stores.graph_answer import answer
-from stores.graph_query import GraphQueries
+from engram.stores.codegraph.code_graph import CodeGraph, build_graph
+from engram.stores.codegraph.graph_answers import answer
+from engram.stores.codegraph.graph_queries import GraphQueries
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "graph"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from stores.code_graph import CodeGraph, build_graph
-from stores.graph_rank import RankWeights, rank_files, rank_symbols
+from engram.stores.codegraph.code_graph import CodeGraph, build_graph
+from engram.stores.codegraph.graph_pagerank import RankWeights, rank_files, rank_symbols
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "graph"
 

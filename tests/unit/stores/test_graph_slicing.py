@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from stores.code_graph import CodeGraph, build_graph
-from stores.slicing import parses, slice_symbol
+from engram.stores.codegraph.code_graph import CodeGraph, build_graph
+from engram.stores.codegraph.dependency_slices import parses, slice_symbol
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "graph"
 

@@ -7,9 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from stores.code_graph import CodeGraph, build_graph, open_code_graph, update_graph
-from stores.errors import IndexCorruptError, IndexNotBuiltError
-from stores.graph_persist import GRAPH_FILE, InMemoryGraphStore, PickleGraphStore
+from engram.stores.codegraph.code_graph import CodeGraph, build_graph, open_code_graph, update_graph
+from engram.stores.codegraph.graph_persistence import (
+    GRAPH_FILE,
+    InMemoryGraphStore,
+    PickleGraphStore,
+)
+from engram.stores.errors import IndexCorruptError, IndexNotBuiltError
 
 FILES = {
     "app/models.py": "class Base:\n    def save(self):\n        pass\n\nclass User(Base):\n    pass\n",
@@ -166,7 +170,7 @@ def test_large_update_rewrites_the_full_file_and_drops_the_delta(tmp_path, monke
     write(tmp_path, {"app/extra.py": "def missing():\n    return 1\n"})
     update_graph(tmp_path)
     assert store.delta_path.exists()
-    monkeypatch.setattr("stores.graph_persist.DELTA_MAX_FILES", 0)
+    monkeypatch.setattr("engram.stores.codegraph.graph_persistence.DELTA_MAX_FILES", 0)
     write(tmp_path, {"app/more.py": "def more():\n    return missing()\n"})
     update_graph(tmp_path)
     assert not store.delta_path.exists()

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from stores.index_exact import Located, exact_terms, grep_terms, locate_on_the_fly
+import pytest
+
+from engram.stores.codeindex.exact_evidence import (
+    Located,
+    exact_terms,
+    grep_terms,
+    locate_on_the_fly,
+)
 
 
 def test_exact_terms_takes_code_like_words_quotes_and_paths():
@@ -29,6 +36,7 @@ def test_exact_terms_splits_dotted_names_and_strips_calls():
     assert exact_terms("just plain words here") == []
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_grep_terms_scores_rare_terms_and_definitions(tmp_path):
     (tmp_path / "a.py").write_text("def load_config(path):\n    return path\n")
     (tmp_path / "b.py").write_text("from a import load_config\n\nload_config('x')\nshared_name = 1\n")
@@ -49,8 +57,9 @@ def test_locate_on_the_fly_reports_lines_past_the_file_cap(tmp_path):
     assert locate("b.py", 2) == Located("b.py", 2, 2, "", "line", "b.py:2")
 
 
+@pytest.mark.integration  # runs ripgrep
 def test_a_common_term_filling_the_line_cap_does_not_hide_a_rare_one(tmp_path, monkeypatch):
-    import stores.index_exact as index_exact
+    import engram.stores.codeindex.exact_evidence as index_exact
 
     monkeypatch.setattr(index_exact, "MAX_GREP_LINES", 20)
     (tmp_path / "aa.py").write_text("".join(f"request_{i} = request\n" for i in range(40)))

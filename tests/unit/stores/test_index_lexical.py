@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from stores.code_index import ProjectCodeIndex
-from stores.embedders import HashEmbedder
-from stores.index_manifest import Manifest
-from stores.index_vectors import InMemoryVectors
+from engram.stores.codeindex.code_index import ProjectCodeIndex
+from engram.stores.codeindex.index_manifest import Manifest
+from engram.stores.codeindex.vector_store import InMemoryVectors
+from engram.stores.embeddings.embedders import HashEmbedder
 
 
 def generation_of(folder):

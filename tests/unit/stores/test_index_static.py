@@ -4,8 +4,8 @@ from pathlib import Path
 
 import numpy as np
 
-from stores import index_static
-from stores.index_static import (
+from engram.stores.embeddings import static_embedder as index_static
+from engram.stores.embeddings.static_embedder import (
     STATIC_MODEL_ID,
     distill_static_table,
     load_or_build_static_table,

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-import stores.walk as walk_module
-from stores.embedders import HashEmbedder
-from stores.index_manifest import Manifest
-from stores.index_update import update_index, walk_for_index
-from stores.index_vectors import InMemoryVectors
+import engram.stores.walk as walk_module
+from engram.stores.codeindex.incremental_index import update_index, walk_for_index
+from engram.stores.codeindex.index_manifest import Manifest
+from engram.stores.codeindex.vector_store import InMemoryVectors
+from engram.stores.embeddings.embedders import HashEmbedder
 
 
 def write(root: Path, files: dict[str, str]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stores.lexical import LexicalIndex, query_tokens, tokenize
+from engram.stores.codeindex.bm25_index import LexicalIndex, query_tokens, tokenize
 
 
 def test_tokenize_splits_snake_and_camel_and_keeps_whole_identifiers():

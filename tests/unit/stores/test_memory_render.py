@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from stores.fact_recall import recall_facts
-from stores.facts import Fact, FactStore
-from stores.memory_render import (
+from engram.stores.memory.fact_recall import recall_facts
+from engram.stores.memory.fact_store import Fact, FactStore
+from engram.stores.memory.memory_block import (
     MEMORY_REMINDER,
     is_stale,
     memory_cap,

@@ -6,8 +6,8 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
-from stores.errors import StoreError
-from stores.pack_feedback import (
+from engram.stores.errors import StoreError
+from engram.stores.memory.pack_feedback import (
     BaseStorePackFeedback,
     Feedback,
     InMemoryPackFeedback,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from stores.paths import PathEscapeError, confine, is_secret_path
+from engram.stores.paths import PathEscapeError, confine, is_secret_path
 
 
 @pytest.fixture()

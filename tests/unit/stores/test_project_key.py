@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from stores.project_key import key_from_label, namespace_label, project_key
+from engram.stores.project_key import key_from_label, namespace_label, project_key
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stores.project_tests import project_has_tests
+from engram.stores.project_tests import project_has_tests
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_too_deep_or_missing(tmp_path):
 
 
 def test_is_test_path():
-    from stores.project_tests import is_test_path
+    from engram.stores.project_tests import is_test_path
 
     for path in ("tests/test_api.py", "pkg/api_test.go", "web/app.spec.ts", "src/FooTest.java",
                  "conftest.py", "src/__tests__/x.js", "a/test/helpers.py"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stores.secrets import find_secret
+from engram.stores.secrets import find_secret
 
 SECRETS = [
     "my key is sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789",

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from stores.spill import SPILL_DIR, SPILL_LIMIT_CHARS, find_spill_path, spill_if_large
+from engram.stores.spill import SPILL_DIR, SPILL_LIMIT_CHARS, find_spill_path, spill_if_large
 
 
 def test_small_output_is_untouched(tmp_path):

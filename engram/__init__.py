@@ -1,0 +1,27 @@
+"""engram: a LangGraph coding-agent workflow with budgeted code context and long-term memory.
+
+Import what you need from the sub-packages (``engram.graph``, ``engram.stores``); this top level
+names the few things most embedders want. Nothing here is imported until it is used.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "Context": "engram.graph.context",
+    "Deps": "engram.graph.deps",
+    "State": "engram.graph.state",
+    "build_graph": "engram.graph.builder",
+    "make_default_deps": "engram.graph.deps",
+}
+
+__all__ = ["Context", "Deps", "State", "build_graph", "make_default_deps"]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use, so ``import engram`` stays cheap."""
+    if name in _WHERE:
+        return getattr(import_module(_WHERE[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,139 @@
+"""The ``engram`` command line: agent runs, chat, and the registration of every command group."""
+
+from __future__ import annotations
+
+import asyncio
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import typer
+
+from engram.graph.cli.command_support import (
+    err_console,
+    handle_errors,
+    load_context,
+    out_console,
+    print_json,
+    require_model,
+)
+from engram.graph.cli.context_commands import register as register_context
+from engram.graph.cli.experience_commands import register as register_experience
+from engram.graph.cli.graph_commands import register as register_graph
+from engram.graph.cli.index_commands import register as register_index
+from engram.graph.cli.memory_commands import register as register_memory
+from engram.graph.cli.session_commands import register as register_sessions
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="engram",
+    help="A coding agent that gives the model exactly the right context and remembers.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+)
+
+PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        try:
+            out_console.print(f"engram {version('engram')}")
+        except PackageNotFoundError:
+            out_console.print("engram (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help="Show the version."
+    ),
+) -> None:
+    """Engram: context engineering and memory for coding agents."""
+
+
+@app.command()
+@handle_errors
+def run(
+    task: str = typer.Argument(..., help="What the agent should do."),
+    path: Path | None = PathOption,
+    thread: str | None = typer.Option(None, "--thread", "-t", help="Continue this session."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Run one task to completion and print the answer."""
+    from langchain_core.messages import HumanMessage
+
+    from engram.graph.cli.cli_runtime import open_app
+    from engram.graph.cli.turn_runner import (
+        ask_approval,
+        new_thread_id,
+        print_answer,
+        run_turn,
+        status_line,
+        thread_config,
+    )
+
+    context = load_context(path, auto_approve=True if yes else None)
+    require_model(context)
+    thread_id = thread or new_thread_id()
+    with open_app(context) as engram:
+        config = thread_config(thread_id, context, task)
+        result = asyncio.run(
+            run_turn(
+                engram.graph, config, context, {"messages": [HumanMessage(content=task)]},
+                console=err_console, approve=ask_approval, quiet=as_json,
+            )
+        )
+    if as_json:
+        print_json(
+            {"thread_id": thread_id, "answer": result.answer,
+             "usage": result.values.get("usage", {}), "notes": result.values.get("notes", [])}
+        )
+        return
+    print_answer(out_console, result.answer)
+    err_console.print(f"[dim]{status_line(result.values, context, thread_id)}[/]")
+
+
+@app.command()
+@handle_errors
+def chat(
+    path: Path | None = PathOption,
+    thread: str | None = typer.Option(None, "--thread", "-t", help="Continue this session."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
+) -> None:
+    """Talk to the agent in a REPL (/status, /exit, /help)."""
+    from engram.graph.cli.chat_repl import chat_loop
+    from engram.graph.cli.turn_runner import ask_approval, new_thread_id
+
+    context = load_context(path, auto_approve=True if yes else None)
+    require_model(context)
+    chat_loop(context, thread or new_thread_id(), approve=ask_approval)
+
+
+def main() -> None:
+    """Entry point of the ``engram`` console script."""
+    app()
+
+
+
+@app.command()
+@handle_errors
+def mcp(path: Path | None = PathOption) -> None:
+    """Serve engram's tools to other agents over stdio (Model Context Protocol)."""
+    from engram.graph.cli.cli_runtime import open_store
+    from engram.graph.cli.mcp_server import serve_stdio
+    from engram.graph.deps import make_default_deps
+
+    context = load_context(path)
+    with open_store(context) as store:
+        serve_stdio(context, make_default_deps(store=store))
+
+
+register_index(app)
+register_graph(app)
+register_context(app)
+register_experience(app, register_memory(app))
+register_sessions(app)

@@ -1,0 +1,150 @@
+"""The ``engram chat`` REPL: turns, slash commands, history, and safe Ctrl-C handling."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+
+from engram.graph.cli.chat_memory_commands import handle_memory_command, is_memory_command
+from engram.graph.cli.cli_runtime import App, open_app
+from engram.graph.cli.command_support import err_console, out_console
+from engram.graph.cli.session_actions import compact_session, partitions, record_outcome
+from engram.graph.cli.turn_runner import print_answer, run_turn, status_line, thread_config
+from engram.graph.context import Context
+from engram.graph.tools.code_graph_tool import build_code_graph_tool
+from engram.stores.project_key import project_key
+
+__all__ = ["SLASH_HELP", "chat_loop"]
+
+SLASH_HELP = """Commands:
+  /status                   context use, tokens, cache hits, budget by part
+  /compact                  summarize the session down to the last request
+  /save [--global] TEXT     remember a fact (--force to save despite a conflict)
+  /memory list|search Q|delete ID|verify ID|replace ID TEXT
+  /good, /bad               tell engram whether the last task went well
+  /graph SYMBOL [RELATION]  callers, callees, subclasses, … of a symbol
+  /index                    update the code index and graph of this project
+  /help                     this help
+  /exit, /quit              leave (the session is saved; resume with --thread)"""
+
+
+def _read_line(prompt: str) -> str | None:
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
+
+
+def _setup_history(context: Context) -> None:
+    try:
+        import readline
+    except ImportError:
+        return
+    history = context.home_path / "chat_history"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        readline.read_history_file(history)
+    except OSError:
+        pass
+    import atexit
+
+    atexit.register(readline.write_history_file, str(history))
+
+
+def _status(engram: App, thread_id: str) -> str:
+    values = engram.graph.get_state({"configurable": {"thread_id": thread_id}}).values or {}
+    return status_line(dict(values), engram.context, thread_id)
+
+
+def handle_slash(line: str, engram: App, thread_id: str) -> bool:
+    """Run one slash command; return False when the REPL should exit."""
+    command = line.split(maxsplit=1)[0].lower()
+    if command in {"/exit", "/quit"}:
+        return False
+    rest = line[len(command):].strip()
+    if command == "/status":
+        out_console.print(_status(engram, thread_id))
+        parts = partitions(engram, thread_id)
+        total = sum(parts.values()) or 1
+        out_console.print("  " + " · ".join(
+            f"{name} {tokens:,} ({100 * tokens / total:.0f}%)" for name, tokens in parts.items()))
+    elif command == "/compact":
+        event = asyncio.run(compact_session(engram, thread_id))
+        out_console.print(f"compaction {event['status']}: {event['tokens_before']:,} → "
+                          f"{event['tokens_after']:,} tokens {event.get('reason', '')}".rstrip())
+    elif is_memory_command(line):
+        out_console.print(handle_memory_command(
+            line, store=engram.store, project_key=project_key(engram.context.project_path),
+            now=datetime.now(UTC)), markup=False)
+    elif command in {"/good", "/bad"}:
+        verdict = "success" if command == "/good" else "failure"
+        out_console.print(record_outcome(engram, thread_id, verdict))
+    elif command == "/graph":
+        symbol, _, relation = rest.partition(" ")
+        if not symbol:
+            out_console.print("usage: /graph SYMBOL [RELATION]")
+        else:
+            tool = build_code_graph_tool(engram.context, engram.deps)
+            args = {"symbol": symbol, **({"relation": relation.strip()} if relation else {})}
+            out_console.print(tool.invoke(args), markup=False)
+    elif command == "/index":
+        _index(engram)
+    elif command == "/help":
+        out_console.print(SLASH_HELP)
+    else:
+        out_console.print(f"unknown command {command}; /help lists them")
+    return True
+
+
+def _index(engram: App) -> None:
+    from engram.graph.retrieval.open_code_index import open_project_index
+    from engram.stores.codegraph.code_graph import update_graph
+
+    index = open_project_index(engram.context, create=True)
+    stats = index.update()
+    graph_stats = update_graph(engram.context.project_path)
+    engram.deps.forget("code_index", engram.context)
+    engram.deps.forget("code_graph", engram.context)
+    out_console.print(f"index updated: {stats}\ngraph updated: {graph_stats}")
+
+
+def chat_loop(
+    context: Context, thread_id: str, *, approve: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
+    """Read user turns until /exit or Ctrl-D; Ctrl-C stops the running turn, not the session."""
+    _setup_history(context)
+    with open_app(context) as engram:
+        out_console.print(f"[bold]engram[/] · session {thread_id} · {context.project_path}")
+        out_console.print("[dim]/help for commands, /exit to leave[/]")
+        while True:
+            try:
+                line = _read_line("engram> ")
+            except KeyboardInterrupt:
+                out_console.print("\n[dim](Ctrl-C) type /exit to leave[/]")
+                continue
+            if line is None:
+                break
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("/"):
+                if not handle_slash(line, engram, thread_id):
+                    break
+                continue
+            config = thread_config(thread_id, context, line)
+            try:
+                result = asyncio.run(run_turn(
+                    engram.graph, config, context, {"messages": [HumanMessage(content=line)]},
+                    console=err_console, approve=approve,
+                ))
+            except KeyboardInterrupt:
+                err_console.print("[yellow]turn interrupted; the session is saved up to the "
+                                  "last finished step[/]")
+                continue
+            print_answer(out_console, result.answer)
+            err_console.print(f"[dim]{status_line(result.values, context, thread_id)}[/]")
+    out_console.print(f"[dim]session saved: engram chat --thread {thread_id}[/]")

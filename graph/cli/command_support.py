@@ -1,0 +1,119 @@
+"""Helpers shared by every CLI command: settings, JSON output, error reporting."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+
+from engram.graph.context import Context
+from engram.graph.errors import ConfigError, EngramError, ModelNotConfiguredError
+from engram.stores.errors import StoreError
+
+__all__ = [
+    "err_console", "fail", "handle_errors", "load_context", "out_console", "print_json",
+    "print_table", "require_model",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Messages are never hard-wrapped: a terminal wraps them itself, and a pipe, a log file or another
+# program reading engram's output gets each sentence on one line. Tables are the exception: they
+# are printed with ``print_table`` so that they still fit the terminal when there is one.
+out_console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+EXIT_USER_ERROR = 2
+EXIT_FAILURE = 1
+ENDPOINT_HINT = (
+    "check that the server is running and that ENGRAM_BASE_URL (or OPENAI_BASE_URL), "
+    "ENGRAM_MODEL and OPENAI_API_KEY are right"
+)
+
+
+def load_context(path: Path | None = None, **overrides: Any) -> Context:
+    """Build run settings from the environment, with the project from ``--path`` or the CWD."""
+    root = (path or Path.cwd()).expanduser().resolve()
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        raise ConfigError(f"project path {root} {what}",
+                          hint="pass the project's root folder with --path, or cd into it")
+    project = str(root)
+    home = os.environ.get("ENGRAM_HOME")
+    return Context.from_env(project=project, engram_home=home, **overrides)
+
+
+def print_table(renderable: Any) -> None:
+    """Print a table (or another laid-out renderable) fitted to the console's width."""
+    out_console.print(renderable, soft_wrap=False)
+
+
+def print_json(data: Any) -> None:
+    """Write ``data`` as JSON to stdout (no Rich markup, stable key order)."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str, hint: str = "", code: int = EXIT_USER_ERROR) -> NoReturn:
+    """Print an error with what to do next and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/] {message}")
+    if hint:
+        err_console.print(f"[dim]hint:[/] {hint}")
+    raise typer.Exit(code)
+
+
+def _endpoint_errors() -> tuple[type[BaseException], ...]:
+    """Return the OpenAI client's endpoint errors, if that client was ever imported.
+
+    An ``openai`` error can only be raised once the package is loaded, so nothing is imported
+    here (importing ``openai`` costs half a second of CLI start-up).
+    """
+    openai = sys.modules.get("openai")
+    if openai is None:
+        return ()
+    return (openai.APIConnectionError, openai.APIStatusError)
+
+
+def _endpoint_message(exc: BaseException) -> str:
+    """Describe a failed model call, naming the endpoint's base URL."""
+    request = getattr(exc, "request", None)
+    url = str(getattr(request, "url", "") or "the configured endpoint")
+    base = url.removesuffix("/chat/completions")
+    status = getattr(exc, "status_code", None)
+    detail = getattr(exc, "message", "") or str(exc)
+    if status is None:
+        return f"cannot reach the model endpoint {base}: {detail}"
+    detail = detail.removeprefix(f"Error code: {status} - ")
+    return f"the model endpoint {base} answered {status}: {detail}"
+
+
+def handle_errors(func: F) -> F:
+    """Turn engram's own errors into a message and exit code instead of a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (EngramError, StoreError) as exc:
+            fail(str(exc), getattr(exc, "hint", ""))
+        except _endpoint_errors() as exc:
+            fail(_endpoint_message(exc), ENDPOINT_HINT, code=EXIT_FAILURE)
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted[/]")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def require_model(context: Context) -> None:
+    """Fail with a helpful message when no chat model is configured."""
+    if not context.model:
+        error = ModelNotConfiguredError("no chat model is configured")
+        fail(str(error), error.hint)

@@ -1,0 +1,102 @@
+"""``engram mcp``: the context engine as a stdio MCP server (a composition root).
+
+Other agents get engram's tools — exact search, reads, semantic search, the code graph, the
+memory — without a model of engram's own. Tool errors come back as MCP tool errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langchain_core.tools import BaseTool
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
+
+from engram.graph.builder import build_graph
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.errors import EngramError
+from engram.graph.retrieval.preload import preload
+from engram.graph.tokens import count_text
+from engram.graph.tools.available_tools import build_tools
+from engram.stores.errors import StoreError
+from engram.stores.memory.fact_recall import recall_facts
+from engram.stores.project_key import project_key
+
+__all__ = ["INSTRUCTIONS", "build_mcp_server"]
+
+INSTRUCTIONS = (
+    "engram gives coding agents the right context for a project: search exactly first "
+    "(grep_code, glob_files, read_file), then semantic search and the code graph when exact "
+    "search is not enough."
+)
+
+
+def _callable(tool: BaseTool) -> Callable[..., Any]:
+    """Return the plain function behind a LangChain tool (its signature becomes the schema)."""
+    func = getattr(tool, "func", None)
+    if func is None:
+        raise TypeError(f"tool {tool.name} has no underlying function")
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (EngramError, StoreError) as exc:
+            hint = getattr(exc, "hint", "")
+            raise MCPToolError(f"{exc}" + (f" ({hint})" if hint else "")) from None
+
+    return call
+
+
+def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
+    """Return an MCP server exposing engram's tools for the project in ``context``."""
+    server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
+    for tool in build_tools(context, deps):
+        server.add_tool(_callable(tool), name=tool.name, description=tool.description)
+    graph = build_graph(deps, store=deps.store)
+
+    async def build_context(task: str, budget: int = 0) -> str:
+        """Assemble the budgeted context pack for a task: rules, memory, code map, slices.
+
+        Args:
+            task: What the calling agent is about to do, in its own words.
+            budget: Pack budget in tokens; 0 derives it from the context window.
+        """
+        run = context.replace(mode="context", auto_approve=True, budget=max(0, budget))
+        config = {"configurable": {"thread_id": f"mcp-{uuid.uuid4().hex[:12]}"}}
+        state = await graph.ainvoke({"messages": [HumanMessage(content=task)]}, config,
+                                    context=run)
+        pack = state.get("context_pack") or {}
+        notes = "".join(f"\nnote: {note}" for note in pack.get("notes", []))
+        return str(pack.get("text", "")) + notes
+
+    def search_memory(query: str, k: int = 10) -> str:
+        """Search the long-term facts visible in this project (global and project scope).
+
+        Args:
+            query: What to look for.
+            k: Most facts to return.
+        """
+        if deps.store is None:
+            raise MCPToolError("no memory store is configured")
+        recall = recall_facts(deps.store, query, project_key=project_key(context.project_path),
+                              window=context.context_window, count_tokens=count_text,
+                              now=datetime.now(UTC), k=max(1, min(k, 50)))
+        return recall.block or "no matching facts"
+
+    server.add_tool(build_context)
+    server.add_tool(search_memory)
+    return server
+
+
+def serve_stdio(context: Context, deps: Deps) -> None:
+    """Load the project's indexes, then serve over stdin/stdout until the client disconnects."""
+    preload(deps, context)
+    asyncio.run(build_mcp_server(context, deps).run_stdio_async())

@@ -1,0 +1,334 @@
+"""``engram memory``: save, list, search, delete, verify, replace, export and import facts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from langgraph.store.base import BaseStore
+from rich.markup import escape
+from rich.table import Table
+
+from engram.graph.cli.command_support import (
+    fail,
+    handle_errors,
+    load_context,
+    out_console,
+    print_json,
+    print_table,
+)
+from engram.graph.context import Context
+from engram.stores.backends import database_url, open_memory_store
+from engram.stores.memory.experience_markdown import export_markdown, import_markdown
+from engram.stores.memory.fact_admin import (
+    all_facts,
+    delete_fact,
+    export_jsonl,
+    import_jsonl,
+    replace_fact,
+    verify_fact,
+)
+from engram.stores.memory.fact_store import FactConflictError, FactStore, ScoredFact
+from engram.stores.memory.memory_block import render_fact_line
+from engram.stores.project_key import project_key
+
+__all__ = ["register"]
+
+PATH_HELP = "Project root (default: current folder)."
+JSON_HELP = "Print JSON instead of text."
+FORMATS = ("jsonl", "md")
+EXIT_CONFLICT = 1
+
+PathOption = Annotated[Path | None, typer.Option("--path", "-p", help=PATH_HELP)]
+
+
+def register(app: typer.Typer) -> typer.Typer:
+    """Add the ``memory`` command group to ``app`` and return the group.
+
+    Other memory kinds (strategies, patterns, episodes) add their subgroups to the group
+    this returns.
+    """
+    memory = typer.Typer(
+        name="memory", help="Long-term facts: save, list, search, manage.", no_args_is_help=True
+    )
+    for name, command in (
+        ("save", save),
+        ("list", list_),
+        ("search", search),
+        ("delete", delete),
+        ("verify", verify),
+        ("replace", replace),
+        ("export", export),
+        ("import", import_),
+    ):
+        memory.command(name)(handle_errors(command))
+    app.add_typer(memory, name="memory")
+    return memory
+
+
+@contextmanager
+def _opened(path: Path | None) -> Iterator[tuple[Context, BaseStore, str]]:
+    """Yield the run settings, the memory store and the project key for ``--path``."""
+    context = load_context(path)
+    with open_memory_store(context.home_path, database_url()) as store:
+        yield context, store, project_key(context.project_path)
+
+
+def _batch_queries(batch: Path) -> list[tuple[Any, str]]:
+    """Read ``{"id", "query"}`` lines; a missing file or a bad line fails naming the line."""
+    example = '{"id": "q1", "query": "java version"}'
+    try:
+        lines = batch.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"cannot read {batch}: {exc}", f"give a UTF-8 JSONL file of lines like {example}")
+    queries = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            fail(f"{batch} line {number} is not JSON: {exc.msg}", f"each line is like {example}")
+        if not isinstance(item, dict) or not isinstance(item.get("query"), str):
+            fail(f"{batch} line {number} has no \"query\" text", f"each line is like {example}")
+        queries.append((item.get("id"), item["query"]))
+    return queries
+
+
+def _scored(hit: ScoredFact) -> dict[str, Any]:
+    return {**hit.fact.to_record(), "score": round(hit.score, 6)}
+
+
+def save(
+    text: str = typer.Argument(..., help="The fact to remember."),
+    global_: bool = typer.Option(False, "--global", help="Visible in every project."),
+    force: bool = typer.Option(False, "--force", help="Keep both facts on a conflict."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Remember a fact for this project (or every project with --global)."""
+    with _opened(path) as (_, store, key):
+        try:
+            fact = FactStore(store).add(
+                text, scope="global" if global_ else "project", project_key=key, source="user",
+                force=force, provenance={"via": "engram memory save"}, now=datetime.now(UTC),
+            )
+        except FactConflictError as error:
+            _conflict_exit(error, as_json)
+        except ValueError as error:
+            fail(str(error), "engram memory save 'This project uses Java 17'")
+    if as_json:
+        print_json({"saved": True, **fact.to_record()})
+    else:
+        out_console.print(f"saved [bold]{fact.id}[/] ({fact.scope}): {escape(fact.text)}")
+
+
+def list_(
+    all_projects: bool = typer.Option(False, "--all", help="Every project, not just this one."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Show the facts visible in this project (global ones first)."""
+    with _opened(path) as (_, store, key):
+        facts = all_facts(store, project_key=None if all_projects else key)
+    if as_json:
+        print_json([f.to_record() for f in facts])
+        return
+    if not facts:
+        out_console.print("no facts yet; save one with `engram memory save TEXT`")
+    now = datetime.now(UTC)
+    for fact in facts:
+        out_console.print(render_fact_line(fact, now), markup=False)
+
+
+def search(
+    query: str = typer.Argument("", help="What to look for (omit with --batch)."),
+    k: int = typer.Option(10, "-k", min=1, help="How many facts to return."),
+    batch: Annotated[
+        Path | None,
+        typer.Option(help='JSONL of {"id", "query"}; prints one {"id", "results"} line each.'),
+    ] = None,
+    dense: bool = typer.Option(
+        True, "--dense/--no-dense",
+        help="Re-rank by embedding similarity once more than a few hundred facts are visible.",
+    ),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Search the facts visible in this project (BM25 with context; embeddings when large)."""
+    if not query and batch is None:
+        fail("give a QUERY or --batch FILE", "engram memory search 'java version'")
+    # A bad batch file fails before any store is opened.
+    queries = _batch_queries(batch) if batch is not None else None
+    from engram.graph.retrieval.open_code_index import (
+        fact_embedder,  # loads the index stack only when searching
+    )
+
+    with _opened(path) as (context, store, key):
+        facts = FactStore(store, embedder=fact_embedder(context) if dense else None)
+        if queries is not None:
+            for query_id, text in queries:
+                hits = facts.search(text, project_key=key, k=k)
+                row = {"id": query_id, "results": [_scored(h) for h in hits]}
+                sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+            return
+        hits = facts.search(query, project_key=key, k=k)
+    if as_json:
+        print_json([_scored(h) for h in hits])
+        return
+    table = Table("id", "score", "scope", "fact", show_lines=False)
+    for hit in hits:
+        table.add_row(hit.fact.id, f"{hit.score:.3f}", hit.fact.scope, escape(hit.fact.text))
+    if hits:
+        print_table(table)
+    else:
+        out_console.print("no matching facts")
+
+
+def delete(
+    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Forget one fact."""
+    with _opened(path) as (_, store, key):
+        fact = delete_fact(store, fact_id, project_key=key)
+    _done("deleted", fact.to_record(), as_json)
+
+
+def verify(
+    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Confirm a fact is still true (resets its staleness clock)."""
+    with _opened(path) as (_, store, key):
+        fact = verify_fact(store, fact_id, project_key=key, now=datetime.now(UTC))
+    _done("verified", fact.to_record(), as_json)
+
+
+def replace(
+    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    text: str = typer.Argument(..., help="The new text."),
+    force: bool = typer.Option(False, "--force", help="Ignore conflicts with other facts."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Replace a fact's text, keeping its id."""
+    with _opened(path) as (_, store, key):
+        try:
+            fact = replace_fact(store, fact_id, text, project_key=key, now=datetime.now(UTC),
+                                force=force)
+        except FactConflictError as error:
+            _conflict_exit(error, as_json)
+        except ValueError as error:
+            fail(str(error), "engram memory replace ID 'the new text'")
+    _done("replaced", fact.to_record(), as_json)
+
+
+def export(
+    file: Annotated[
+        Path | None,
+        typer.Argument(help="Output file (jsonl; default stdout) or folder (md; default .)."),
+    ] = None,
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl (facts) or md (experience)."),
+    all_projects: bool = typer.Option(False, "--all", help="Every project, not just this one."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Export facts as JSONL (lossless: ids, dates, provenance) for audit and backup."""
+    _check_format(fmt)
+    with _opened(path) as (_, store, key):
+        if fmt == "md":
+            target = file or Path(".")
+            counts = export_markdown(store, key, target)
+            _done("exported", {"format": "md", "dir": str(target), "counts": counts}, as_json)
+            return
+        lines = list(export_jsonl(all_facts(store, project_key=None if all_projects else key)))
+    body = "".join(line + "\n" for line in lines)
+    if file is None:
+        sys.stdout.write(body)
+        return
+    partial = file.with_name(file.name + ".partial")
+    try:  # write beside, then rename: an existing backup is never left half-overwritten
+        partial.write_text(body, encoding="utf-8")
+        partial.replace(file)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        fail(f"cannot write {file}: {exc.strerror or exc}", "give a file in a writable folder")
+    _done("exported", {"facts": len(lines), "file": str(file)}, as_json)
+
+
+def import_(
+    file: Annotated[Path, typer.Argument(help="JSONL file (or md folder) to restore.")],
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl (facts) or md (experience)."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Restore facts as-is (ids kept, no conflict checks); minimal {id,text,scope} lines work."""
+    _check_format(fmt)
+    if not file.exists():
+        fail(f"{file} does not exist", "give the path of a file written by `engram memory export`")
+    lines: list[str] = []
+    if fmt == "jsonl":
+        try:
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+            fail(f"cannot read {file}: {reason}",
+                 "give a JSONL file of facts, one {\"id\", \"text\", \"scope\"} object per line")
+    with _opened(path) as (_, store, key):
+        if fmt == "md":
+            try:
+                md_report = import_markdown(store, key, file)
+            except (ValueError, FileNotFoundError) as exc:
+                fail(str(exc), "give the folder written by `engram memory export DIR --format md`")
+            _done("imported", {"format": "md", "dir": str(file), "counts": md_report.counts},
+                  as_json)
+            return
+        report = import_jsonl(store, lines, project_key=key, now=datetime.now(UTC))
+    summary = {"imported": report.imported,
+               "skipped": [{"line": n, "reason": r} for n, r in report.skipped]}
+    if as_json:
+        print_json(summary)
+        return
+    out_console.print(f"imported {report.imported} facts", markup=False)
+    for number, reason in report.skipped:
+        out_console.print(f"  skipped line {number}: {reason}", markup=False)
+
+
+def _conflict_exit(error: FactConflictError, as_json: bool) -> NoReturn:
+    """Report a blocked write with both texts and the user's choices, then exit 1."""
+    if as_json:
+        print_json({"saved": False, "text": error.text,
+                    "conflicts": [f.to_record() for f in error.conflicts]})
+        raise typer.Exit(EXIT_CONFLICT)
+    listed = "\n".join(f"  {escape(f'[{f.id}]')} {escape(f.text)}" for f in error.conflicts)
+    first = error.conflicts[0].id if error.conflicts else "ID"
+    fail(
+        f"not saved, it conflicts with:\n{listed}",
+        escape(f"replace it with `engram memory replace {first} TEXT`, keep both with "
+               "`engram memory save --force TEXT` (or `replace --force`), or keep things "
+               "as they are"),
+        code=EXIT_CONFLICT,
+    )
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}", "use --format jsonl or --format md")
+
+
+def _done(verb: str, record: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print_json({"action": verb, **record})
+    else:
+        label = record.get("id") or record.get("file") or record.get("dir") or ""
+        out_console.print(f"{verb} {label} {record.get('text', '')}".rstrip(), markup=False)

@@ -1,0 +1,160 @@
+"""Drive one turn of a session from a terminal: stream progress, answer interrupts, report."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import typer
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langgraph.types import Command
+from rich.console import Console
+from rich.markdown import Markdown
+
+from engram.graph.cli.command_support import err_console
+from engram.graph.context import Context
+from engram.graph.state import USAGE_KEYS
+from engram.graph.tokens import estimate_messages
+
+__all__ = [
+    "TurnResult", "ask_approval", "new_thread_id", "run_turn", "status_line", "thread_config",
+]
+
+Approver = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def new_thread_id() -> str:
+    """Return a readable, sortable session id such as ``20261129-1912-a1b2c3``."""
+    return time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def thread_config(thread_id: str, context: Context, title: str = "") -> dict[str, Any]:
+    """Return the LangGraph config of a session thread, tagged with its project."""
+    metadata: dict[str, Any] = {"project": str(context.project_path)}
+    if title:
+        metadata["title"] = title[:120]
+    return {"configurable": {"thread_id": thread_id}, "metadata": metadata}
+
+
+@dataclass
+class TurnResult:
+    """What a finished (or paused) turn left behind."""
+
+    values: dict[str, Any]
+    answer: str
+    interrupted: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _describe_call(call: dict[str, Any]) -> str:
+    args = ", ".join(f"{k}={v!r}" for k, v in (call.get("args") or {}).items())
+    return f"{call['name']}({args[:160]})"
+
+
+def _show_update(console: Console, node: str, update: Any) -> None:
+    if not isinstance(update, dict):
+        return
+    for message in update.get("messages") or []:
+        if isinstance(message, AIMessage) and message.tool_calls:
+            for call in message.tool_calls:
+                console.print(f"[cyan]→[/] {_describe_call(dict(call))}")
+        elif isinstance(message, ToolMessage):
+            mark = "[red]✗[/]" if message.status == "error" else "[green]✓[/]"
+            console.print(f"  {mark} [dim]{message.name}: {len(str(message.content))} chars[/]")
+    for note in update.get("notes") or []:
+        console.print(f"[yellow]note:[/] {note}")
+
+
+def _final_answer(messages: list[AnyMessage]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, AIMessage) and not message.tool_calls:
+            return str(message.content)
+        if isinstance(message, HumanMessage):
+            break
+    return ""
+
+
+async def run_turn(
+    graph: Any,
+    config: dict[str, Any],
+    context: Context,
+    graph_input: Any,
+    *,
+    console: Console,
+    approve: Approver | None = None,
+    quiet: bool = False,
+) -> TurnResult:
+    """Stream one turn; answer interrupts with ``approve`` (or leave the session paused).
+
+    A ``checkpoint_id`` in ``config`` (a replay) only picks the starting point: the state read
+    afterwards, and any resumed interrupt, use the thread's newest checkpoint.
+    """
+    pending: Any = graph_input
+    run_config = config
+    latest = {**config, "configurable": {
+        k: v for k, v in config["configurable"].items() if k != "checkpoint_id"}}
+    while True:
+        async for chunk in graph.astream(
+            pending, run_config, context=context, stream_mode="updates"
+        ):
+            if quiet:
+                continue
+            for node, update in chunk.items():
+                if node != "__interrupt__":
+                    _show_update(console, node, update)
+        run_config = latest
+        snapshot = await graph.aget_state(latest)
+        interrupts = list(getattr(snapshot, "interrupts", ()) or ())
+        if not interrupts:
+            break
+        if approve is None:
+            return TurnResult(dict(snapshot.values), "", interrupted=True)
+        pending = Command(resume=approve(dict(interrupts[0].value)))
+    values = dict(snapshot.values)
+    return TurnResult(values, _final_answer(values.get("messages", [])))
+
+
+def status_line(values: dict[str, Any], context: Context, thread_id: str) -> str:
+    """Summarise context use, tokens and cache hits of a session in one line."""
+    usage = {k: int((values.get("usage") or {}).get(k, 0)) for k in USAGE_KEYS}
+    used = estimate_messages(
+        values.get("messages", []), system_prompt=values.get("system_prompt", "")
+    )
+    share = 100.0 * used / context.context_window
+    hit = 100.0 * usage["cache_read"] / usage["input"] if usage["input"] else 0.0
+    return (
+        f"context {share:.0f}% ({used:,}/{context.context_window:,}) · "
+        f"tokens in {usage['input']:,} out {usage['output']:,} · "
+        f"cache hits {usage['cache_read']:,} ({hit:.0f}%) · calls {usage['calls']} · "
+        f"session {thread_id}"
+    )
+
+
+def print_answer(console: Console, answer: str) -> None:
+    """Render the model's final answer as Markdown."""
+    if answer:
+        console.print(Markdown(answer))
+
+
+def ask_approval(payload: dict[str, Any]) -> dict[str, Any]:
+    """Show an interrupt's payload in the terminal and read the user's decision."""
+    err_console.rule("[bold yellow]confirmation needed")
+    for key, value in payload.items():
+        err_console.print(f"[bold]{key}:[/] {value}")
+    try:
+        answer = typer.prompt("approve / reject / constrain", default="reject", err=True)
+    except (EOFError, typer.Abort):
+        err_console.print(
+        "[yellow]no answer (no terminal): rejected; rerun with --yes[/]"
+    )
+        return {"action": "reject"}
+    answer = answer.strip().lower()
+    if answer.startswith("a"):
+        return {"action": "approve"}
+    if answer.startswith("c"):
+        constraints = typer.prompt("constraints to add", err=True)
+        return {"action": "constrain", "constraints": constraints}
+    return {"action": "reject"}

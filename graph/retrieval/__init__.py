@@ -1,0 +1,24 @@
+"""Retrieval plumbing: per-branch timeouts, preloading and opening a project's code index."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "call_bounded": "engram.graph.retrieval.branch_timeout",
+    "preload": "engram.graph.retrieval.preload",
+    "open_project_index": "engram.graph.retrieval.open_code_index",
+}
+
+__all__ = [
+    "call_bounded",
+    "open_project_index",
+    "preload",
+]
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use, so importing the package stays cheap."""
+    if name in _WHERE:
+        return getattr(import_module(_WHERE[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,74 @@
+"""Open a project's code index from run settings (no LangChain: the CLI's start-up path)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from engram.graph.context import Context
+from engram.stores.codeindex.code_index import INDEX_DIR, ProjectCodeIndex, open_code_index
+from engram.stores.codeindex.rank_fusion import TRANSFORMER_WEIGHTS
+from engram.stores.embeddings.embedders import Embedder, make_embedder
+from engram.stores.embeddings.lazy_embedder import LazyEmbedder
+from engram.stores.errors import IndexNotBuiltError
+
+__all__ = ["TRANSFORMER_PROVIDERS", "embedder_for", "fact_embedder", "open_project_index"]
+
+TRANSFORMER_PROVIDERS = frozenset({"minilm", "openai"})
+"""Embedding providers whose dense ranking earns an equal vote in hybrid fusion."""
+
+
+def embedder_for(
+    context: Context, progress: Callable[[int, int], None] | None = None
+) -> Embedder:
+    """Build the embedder the run settings name (API key from the environment)."""
+    api_key = os.environ.get("ENGRAM_EMBEDDING_API_KEY") or os.environ.get("OPENAI_API_KEY", "")
+    return make_embedder(
+        context.embedding_provider,
+        home=context.home_path,
+        model=context.embedding_model,
+        url=context.embedding_url,
+        api_key=api_key,
+        progress=progress,
+    )
+
+
+def fact_embedder(context: Context) -> LazyEmbedder | None:
+    """Return the run's embedder for facts memory, loaded only if a scope grows large enough.
+
+    Dense scores re-rank the lexical candidates once a project sees more than a few hundred
+    facts; the hash provider (tests) embeds nothing meaningful, so it gets none.
+    """
+    if context.embedding_provider == "hash":
+        return None
+    return LazyEmbedder(lambda: embedder_for(context))
+
+
+def open_project_index(
+    context: Context,
+    *,
+    create: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> ProjectCodeIndex:
+    """Open the project's code index; the ``Deps.open_code_index`` opener.
+
+    Args:
+        context: Run settings (project, embedder, Chroma URL).
+        create: Create the index folder when missing (``engram index``); otherwise a missing
+            index raises instead of leaving an empty one in the project.
+        progress: Reports the one-time distillation of the default embedder.
+
+    Raises:
+        IndexNotBuiltError: No index exists and ``create`` is False.
+        BackendUnavailableError: The Chroma server or embeddings endpoint is unreachable.
+    """
+    root = context.project_path
+    if not create and not (root / INDEX_DIR / "manifest.sqlite").exists():
+        raise IndexNotBuiltError(f"no code index in {root}")
+    weights = TRANSFORMER_WEIGHTS if context.embedding_provider in TRANSFORMER_PROVIDERS else None
+    return open_code_index(
+        root,
+        embedder=embedder_for(context, progress),
+        chroma_url=context.chroma_url,
+        weights=weights,
+    )

@@ -1,0 +1,51 @@
+"""Load a project's retrieval resources (code index, code graph) before timed branches run.
+
+Composition roots call ``preload`` once per process and project: a cold first search would
+otherwise spend its per-branch timeout loading BM25, the vector index, the graph and its name
+tables, and time out on a large tree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engram.graph.context import Context
+from engram.graph.deps import Deps, ResourceName
+from engram.stores.errors import StoreError
+
+if TYPE_CHECKING:
+    from engram.stores.codeindex.code_index import SearchMode
+
+__all__ = ["PRELOADED", "PRELOAD_MODES", "preload"]
+
+PRELOADED: tuple[ResourceName, ...] = ("code_index", "code_graph")
+"""Resources opened before the graph runs."""
+PRELOAD_MODES: tuple[SearchMode, ...] = ("bm25", "dense")
+"""Index rankings queried once so their data is in memory."""
+PRELOAD_QUERY = "load"
+"""Query of the loading searches (its results are discarded)."""
+
+
+def preload(deps: Deps, context: Context) -> list[str]:
+    """Open the code index and graph and load them into memory before the timed branches.
+
+    Failures are left for the branches to report; the returned notes say what could not be
+    loaded.
+    """
+    return [note for name in PRELOADED if (note := _load(deps, context, name))]
+
+
+def _load(deps: Deps, context: Context, name: ResourceName) -> str:
+    try:
+        if name == "code_index":
+            index = deps.code_index(context)
+            if index is not None and index.is_built():
+                for mode in PRELOAD_MODES:
+                    index.search(PRELOAD_QUERY, mode=mode, k=1)
+        elif name == "code_graph":
+            graph = deps.code_graph(context)
+            if graph is not None:
+                graph.resolver()  # name tables, built on first use
+    except (StoreError, OSError) as exc:
+        return f"{name}: {exc}"
+    return ""

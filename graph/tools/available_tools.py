@@ -1,0 +1,31 @@
+"""Assemble the tools the model may call in a run."""
+
+from __future__ import annotations
+
+from langchain_core.tools import BaseTool
+from langgraph.store.base import BaseStore
+
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.tools.code_graph_tool import build_code_graph_tool
+from engram.graph.tools.project_tools import build_core_tools
+from engram.graph.tools.save_memory_tool import build_save_memory_tool
+from engram.graph.tools.search_code_tool import build_search_code_tool
+
+__all__ = ["build_tools"]
+
+
+def build_tools(
+    context: Context, deps: Deps, store: BaseStore | None = None
+) -> list[BaseTool]:
+    """Return the read-only project tools, semantic search, the code graph and memory saving.
+
+    ``save_memory`` is offered only when a memory store is available: ``store`` (the one a
+    LangGraph server injects through the node's runtime) or else ``deps.store``.
+    """
+    memory = store if store is not None else deps.store
+    tools = build_core_tools(context)
+    tools += [build_search_code_tool(context, deps), build_code_graph_tool(context, deps)]
+    if memory is not None:
+        tools.append(build_save_memory_tool(context, memory))
+    return tools

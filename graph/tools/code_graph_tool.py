@@ -1,0 +1,138 @@
+"""The ``code_graph`` model tool and the plain-text/JSON rendering of graph answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.stores.codegraph.dependency_slices import Slice
+from engram.stores.codegraph.graph_answers import Answer, answer
+from engram.stores.codegraph.graph_queries import RELATIONS, GraphQueries, SymbolInfo
+from engram.stores.errors import IndexNotBuiltError, StoreError
+
+__all__ = [
+    "MAX_TOOL_DEPTH",
+    "answer_to_dict",
+    "build_code_graph_tool",
+    "render_answer",
+    "slice_to_dict",
+    "symbol_to_dict",
+]
+
+MAX_TOOL_DEPTH = 5
+MAX_TOOL_LINES = 200
+TOOL_DESCRIPTION = (
+    "Answer structural questions about the project's code from its code graph: who calls a "
+    "function (callers), what it calls (callees), subclasses, implementations, file or symbol "
+    "dependencies and dependents, impact (transitive dependents), or the path between two "
+    "symbols (relation='path' with to=OTHER). Symbols may be bare names (check), qualified "
+    "names (LoginService.check, login_service.LoginService.check) or file paths; an ambiguous "
+    "name lists the candidates."
+)
+
+
+class CodeGraphArgs(BaseModel):
+    """Arguments of the ``code_graph`` tool."""
+
+    symbol: str = Field(description="Function, method, class or file to ask about.")
+    relation: str = Field(default="callers", description=f"One of: {', '.join(RELATIONS)}.")
+    depth: int = Field(default=1, description="How many hops to follow (1-5).")
+    to: str = Field(default="", description="Target symbol for relation='path'.")
+
+
+def symbol_to_dict(info: SymbolInfo) -> dict[str, Any]:
+    """Return a symbol as JSON-ready data."""
+    return {"id": info.id, "kind": info.kind, "name": info.name, "qualname": info.qualname,
+            "path": info.path, "start_line": info.start_line, "end_line": info.end_line}
+
+
+def answer_to_dict(result: Answer) -> dict[str, Any]:
+    """Return an answer as JSON-ready data (the schema of ``engram graph --json``)."""
+    return {
+        "query": result.symbol.query,
+        "symbol": symbol_to_dict(result.symbol.found) if result.symbol.found else None,
+        "candidates": [symbol_to_dict(m) for m in result.symbol.matches]
+        if result.symbol.ambiguous else [],
+        "suggestions": list(result.symbol.suggestions),
+        "relation": result.relation,
+        "depth": result.depth,
+        "results": [
+            {"name": r.name, "relation": r.relation, "depth": r.depth, "via": r.parent,
+             "resolved": r.symbol is not None,
+             "symbol": symbol_to_dict(r.symbol) if r.symbol else None}
+            for r in result.related
+        ],
+        "path": [symbol_to_dict(s) for s in result.path],
+        "problem": result.problem,
+    }
+
+
+def slice_to_dict(piece_slice: Slice) -> dict[str, Any]:
+    """Return a slice as JSON-ready data (the schema of ``engram slice --json``)."""
+    return {
+        "target": piece_slice.target,
+        "budget": piece_slice.budget,
+        "tokens": piece_slice.tokens,
+        "omitted": list(piece_slice.omitted),
+        "pieces": [
+            {"node": p.node, "path": p.path, "start_line": p.start_line, "end_line": p.end_line,
+             "symbol": p.symbol, "kind": p.kind, "reason": p.reason, "depth": p.depth,
+             "tokens": p.tokens, "text": p.text}
+            for p in piece_slice.pieces
+        ],
+    }
+
+
+def _where(info: SymbolInfo) -> str:
+    if info.kind == "file":
+        return info.path
+    return f"{info.qualname} ({info.kind}) {info.path}:{info.start_line}-{info.end_line}"
+
+
+def render_answer(result: Answer) -> str:
+    """Render an answer as plain text, one result per line."""
+    if result.problem and not result.path:
+        return result.problem
+    head = result.symbol.found
+    if result.relation == "path":
+        return "\n".join(["path:", *(f"  {_where(s)}" for s in result.path)])
+    lines = [f"{result.relation} of {_where(head) if head else result.symbol.query} "
+             f"(depth {result.depth}):"]
+    if not result.related:
+        lines.append("  (none)")
+    for r in result.related[:MAX_TOOL_LINES]:
+        where = _where(r.symbol) if r.symbol else f"{r.name} (unresolved: outside the project "\
+            "or not statically known)"
+        lines.append(f"  {'  ' * (r.depth - 1)}[{r.relation}] {where}")
+    if len(result.related) > MAX_TOOL_LINES:
+        lines.append(f"  … {len(result.related) - MAX_TOOL_LINES} more")
+    return "\n".join(lines)
+
+
+def build_code_graph_tool(context: Context, deps: Deps) -> BaseTool:
+    """Return the ``code_graph`` tool bound to the run's project graph."""
+
+    def code_graph(symbol: str, relation: str = "callers", depth: int = 1, to: str = "") -> str:
+        try:
+            graph = deps.code_graph(context)
+        except IndexNotBuiltError:
+            return "no code graph for this project yet (the user can run `engram index`)"
+        except StoreError as exc:
+            return f"code graph unavailable: {exc}"
+        if graph is None:
+            return "no code graph is configured for this run"
+        try:
+            result = answer(GraphQueries(graph), symbol, relation,
+                            max(1, min(depth, MAX_TOOL_DEPTH)), to)
+        except ValueError as exc:
+            return str(exc)
+        return render_answer(result)
+
+    return StructuredTool.from_function(
+        func=code_graph, name="code_graph", description=TOOL_DESCRIPTION,
+        args_schema=CodeGraphArgs,
+    )

@@ -1,0 +1,97 @@
+"""The code index seen from the application: opening it from run settings, the search_code tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.retrieval.open_code_index import embedder_for, open_project_index
+from engram.stores.codeindex.code_index import CodeHit
+from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, locate_on_the_fly
+from engram.stores.errors import StoreError
+
+__all__ = [
+    "SEARCH_CODE_DEFAULT_K",
+    "SEARCH_CODE_MAX_K",
+    "build_search_code_tool",
+    "embedder_for",
+    "exact_search_hits",
+    "open_project_index",
+]
+
+MIN_EXACT_FILES = 10
+"""Files whose matches are located chunk by chunk in an index-free exact search."""
+
+SEARCH_CODE_DEFAULT_K = 5
+SEARCH_CODE_MAX_K = 30
+
+
+def exact_search_hits(root: Path, query: str, k: int) -> list[CodeHit]:
+    """Search without an index: grep the query's code-like terms (or the query itself)."""
+    terms = exact_terms(query) or [query.strip()]
+    located = grep_terms(
+        root, [t for t in terms if t], locate_on_the_fly(root), max_files=max(k, MIN_EXACT_FILES)
+    )
+    return [
+        CodeHit(loc.path, loc.start_line, loc.end_line, loc.symbol, loc.kind, round(s, 6), "exact")
+        for loc, s in located[:k]
+    ]
+
+
+def _render(hits: list[CodeHit], note: str = "") -> str:
+    if not hits:
+        return (note + "\n" if note else "") + "no matching code found"
+    lines = [note] if note else []
+    for hit in hits:
+        symbol = f"  {hit.symbol}" if hit.symbol else ""
+        lines.append(
+            f"{hit.path}:{hit.start_line}-{hit.end_line}{symbol} "
+            f"({hit.kind}, {hit.source}, score {hit.score:.4f})"
+        )
+    return "\n".join(lines)
+
+
+class SearchCodeArgs(BaseModel):
+    """Arguments of the search_code tool."""
+
+    query: str = Field(description="What to find: a description, identifiers, or both.")
+    top_k: int = Field(
+        default=SEARCH_CODE_DEFAULT_K,
+        ge=1,
+        le=SEARCH_CODE_MAX_K,
+        description=f"How many code locations to return (max {SEARCH_CODE_MAX_K}).",
+    )
+
+
+def build_search_code_tool(context: Context, deps: Deps) -> BaseTool:
+    """Return the model tool ``search_code``: hybrid search over the project's code index.
+
+    Without an index (or with its backend down) the tool falls back to exact search and
+    says so in its answer.
+    """
+
+    def search_code(query: str, top_k: int = SEARCH_CODE_DEFAULT_K) -> str:
+        k = max(1, min(int(top_k), SEARCH_CODE_MAX_K))
+        try:
+            index = deps.code_index(context)
+            if index is not None and index.is_built():
+                return _render(index.search(query, mode="hybrid", k=k))
+            note = "(no code index — exact matches only; run `engram index` for semantic search)"
+        except (StoreError, OSError, RuntimeError, ValueError) as exc:
+            note = f"(code index unavailable: {exc} — exact matches only)"
+        return _render(exact_search_hits(context.project_path, query, k), note)
+
+    return StructuredTool.from_function(
+        func=search_code,
+        name="search_code",
+        description=(
+            "Search the project's code by meaning and keywords (hybrid BM25 + embeddings + "
+            "exact identifiers). Returns file:line ranges with the symbol at each; read them "
+            "with read_file. Prefer grep_code when you know the exact text."
+        ),
+        args_schema=SearchCodeArgs,
+    )

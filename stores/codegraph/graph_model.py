@@ -1,0 +1,62 @@
+"""The code graph's data: the relation graph with the per-file facts it was built from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from engram.stores.codegraph.name_resolution import FileEdges, Resolver
+from engram.stores.codegraph.symbol_extraction import FileFacts
+from engram.stores.codegraph.symbol_tables import ProjectIndex
+
+__all__ = ["CodeGraph", "GraphStats"]
+
+
+@dataclass
+class CodeGraph:
+    """A project's code-relation graph with the per-file facts it was built from."""
+
+    facts: dict[str, FileFacts] = field(default_factory=dict)
+    edges: dict[str, FileEdges] = field(default_factory=dict)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per-file (size, mtime_ns) seen at the last update; cheap change detection."""
+    graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph)
+    _resolver: Resolver | None = field(default=None, repr=False, compare=False)
+    _saved_facts: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    """Each file's facts as last saved; saving again re-encodes only the files that changed."""
+    _base_id: str = field(default="", repr=False, compare=False)
+    """Id of the full save this graph was read from or last written as ("" when none)."""
+    _pending: set[str] = field(default_factory=set, repr=False, compare=False)
+    """Files whose facts or edges changed since that full save."""
+
+    def unresolved(self, node: str) -> list[tuple[str, str]]:
+        """Return (name, relation) of references from ``node`` that did not resolve."""
+        path = node.split("::", 1)[0]
+        file_edges = self.edges.get(path)
+        if file_edges is None:
+            return []
+        return [(name, rel) for src, name, rel in file_edges.unresolved if src == node]
+
+    def resolver(self) -> Resolver:
+        """Return a resolver over the current facts (for slicing and ad-hoc lookups).
+
+        Built on first use and kept with this graph (it is not saved); updates replace it.
+        """
+        if self._resolver is None:
+            self._resolver = Resolver(ProjectIndex.build(self.facts))
+        return self._resolver
+
+
+@dataclass(frozen=True)
+class GraphStats:
+    """What one build or update did."""
+
+    files: int
+    parsed: int
+    resolved: int
+    removed: int
+    nodes: int
+    edges: int
+    unresolved: int
+    seconds: float

@@ -1,0 +1,352 @@
+"""The code index of one project: search over chunks (exact, BM25, dense, hybrid) and files.
+
+On disk under ``<project>/.engram/index/``: ``manifest.sqlite`` (files, chunks, tokens),
+``bm25/`` (bm25s, replaced atomically) and ``chroma/`` (vectors; or a Chroma server). Updating
+is in ``engram.stores.codeindex.incremental_index``.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
+
+from engram.stores.codeindex.bm25_index import SegmentedLexical, query_tokens, tokenize
+from engram.stores.codeindex.bm25_segments import refresh_lexical
+from engram.stores.codeindex.exact_evidence import (
+    Located,
+    exact_terms,
+    is_path_term,
+    score_term_chunks,
+)
+from engram.stores.codeindex.incremental_index import IndexProgress, IndexStats, update_index
+from engram.stores.codeindex.index_manifest import Manifest
+from engram.stores.codeindex.rank_fusion import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
+from engram.stores.codeindex.vector_store import InMemoryVectors, VectorStore, open_chroma_vectors
+from engram.stores.embeddings.embedders import Embedder
+from engram.stores.errors import IndexNotBuiltError
+from engram.stores.walk import WalkReport
+
+__all__ = [
+    "INDEX_DIR",
+    "CodeHit",
+    "CodeIndex",
+    "FileHit",
+    "IndexProgress",
+    "IndexStats",
+    "ProjectCodeIndex",
+    "SearchMode",
+    "open_code_index",
+    "open_memory_code_index",
+]
+
+INDEX_DIR = Path(".engram") / "index"
+"""Where a project's index lives, relative to its root."""
+
+SearchMode = Literal["exact", "semantic", "hybrid", "bm25", "dense"]
+
+CANDIDATES_PER_LIST = 100
+"""Chunks each ranked list contributes to chunk search."""
+
+COMMON_TERM_SHARE = 0.2
+"""Identifiers found in more than this share of all chunks are ignored by the exact list."""
+
+MIN_CHUNKS_FOR_COMMON = 200
+"""Small indexes never treat a term as common (every term is rare in a tiny project)."""
+
+FILE_CANDIDATES_PER_LIST = 1000
+"""Chunks each ranked list contributes to file search (files need evidence beyond the top)."""
+
+
+@dataclass(frozen=True)
+class CodeHit:
+    """A chunk found by a search."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    score: float
+    source: str
+    """Which evidence ranked it: exact, bm25, dense, or fused."""
+
+
+@dataclass(frozen=True)
+class FileHit:
+    """A file ranked by the evidence of its chunks."""
+
+    path: str
+    score: float
+    reasons: tuple[str, ...] = field(default=())
+    """Best chunks behind the score (``symbol [source]``)."""
+
+
+@runtime_checkable
+class CodeIndex(Protocol):
+    """Search over one project's code."""
+
+    def update(
+        self,
+        progress: Callable[[IndexProgress], None] | None = None,
+        *,
+        walk: WalkReport | None = None,
+    ) -> IndexStats:
+        """Bring the index up to date with the files on disk (incrementally).
+
+        ``walk`` is the project walk when the caller has one already (so one walk serves the
+        code index and the code graph).
+        """
+        ...
+
+    def search(self, query: str, *, mode: SearchMode = "hybrid", k: int = 10) -> list[CodeHit]:
+        """Return the ``k`` best chunks for ``query``."""
+        ...
+
+    def search_files(
+        self, query: str, *, k: int = 10, mode: SearchMode = "hybrid"
+    ) -> list[FileHit]:
+        """Return the ``k`` best files for ``query``."""
+        ...
+
+    def is_built(self) -> bool:
+        """Return True once a first update has completed."""
+        ...
+
+    def embedded_with_other_model(self) -> str:
+        """Return the model the stored vectors came from if not the current one, else ""."""
+        ...
+
+
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
+
+
+def _serialized(method: Callable[_P, _T]) -> Callable[_P, _T]:
+    """Run a ProjectCodeIndex method under the instance's lock."""
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        with args[0]._lock:  # type: ignore[attr-defined]
+            return method(*args, **kwargs)
+
+    return wrapper
+
+
+class ProjectCodeIndex:
+    """Code index over a manifest, a BM25 index and a vector store."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        embedder: Embedder,
+        manifest: Manifest,
+        vectors: VectorStore,
+        bm25_dir: Path | None,
+        weights: Mapping[str, float] | None = None,
+        file_decay: float = FILE_DECAY,
+    ) -> None:
+        self.root = root
+        self.file_decay = file_decay
+        self.embedder = embedder
+        self.manifest = manifest
+        self.vectors = vectors
+        self.bm25_dir = bm25_dir
+        self.weights = dict(weights or DEFAULT_WEIGHTS)
+        self._lexical: tuple[SegmentedLexical, int] | None = None
+        self._located: tuple[int, dict[str, Located]] | None = None
+        # Nodes and tools may call one index from worker threads; SQLite connections and the
+        # cached segments are not safe to share concurrently.
+        self._lock = threading.RLock()
+
+    @_serialized
+    def is_built(self) -> bool:
+        """Return True once a first update has completed."""
+        return self.manifest.get_meta("generation") != ""
+
+    @_serialized
+    def embedded_with_other_model(self) -> str:
+        """Return the model the stored vectors came from if not the current one, else "".
+
+        Vectors live in one collection per model, so after a model change dense search finds
+        nothing until ``update`` re-embeds the chunks.
+        """
+        stored = self.manifest.get_meta("model_id")
+        return stored if stored and stored != self.embedder.model_id else ""
+
+    @_serialized
+    def update(
+        self,
+        progress: Callable[[IndexProgress], None] | None = None,
+        *,
+        walk: WalkReport | None = None,
+    ) -> IndexStats:
+        """Index new and changed files, drop vanished ones, rebuild BM25 when needed."""
+        stats, lexical = update_index(
+            self.root,
+            manifest=self.manifest,
+            vectors=self.vectors,
+            embedder=self.embedder,
+            bm25_dir=self.bm25_dir,
+            progress=progress,
+            walk=walk,
+        )
+        generation = int(self.manifest.get_meta("generation", "0"))
+        self._lexical = (lexical, generation) if lexical is not None else None
+        return stats
+
+    def _bm25(self) -> SegmentedLexical:
+        generation = int(self.manifest.get_meta("generation", "0"))
+        if self._lexical is None or self._lexical[1] != generation:
+            lexical = refresh_lexical(self.manifest, self.bm25_dir, generation)
+            if lexical is None:  # only when load=False
+                raise AssertionError("refresh_lexical returned no index")
+            self._lexical = (lexical, generation)
+        return self._lexical[0]
+
+    def ranked_lists(
+        self, query: str, mode: SearchMode, depth: int = CANDIDATES_PER_LIST
+    ) -> dict[str, list[tuple[str, float]]]:
+        """Return the (chunk id, score) lists that ``mode`` draws on, best first."""
+        if not self.is_built():
+            raise IndexNotBuiltError(f"no code index for {self.root}")
+        lists: dict[str, list[tuple[str, float]]] = {}
+        if mode in {"exact", "hybrid"}:
+            located = self._identifier_hits(exact_terms(query))
+            lists["exact"] = [(loc.key, score) for loc, score in located[:depth]]
+        if mode in {"bm25", "hybrid"}:
+            lists["bm25"] = self._bm25().top(query_tokens(query), depth)
+        if mode in {"dense", "semantic", "hybrid"}:
+            vector = self.embedder.embed([query])[0]
+            known = self.manifest.chunk_ids()
+            hits = self.vectors.query(vector, depth)
+            # Vectors the manifest does not know are leftovers of an interrupted run.
+            lists["dense"] = [(i, s) for i, s in hits if i in known]
+        return lists
+
+    def _fused(
+        self, query: str, mode: SearchMode, depth: int = CANDIDATES_PER_LIST
+    ) -> list[tuple[str, float, str]]:
+        lists = self.ranked_lists(query, mode, depth)
+        if len(lists) == 1:
+            name, items = next(iter(lists.items()))
+            return [(i, s, name) for i, s in items]
+        fused = rrf({name: [i for i, _ in items] for name, items in lists.items()}, self.weights)
+        return [(i, s, "fused") for i, s in fused]
+
+    @_serialized
+    def search(self, query: str, *, mode: SearchMode = "hybrid", k: int = 10) -> list[CodeHit]:
+        """Return the ``k`` best chunks for ``query``.
+
+        Raises:
+            IndexNotBuiltError: ``update`` never completed for this project.
+        """
+        ranked = self._fused(query, mode)[:k]
+        stored = self._chunk_map()
+        return [
+            CodeHit(c.path, c.start_line, c.end_line, c.symbol, c.kind, round(score, 6), source)
+            for i, score, source in ranked
+            if (c := stored.get(i)) is not None
+        ]
+
+    @_serialized
+    def search_files(
+        self, query: str, *, k: int = 10, mode: SearchMode = "hybrid"
+    ) -> list[FileHit]:
+        """Return the ``k`` best files, each scored by its best chunks.
+
+        Raises:
+            IndexNotBuiltError: ``update`` never completed for this project.
+        """
+        ranked = self._fused(query, mode, FILE_CANDIDATES_PER_LIST)
+        stored = self._chunk_map()
+        pairs = [(stored[i].path, s) for i, s, _ in ranked if i in stored]
+        reasons: dict[str, list[str]] = {}
+        for i, _, source in ranked:
+            if i in stored:
+                reasons.setdefault(stored[i].path, []).append(f"{stored[i].symbol} [{source}]")
+        return [
+            FileHit(path, round(score, 6), tuple(reasons[path][:3]))
+            for path, score in aggregate_files(pairs, decay=self.file_decay)[:k]
+        ]
+
+    def _chunk_map(self) -> dict[str, Located]:
+        """Return every chunk's location by id, cached per manifest generation."""
+        generation = int(self.manifest.get_meta("generation", "0"))
+        if self._located is None or self._located[0] != generation:
+            self._located = (generation, {
+                c.id: Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
+                for c in self.manifest.all_chunks()
+            })
+        return self._located[1]
+
+    def _identifier_hits(self, terms: list[str]) -> list[tuple[Located, float]]:
+        """Find the chunks holding each named identifier through the BM25 postings.
+
+        Identifiers are matched as whole tokens (case-insensitive), which needs no pass over
+        the files; paths match indexed files by suffix.
+        """
+        lexical = self._bm25()
+        located = self._chunk_map()
+        common = COMMON_TERM_SHARE * max(len(located), MIN_CHUNKS_FOR_COMMON)
+        term_chunks: dict[str, list[Located]] = {}
+        for term in terms:
+            if is_path_term(term):
+                suffix = term.strip("/")
+                term_chunks[term] = [
+                    c for c in located.values()
+                    if c.path == suffix or c.path.endswith("/" + suffix)
+                ]
+                continue
+            tokens = tokenize(term.rsplit(".", 1)[-1])
+            ids = lexical.containing(tokens[0]) if tokens else []
+            if 0 < len(ids) <= common:  # a term in a large share of chunks is no evidence
+                term_chunks[term] = [located[i] for i in ids if i in located]
+        return score_term_chunks(term_chunks)
+
+    def close(self) -> None:
+        """Release the manifest connection."""
+        self.manifest.close()
+
+
+def open_code_index(
+    project: Path,
+    *,
+    embedder: Embedder,
+    chroma_url: str = "",
+    weights: Mapping[str, float] | None = None,
+) -> ProjectCodeIndex:
+    """Open (creating if needed) the persistent code index of ``project``.
+
+    Raises:
+        BackendUnavailableError: ``chroma_url`` is set and the server cannot be reached.
+        IndexCorruptError: The embedded Chroma files cannot be opened.
+    """
+    root = project.expanduser().resolve()
+    index_dir = root / INDEX_DIR
+    index_dir.mkdir(parents=True, exist_ok=True)
+    vectors = open_chroma_vectors(index_dir, embedder.model_id, chroma_url)
+    manifest = Manifest.open(index_dir / "manifest.sqlite")
+    return ProjectCodeIndex(
+        root,
+        embedder=embedder,
+        manifest=manifest,
+        vectors=vectors,
+        bm25_dir=index_dir / "bm25",
+        weights=weights,
+    )
+
+
+def open_memory_code_index(project: Path, *, embedder: Embedder) -> ProjectCodeIndex:
+    """Open a code index of ``project`` kept entirely in memory (tests, one-off runs)."""
+    return ProjectCodeIndex(
+        project.expanduser().resolve(),
+        embedder=embedder,
+        manifest=Manifest.open(None),
+        vectors=InMemoryVectors(),
+        bm25_dir=None,
+    )

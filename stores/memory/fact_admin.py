@@ -1,0 +1,182 @@
+"""Manage stored facts: delete, verify, replace, and JSONL export/import for audit and backup."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from langgraph.store.base import BaseStore, PutOp
+
+from engram.stores.errors import StoreError
+from engram.stores.memory.fact_store import (
+    GLOBAL_NAMESPACE,
+    Fact,
+    FactConflictError,
+    FactStore,
+    bump_revision,
+    check_secret,
+    fact_namespace,
+    load_facts,
+    new_fact_id,
+)
+from engram.stores.memory.memory_conflicts import ConflictIndex
+from engram.stores.write_lock import write_lock
+
+__all__ = [
+    "FactNotFoundError",
+    "ImportReport",
+    "all_facts",
+    "delete_fact",
+    "export_jsonl",
+    "import_jsonl",
+    "replace_fact",
+    "verify_fact",
+]
+
+IMPORT_BATCH = 500
+
+
+class FactNotFoundError(StoreError, LookupError):
+    """No fact with that id is visible from the current project."""
+
+    hint = "run `engram memory list` to see the ids of the facts you can change"
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """Outcome of an import: how many facts were written and which lines were skipped."""
+
+    imported: int
+    skipped: tuple[tuple[int, str], ...] = field(default=())
+    """(line number, reason) for every line that was not imported."""
+
+
+def find_fact(store: BaseStore, fact_id: str, *, project_key: str) -> Fact:
+    """Return the visible fact with ``fact_id``.
+
+    Raises:
+        FactNotFoundError: No such fact in this project or the global scope.
+    """
+    fact = FactStore(store).get(fact_id, project_key=project_key)
+    if fact is None:
+        raise FactNotFoundError(f"no fact with id {fact_id!r} in this project or global memory")
+    return fact
+
+
+def delete_fact(store: BaseStore, fact_id: str, *, project_key: str) -> Fact:
+    """Delete a visible fact and return what was deleted."""
+    fact = find_fact(store, fact_id, project_key=project_key)
+    namespace = fact_namespace(fact.scope, fact.project_key)
+    store.delete(namespace, fact.id)
+    bump_revision(store, namespace)
+    return fact
+
+
+def verify_fact(store: BaseStore, fact_id: str, *, project_key: str, now: datetime) -> Fact:
+    """Mark a fact as verified by the user just now."""
+    fact = replace(
+        find_fact(store, fact_id, project_key=project_key), status="verified", last_verified=now
+    )
+    _write(store, fact)
+    return fact
+
+
+def replace_fact(
+    store: BaseStore,
+    fact_id: str,
+    text: str,
+    *,
+    project_key: str,
+    now: datetime,
+    force: bool = False,
+) -> Fact:
+    """Replace a fact's text (same id, scope and creation date), verified by the user now.
+
+    Raises:
+        FactNotFoundError: No such fact.
+        SecretRefusedError: The new text contains a credential.
+        FactConflictError: The new text conflicts with another fact of the scope (not the
+            one being replaced) and ``force`` is false.
+    """
+    text = text.strip()
+    if not text:
+        raise ValueError("a fact needs some text")
+    check_secret(text)
+    with write_lock(store, "facts"):
+        old = find_fact(store, fact_id, project_key=project_key)
+        if not force:
+            others = [f for f in load_facts(store, fact_namespace(old.scope, old.project_key))
+                      if f.id != old.id]
+            matches = ConflictIndex(f.text for f in others).matches(text)
+            if matches:
+                raise FactConflictError(text, [others[m.index] for m in matches], matches)
+        fact = replace(old, text=text, status="verified", last_verified=now, source="user")
+        _write(store, fact)
+    return fact
+
+
+def all_facts(store: BaseStore, *, project_key: str | None = None) -> list[Fact]:
+    """Return the global facts plus one project's (or every project's when key is None)."""
+    if project_key:
+        return load_facts(store, GLOBAL_NAMESPACE) + load_facts(
+            store, fact_namespace("project", project_key)
+        )
+    namespaces = [GLOBAL_NAMESPACE] + sorted(
+        ns for ns in store.list_namespaces(prefix=("facts", "project"), limit=1_000_000)
+        if len(ns) == 3
+    )
+    return [fact for ns in namespaces for fact in load_facts(store, tuple(ns))]
+
+
+def export_jsonl(facts: Iterable[Fact]) -> Iterator[str]:
+    """Yield one JSON line per fact (full record, ids and dates included)."""
+    for fact in facts:
+        yield json.dumps(fact.to_record(), ensure_ascii=False, sort_keys=True)
+
+
+def import_jsonl(
+    store: BaseStore, lines: Iterable[str], *, project_key: str, now: datetime
+) -> ImportReport:
+    """Restore facts from JSONL as-is: ids kept, no conflict checks, secrets refused.
+
+    Minimal lines ``{"id", "text", "scope"}`` are accepted; project facts without a
+    ``project_key`` go to ``project_key``; missing dates take ``now``; a missing id gets a
+    fresh one; the line number becomes ``seq``, so facts of one instant keep the file's order
+    (search uses that order as context). An existing fact with the same id is overwritten.
+    """
+    skipped: list[tuple[int, str]] = []
+    pending: list[Fact] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict):
+                raise ValueError("a line must hold a JSON object")
+            record.setdefault("id", new_fact_id())
+            record.setdefault("seq", number)
+            fact = Fact.from_record(record, project_key=project_key, now=now)
+            check_secret(fact.text)
+        except (ValueError, StoreError) as exc:
+            skipped.append((number, str(exc)))
+            continue
+        pending.append(fact)
+    touched: set[tuple[str, ...]] = set()
+    for start in range(0, len(pending), IMPORT_BATCH):
+        ops = []
+        for fact in pending[start : start + IMPORT_BATCH]:
+            namespace = fact_namespace(fact.scope, fact.project_key)
+            touched.add(namespace)
+            ops.append(PutOp(namespace, fact.id, fact.to_record(), index=False))
+        store.batch(ops)
+    for namespace in sorted(touched):
+        bump_revision(store, namespace)
+    return ImportReport(imported=len(pending), skipped=tuple(skipped))
+
+
+def _write(store: BaseStore, fact: Fact) -> None:
+    namespace = fact_namespace(fact.scope, fact.project_key)
+    store.put(namespace, fact.id, fact.to_record(), index=False)
+    bump_revision(store, namespace)

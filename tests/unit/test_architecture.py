@@ -1,0 +1,149 @@
+"""The import arrows point one way: stores <- graph core <- nodes <- builder and CLI.
+
+Parses every module of the ``engram`` packages with ``ast`` (nothing is imported), so a
+forbidden import fails here before anyone runs the code. See README "Architecture".
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("graph", "nodes", "stores", "studio")
+SHELL = ("engram.graph.builder", "engram.graph.cli")
+# Floors, lowest first: a module may import its own floor or a lower one.
+FLOORS = {"stores": 0, "core": 1, "nodes": 2, "shell": 3, "studio": 4}
+
+
+def floor_of(module: str) -> str:
+    """Name the floor of an ``engram.…`` module."""
+    parts = module.split(".")
+    if parts[1] == "graph":
+        if module.startswith(SHELL) and (module in SHELL or module.startswith(SHELL[1] + ".")):
+            return "shell"
+        return "core"
+    return parts[1]
+
+
+def module_name(path: Path) -> str:
+    """Dotted ``engram.…`` name of a source file."""
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["engram", *parts])
+
+
+def all_modules() -> dict[str, Path]:
+    """Every engram module, by dotted name."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            found[module_name(path)] = path
+    return found
+
+
+MODULES = all_modules()
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def imports_of(path: Path, *, include_type_checking: bool) -> set[str]:
+    """Return the engram modules ``path`` imports anywhere (module level or in functions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    if not include_type_checking:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and _is_type_checking(node):
+                skipped.update(id(child) for stmt in node.body for child in ast.walk(stmt))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        for name in names:
+            if name.split(".")[0] in PACKAGES:
+                found.add(name)  # a bare top-level name: reported by its own test
+            elif name in MODULES:
+                found.add(name)
+    return found
+
+
+def test_nothing_imports_the_bare_top_level_names():
+    """Everything imports as ``engram.…``: a bare ``graph.…`` would load a file twice."""
+    offenders = []
+    for path in [*MODULES.values(), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]:
+        if "fixtures" in path.parts:
+            continue
+        for name in imports_of(path, include_type_checking=True):
+            if name.split(".")[0] in PACKAGES:
+                offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_arrows_point_down_only():
+    """No module imports a higher floor (nodes never import the CLI or the builder)."""
+    offenders = []
+    for module, path in MODULES.items():
+        mine = FLOORS[floor_of(module)]
+        for target in imports_of(path, include_type_checking=True):
+            if target in MODULES and FLOORS[floor_of(target)] > mine:
+                offenders.append(f"{module} ({floor_of(module)}) -> {target} ({floor_of(target)})")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_no_import_circles():
+    """No cycle among engram modules, counting imports inside functions too."""
+    edges = {
+        module: {t for t in imports_of(path, include_type_checking=False) if t in MODULES and t != module}
+        for module, path in MODULES.items()
+    }
+    # importing a submodule runs its package's __init__ first
+    for module in MODULES:
+        parent = module.rsplit(".", 1)[0]
+        if parent in MODULES and parent != module:
+            edges[module].add(parent)
+    cycles = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(edges[node]):
+            if state.get(target) == 1:
+                cycles.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[node] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module)
+    assert not cycles, "\n".join(" -> ".join(cycle) for cycle in cycles)
+
+
+@pytest.mark.parametrize("package", sorted(m for m, p in MODULES.items() if p.name == "__init__.py"))
+def test_every_package_declares_its_public_surface(package):
+    """Each package has a docstring and an ``__all__`` whose every name imports."""
+    import importlib
+
+    tree = ast.parse(MODULES[package].read_text(encoding="utf-8"))
+    assert ast.get_docstring(tree), f"{package} has no docstring"
+    module = importlib.import_module(package)
+    assert isinstance(getattr(module, "__all__", None), (list, tuple)), f"{package} has no __all__"
+    for name in module.__all__:
+        assert getattr(module, name) is not None, f"{package}.{name}"
