@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
@@ -22,6 +22,8 @@ from engram.stores.codeindex.exact_evidence import (
     is_path_term,
     score_term_chunks,
 )
+from engram.stores.codeindex.file_kinds import FileKind
+from engram.stores.codeindex.file_localization import ProjectFiles, localize
 from engram.stores.codeindex.incremental_index import IndexProgress, IndexStats, update_index
 from engram.stores.codeindex.index_manifest import Manifest
 from engram.stores.codeindex.rank_fusion import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
@@ -159,6 +161,7 @@ class ProjectCodeIndex:
         self.weights = dict(weights or DEFAULT_WEIGHTS)
         self._lexical: tuple[SegmentedLexical, int] | None = None
         self._located: tuple[int, dict[str, Located]] | None = None
+        self._files: tuple[int, ProjectFiles] | None = None
         # Nodes and tools may call one index from worker threads; SQLite connections and the
         # cached segments are not safe to share concurrently.
         self._lock = threading.RLock()
@@ -273,6 +276,38 @@ class ProjectCodeIndex:
             FileHit(path, round(score, 6), tuple(reasons[path][:3]))
             for path, score in aggregate_files(pairs, decay=self.file_decay)[:k]
         ]
+
+    @_serialized
+    def file_table(self) -> ProjectFiles:
+        """Return the indexed files and the names they define, cached per generation."""
+        generation = int(self.manifest.get_meta("generation", "0"))
+        if self._files is None or self._files[0] != generation:
+            rows = ((c.path, c.kind, c.symbol) for c in self.manifest.all_chunks())
+            self._files = (generation, ProjectFiles.build(rows))
+        return self._files[1]
+
+    @_serialized
+    def file_ranks(
+        self, query: str, mode: SearchMode, depth: int = FILE_CANDIDATES_PER_LIST
+    ) -> list[str]:
+        """Return file paths ranked by one list (``bm25`` or ``dense``) of ``query``'s chunks."""
+        lists = self.ranked_lists(query, mode, depth)
+        stored = self._chunk_map()
+        pairs = [(stored[i].path, s) for i, s in lists.get(mode, []) if i in stored]
+        return [path for path, _ in aggregate_files(pairs, decay=self.file_decay)]
+
+    def localize_files(
+        self, issue: str, *, k: int = 10, prefer: Iterable[FileKind] = ("source",)
+    ) -> list[FileHit]:
+        """Return the ``k`` files most likely to need a change for an issue, with evidence.
+
+        ``issue`` is a bug report or request, title on its first line.
+
+        Raises:
+            IndexNotBuiltError: ``update`` never completed for this project.
+        """
+        return [FileHit(e.path, round(score, 6), tuple(e.reasons[:4]))
+                for e, score in localize(self, issue, prefer=prefer)[:k]]
 
     def _chunk_map(self) -> dict[str, Located]:
         """Return every chunk's location by id, cached per manifest generation."""

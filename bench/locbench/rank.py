@@ -1,0 +1,161 @@
+"""File localization on locbench-dev: engram's issue localizer vs. its plain hybrid search.
+
+    .venv/bin/python bench/locbench/rank.py --trees /work/locbench/trees \
+        [--features bench/out/locbench_features.jsonl] [--only REPO] [--weights FILE]
+
+Each tree must have been indexed (``engram index TREE``; bench/context/locbench.py does it).
+Ranks every indexed file (docs, tests and data included: what ``engram search --files``
+sees) and scores against the gold files (non-test ``.py`` files the fix changed). With
+``--features`` it also writes each case's per-file features (top candidates plus the gold
+files) for ``bench/locbench/fit.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from engram.graph.context import Context  # noqa: E402
+from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
+from engram.stores.codeindex.file_localization import (  # noqa: E402
+    FEATURES,
+    TITLE_REPEAT,  # noqa: E402
+    Weights,
+    gather_evidence,
+    literal_hits,
+    rank_evidence,
+)
+from engram.stores.codeindex.issue_reading import read_issue  # noqa: E402
+
+DATASET = ROOT.parent / "shared" / "bench" / "locbench-dev"
+FEATURE_DEPTH = 150
+
+
+def metrics(ranked: list[str], gold: list[str]) -> dict[str, float]:
+    gold_set = set(gold)
+    rr = next((1 / i for i, p in enumerate(ranked, 1) if p in gold_set), 0.0)
+    return {
+        "r1": len(gold_set & set(ranked[:1])) / len(gold_set),
+        "r5": len(gold_set & set(ranked[:5])) / len(gold_set),
+        "r10": len(gold_set & set(ranked[:10])) / len(gold_set),
+        "acc5": float(gold_set <= set(ranked[:5])),
+        "mrr": rr,
+    }
+
+
+def case_evidence(index, query: str):
+    signals = read_issue(query)
+    files = index.file_table()
+    text = "\n".join([signals.title] * TITLE_REPEAT + [signals.prose])
+    text_ranks = {
+        "bm25": index.file_ranks(text, "bm25"),
+        "title_bm25": index.file_ranks(signals.title, "bm25") if signals.title.strip() else [],
+        "dense": index.file_ranks(text, "dense"),
+    }
+    hits = literal_hits(index.root, list(signals.flags), files)
+    return gather_evidence(signals, files, text_ranks=text_ranks, literal_hits=hits)
+
+
+def table(rows: list[dict], key: str) -> list[str]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[row[key]].append(row)
+        groups["All"].append(row)
+    if key == "repo":
+        for row in rows:
+            if row["repo"] != "yt-dlp/yt-dlp":
+                groups["All but yt-dlp"].append(row)
+    out = [f"| {key} | cases | ranker | R@1 | R@5 | Acc@5 | R@10 | MRR | top-5 source / test / docs / other |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name in sorted(groups, key=lambda g: (g.startswith("All"), g)):
+        group = groups[name]
+        for ranker in ("hybrid", "localizer"):
+            m = {k: statistics.mean(r[ranker][k] for r in group) for k in ("r1", "r5", "acc5", "r10", "mrr")}
+            kinds: dict[str, int] = defaultdict(int)
+            for r in group:
+                for kind in r[ranker + "_kinds"]:
+                    kinds[kind if kind in ("source", "test", "docs") else "other"] += 1
+            total = max(sum(kinds.values()), 1)
+            shares = " / ".join(f"{kinds[k] / total:.2f}" for k in ("source", "test", "docs", "other"))
+            out.append(f"| {name} | {len(group)} | {ranker} | {m['r1']:.3f} | {m['r5']:.3f} | {m['acc5']:.3f} | "
+                       f"{m['r10']:.3f} | {m['mrr']:.3f} | {shares} |")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trees", required=True)
+    parser.add_argument("--cases", default=str(DATASET / "cases.jsonl"))
+    parser.add_argument("--features", default="")
+    parser.add_argument("--weights", default="")
+    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--json", default="")
+    args = parser.parse_args()
+    from engram.stores.codeindex.file_kinds import file_kind
+
+    weights = None
+    if args.weights:
+        data = json.loads(Path(args.weights).read_text())
+        weights = Weights(features=data["features"], kinds=data["kinds"])
+    cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
+    if args.only:
+        cases = [c for c in cases if c["repo"] in args.only]
+    feature_out = open(args.features, "w") if args.features else None
+    rows, opened = [], {}
+    started = time.perf_counter()
+    for n, case in enumerate(cases, 1):
+        tree = Path(args.trees) / case["repo"].replace("/", "+") / case["base_commit"]
+        if not (tree / ".engram" / "index" / "manifest.sqlite").exists():
+            print(f"skip {case['instance_id']}: not indexed", file=sys.stderr)
+            continue
+        if tree not in opened:
+            for old in opened.values():
+                old.close()
+            opened = {tree: open_project_index(Context(project=str(tree)))}
+        index = opened[tree]
+        t0 = time.perf_counter()
+        hybrid = [h.path for h in index.search_files(case["query"], k=50)]
+        t1 = time.perf_counter()
+        evidence = case_evidence(index, case["query"])
+        ranked = rank_evidence(evidence, weights)
+        t2 = time.perf_counter()
+        paths = [e.path for e, _ in ranked]
+        row = {"instance_id": case["instance_id"], "repo": case["repo"], "category": case["category"],
+               "gold": case["gold_files"], "hybrid": metrics(hybrid, case["gold_files"]),
+               "localizer": metrics(paths, case["gold_files"]),
+               "hybrid_kinds": [file_kind(p) for p in hybrid[:5]],
+               "localizer_kinds": [file_kind(p) for p in paths[:5]],
+               "top5": paths[:5], "ms": {"hybrid": (t1 - t0) * 1000, "localizer": (t2 - t1) * 1000}}
+        rows.append(row)
+        print(f"[{time.perf_counter() - started:6.1f}s] {n}/{len(cases)} {case['instance_id']}: "
+              f"hybrid rr {row['hybrid']['mrr']:.2f} localizer rr {row['localizer']['mrr']:.2f} "
+              f"({row['ms']['localizer']:.0f} ms)", file=sys.stderr)
+        if feature_out:
+            keep = [e for e, _ in ranked[:FEATURE_DEPTH]]
+            keep += [evidence[g] for g in case["gold_files"] if g in evidence and evidence[g] not in keep]
+            feature_out.write(json.dumps({
+                "instance_id": case["instance_id"], "repo": case["repo"], "gold": case["gold_files"],
+                "files": [[e.path, e.kind, e.vector()] for e in keep],
+            }) + "\n")
+    if feature_out:
+        feature_out.close()
+    print(f"features: {', '.join(FEATURES)}")
+    print("\n".join(table(rows, "repo")))
+    print()
+    print("\n".join(table(rows, "category")))
+    ms = sorted(r["ms"]["localizer"] for r in rows)
+    print(f"\nlocalizer time per issue: median {statistics.median(ms):.0f} ms, max {ms[-1]:.0f} ms")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""What a project file is for: source, test, docs, example, script, data or vendored code.
+
+Someone who asks to fix a bug wants the code that has the bug first, not the changelog that
+mentions it or the test that shows it. Ranking uses the kind as a prior, lifted when the task
+is about that kind (a docs task wants docs). Judged from the path alone; pure.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+__all__ = ["FileKind", "SOURCE_SUFFIXES", "file_kind"]
+
+FileKind = Literal["source", "test", "docs", "example", "script", "data", "vendored"]
+
+SOURCE_SUFFIXES = frozenset({
+    ".py", ".pyi", ".pyx", ".java", ".kt", ".scala", ".js", ".jsx", ".mjs", ".cjs", ".ts",
+    ".tsx", ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift",
+})
+DOC_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc", ".html", ".ipynb"})
+TEST_FOLDERS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+DOC_FOLDERS = frozenset({"doc", "docs", "documentation", "changes", "changelog", "news"})
+EXAMPLE_FOLDERS = frozenset({"example", "examples", "samples", "sample", "demo", "demos"})
+SCRIPT_FOLDERS = frozenset({"scripts", "script", "tools", "bin", "ci", "benchmarks", "bench"})
+VENDORED_FOLDERS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "_vendor",
+                              "node_modules", "external"})
+
+
+def file_kind(path: str) -> FileKind:
+    """Classify a repo-relative posix path by what the file is for."""
+    parts = path.lower().split("/")
+    folders, name = parts[:-1], parts[-1]
+    stem, dot, suffix = name.rpartition(".")
+    suffix = dot + suffix if dot else ""
+    if any(p in VENDORED_FOLDERS for p in folders):
+        return "vendored"
+    if (any(p in TEST_FOLDERS for p in folders) or name.startswith("test_")
+            or stem.endswith(("_test", ".test", ".spec")) or name == "conftest.py"):
+        return "test"
+    if suffix in DOC_SUFFIXES or any(p in DOC_FOLDERS for p in folders):
+        return "docs"
+    if suffix not in SOURCE_SUFFIXES:
+        return "data"
+    if any(p in EXAMPLE_FOLDERS for p in folders):
+        return "example"
+    if any(p in SCRIPT_FOLDERS or p.endswith("scripts") for p in folders) or name == "setup.py":
+        return "script"
+    return "source"
