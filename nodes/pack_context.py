@@ -15,6 +15,7 @@ from engram.graph.pack.pack_assembly import (
     LOCAL_MODES,
     assemble_pack,
     deepen,
+    preferred_kinds,
     task_type_of,
 )
 from engram.graph.pack.pack_budget import BudgetPlan, record_usage
@@ -47,7 +48,7 @@ def index_rankings(
     # After the semantic branch hung or failed, keep to the local BM25 ranking.
     degraded = "search_semantic" in state.degraded_branches
     return deepen(index, state.task, state.code_hits,
-                  modes=LOCAL_MODES if degraded else DEEPEN_MODES)
+                  modes=LOCAL_MODES if degraded else DEEPEN_MODES, prefer=preferred_kinds(state))
 
 
 def _feedback_store(runtime: Runtime[Context], deps: Deps) -> PackFeedbackStore | None:

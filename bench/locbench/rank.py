@@ -59,6 +59,7 @@ def case_evidence(index, query: str):
         "bm25": index.file_ranks(text, "bm25"),
         "title_bm25": index.file_ranks(signals.title, "bm25") if signals.title.strip() else [],
         "dense": index.file_ranks(text, "dense"),
+        "exact": index.file_ranks(query, "exact"),
     }
     hits = literal_hits(index.root, list(signals.flags), files)
     return gather_evidence(signals, files, text_ranks=text_ranks, literal_hits=hits)

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         ProjectCodeIndex,
         SearchMode,
     )
+    from engram.stores.codeindex.file_kinds import FileKind
     from engram.stores.codeindex.incremental_index import IndexStats
     from engram.stores.walk import WalkReport
 
@@ -195,7 +196,7 @@ def _run_search(
         )
     search_mode: SearchMode = "dense" if mode == "semantic" else "hybrid"
     if files:
-        return index.search_files(query, k=k, mode=search_mode)
+        return index.search_files(query, k=k, mode=search_mode, prefer=_preferred_kinds(query))
     return index.search(query, mode=search_mode, k=k)
 
 
@@ -232,3 +233,11 @@ def _print_table(rows: list[dict[str, Any]], files: bool) -> None:
                 f"{row['score']:.4f}", location, row["symbol"], row["kind"], row["source"]
             )
     print_table(table)
+
+
+def _preferred_kinds(query: str) -> tuple[FileKind, ...]:
+    """Return the kinds of file a query is about (tests or docs tasks want those too)."""
+    from engram.graph.profile.task_profile import profile_task
+    from engram.stores.codeindex.file_kinds import kinds_for_task
+
+    return kinds_for_task(profile_task(query).task_type)

@@ -34,9 +34,10 @@ __all__ = [
 
 LinesOf = Callable[[str], Sequence[str] | None]
 
-FUSION_WEIGHTS: Mapping[str, float] = {"graph": 0.5}
+FUSION_WEIGHTS: Mapping[str, float] = {"graph": 0.5, "localizer": 2.0}
 """Weight per evidence source in the final file fusion; unnamed sources weigh 1. Graph
-neighbours are structural guesses, so they count half."""
+neighbours are structural guesses, so they count half; the issue localizer already weighs
+every other signal about a file (frames, names, links, text ranks), so it counts double."""
 PROSE_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc", ".textile", ".rdoc"})
 """Documentation files: useful context, but the pack is for code first."""
 PROSE_WEIGHT = 0.5

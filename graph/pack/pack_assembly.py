@@ -29,6 +29,7 @@ from engram.graph.pack.text_items import history_items, text_items
 from engram.graph.state import State
 from engram.graph.state_values import CodeHitValue, code_hit_value
 from engram.graph.tokens import content_text
+from engram.stores.codeindex.file_kinds import kinds_for_task
 from engram.stores.errors import StoreError
 from engram.stores.memory.pack_feedback import Feedback
 from engram.stores.paths import PathEscapeError, confine, relative_posix
@@ -37,6 +38,7 @@ from engram.stores.walk import read_text
 
 if TYPE_CHECKING:
     from engram.stores.codeindex.code_index import ProjectCodeIndex, SearchMode
+    from engram.stores.codeindex.file_kinds import FileKind
 
 __all__ = [
     "DEEPEN_K",
@@ -46,6 +48,7 @@ __all__ = [
     "NO_EVIDENCE_NOTE",
     "assemble_pack",
     "deepen",
+    "preferred_kinds",
     "resolve_task_files",
     "task_type_of",
 ]
@@ -128,17 +131,26 @@ def deepen(
     hits: Sequence[CodeHitValue],
     *,
     modes: Sequence[SearchMode] = DEEPEN_MODES,
+    prefer: Sequence[FileKind] = ("source",),
 ) -> tuple[list[CodeHitValue], list[str]]:
-    """Add per-list index rankings when the hits in state cover fewer files than slices need.
+    """Add the index's own rankings: the localizer's files, and per-list chunk rankings.
+
+    The per-list rankings (BM25, dense) are added only when the hits in state cover fewer
+    files than slices need.
 
     Returns the extra hit dicts and notes for rankings that failed.
     """
-    if index is None or not task.strip() or len({h.get("path") for h in hits}) >= SLICE_FILES:
-        return [], []
-    if not index.is_built():
+    if index is None or not task.strip() or not index.is_built():
         return [], []
     extra: list[CodeHitValue] = []
     notes: list[str] = []
+    try:
+        extra.extend(code_hit_value(hit) for hit in
+                     index.localized_chunks(task, files=SLICE_FILES, prefer=prefer))
+    except (StoreError, OSError, RuntimeError, ValueError) as exc:
+        notes.append(f"pack: file localization unavailable: {exc}")
+    if len({h.get("path") for h in hits}) >= SLICE_FILES:
+        return extra, notes
     for mode in modes:
         try:
             extra.extend(code_hit_value(hit) for hit in index.search(task, mode=mode, k=DEEPEN_K))
@@ -200,3 +212,8 @@ def assemble_pack(
 def task_type_of(state: State) -> str:
     """Return the Phase 0 task type of the turn (DEFAULT_TASK_TYPE when unprofiled)."""
     return str(state.task_profile.get("task_type") or DEFAULT_TASK_TYPE)
+
+
+def preferred_kinds(state: State) -> tuple[FileKind, ...]:
+    """Return the kinds of file the task is about: source, plus tests or docs for such tasks."""
+    return kinds_for_task(state.task_profile.get("task_type"))

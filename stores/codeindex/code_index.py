@@ -109,9 +109,14 @@ class CodeIndex(Protocol):
         ...
 
     def search_files(
-        self, query: str, *, k: int = 10, mode: SearchMode = "hybrid"
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        mode: SearchMode = "hybrid",
+        prefer: Iterable[FileKind] = ("source",),
     ) -> list[FileHit]:
-        """Return the ``k`` best files for ``query``."""
+        """Return the ``k`` best files for ``query`` (source files first unless ``prefer``)."""
         ...
 
     def is_built(self) -> bool:
@@ -258,13 +263,24 @@ class ProjectCodeIndex:
 
     @_serialized
     def search_files(
-        self, query: str, *, k: int = 10, mode: SearchMode = "hybrid"
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        mode: SearchMode = "hybrid",
+        prefer: Iterable[FileKind] = ("source",),
     ) -> list[FileHit]:
-        """Return the ``k`` best files, each scored by its best chunks.
+        """Return the ``k`` best files for ``query``.
+
+        Hybrid search reads the query as an issue (``localize_files``): text ranks plus what
+        it names, with source files first unless ``prefer`` says the task is about tests or
+        docs. Other modes score each file by its best chunks in that one list.
 
         Raises:
             IndexNotBuiltError: ``update`` never completed for this project.
         """
+        if mode == "hybrid":
+            return self.localize_files(query, k=k, prefer=prefer)
         ranked = self._fused(query, mode, FILE_CANDIDATES_PER_LIST)
         stored = self._chunk_map()
         pairs = [(stored[i].path, s) for i, s, _ in ranked if i in stored]
@@ -308,6 +324,30 @@ class ProjectCodeIndex:
         """
         return [FileHit(e.path, round(score, 6), tuple(e.reasons[:4]))
                 for e, score in localize(self, issue, prefer=prefer)[:k]]
+
+    @_serialized
+    def localized_chunks(
+        self, issue: str, *, files: int = 30, prefer: Iterable[FileKind] = ("source",)
+    ) -> list[CodeHit]:
+        """Return the localizer's files as evidence, each with the chunks the issue points at.
+
+        For every one of the ``files`` best files: the chunks around its traceback lines and
+        the definitions of names the issue mentions (best first), or the whole file (lines
+        0-0) when the issue points at nothing inside it. Scores fall with the file's rank.
+        """
+        ranked = localize(self, issue, prefer=prefer)[:files]
+        by_path: dict[str, list[Located]] = {}
+        for chunk in self._chunk_map().values():
+            by_path.setdefault(chunk.path, []).append(chunk)
+        out: list[CodeHit] = []
+        for rank, (e, _) in enumerate(ranked, start=1):
+            score = round(1.0 / rank, 6)
+            picked = _pointed_chunks(by_path.get(e.path, []), e.lines, e.names)
+            if not picked:
+                out.append(CodeHit(e.path, 0, 0, "", "file", score, "localizer"))
+            out += [CodeHit(c.path, c.start_line, c.end_line, c.symbol, c.kind, score,
+                            "localizer") for c in picked]
+        return out
 
     def _chunk_map(self) -> dict[str, Located]:
         """Return every chunk's location by id, cached per manifest generation."""
@@ -385,3 +425,23 @@ def open_memory_code_index(project: Path, *, embedder: Embedder) -> ProjectCodeI
         vectors=InMemoryVectors(),
         bm25_dir=None,
     )
+
+
+MAX_POINTED_CHUNKS = 3
+"""Chunks of one file that the localizer passes on (frames first, then named definitions)."""
+
+
+def _pointed_chunks(chunks: list[Located], lines: list[int], names: list[str]) -> list[Located]:
+    """Return the innermost chunks around ``lines``, then the definitions of ``names``."""
+    picked: list[Located] = []
+    for line in lines:
+        around = [c for c in chunks if c.start_line <= line <= c.end_line and c.kind != "file"]
+        if around:
+            picked.append(min(around, key=lambda c: c.end_line - c.start_line))
+    for name in names:
+        for chunk in chunks:
+            symbol = chunk.symbol.split("(", 1)[0]
+            if symbol == name or symbol.endswith("." + name):
+                picked.append(chunk)
+    unique = list(dict.fromkeys(picked))
+    return unique[:MAX_POINTED_CHUNKS]

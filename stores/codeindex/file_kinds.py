@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["FileKind", "SOURCE_SUFFIXES", "file_kind"]
+__all__ = ["FileKind", "SOURCE_SUFFIXES", "file_kind", "kinds_for_task"]
 
 FileKind = Literal["source", "test", "docs", "example", "script", "data", "vendored"]
 
@@ -46,3 +46,15 @@ def file_kind(path: str) -> FileKind:
     if any(p in SCRIPT_FOLDERS or p.endswith("scripts") for p in folders) or name == "setup.py":
         return "script"
     return "source"
+
+
+def kinds_for_task(task_type: str | None) -> tuple[FileKind, ...]:
+    """Return the kinds of file a task of ``task_type`` is about (the task profile's type).
+
+    Every task is about source code; a test task is also about tests, a docs task about docs.
+    """
+    if task_type == "test":
+        return ("source", "test")
+    if task_type == "docs":
+        return ("source", "docs")
+    return ("source",)

@@ -43,8 +43,8 @@ GENERIC_STEMS = frozenset({"__init__", "__main__"})
 RANK_OFFSET = 5
 """Offset of the reciprocal-rank transform of text ranks: 1 / (RANK_OFFSET + rank)."""
 
-FEATURES = ("bm25", "title_bm25", "dense", "frame", "named", "module", "definition", "stem",
-            "literal")
+FEATURES = ("bm25", "title_bm25", "dense", "exact", "frame", "named", "module", "definition",
+            "stem", "literal")
 """Per-file evidence features, in the order of ``Weights.features``."""
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
@@ -75,6 +75,7 @@ class FileEvidence:
     bm25: float = 0.0
     title_bm25: float = 0.0
     dense: float = 0.0
+    exact: float = 0.0
     frame: float = 0.0
     named: float = 0.0
     module: float = 0.0
@@ -82,6 +83,10 @@ class FileEvidence:
     stem: float = 0.0
     literal: float = 0.0
     reasons: list[str] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    """Lines of this file that traceback frames point at, innermost first."""
+    names: list[str] = field(default_factory=list)
+    """Names the issue mentions that this file defines."""
 
     def vector(self) -> list[float]:
         """Return the features in ``FEATURES`` order."""
@@ -178,6 +183,7 @@ def gather_evidence(
     for i, frame in enumerate(signals.frames):
         for path in _match_path(files, frame.path):
             e = ev(path)
+            e.lines.append(frame.line)
             if e.frame < 1 / (1 + i):
                 e.frame = 1 / (1 + i)
                 e.reasons.append(f"traceback frame {i + 1}" + (f" in {frame.function}"
@@ -224,6 +230,7 @@ def _definitions(signals: IssueSignals, files: ProjectFiles, ev) -> None:  # noq
         idf = math.log(1 + total / len(defining))
         for path in defining:
             e = ev(path)
+            e.names.append(key)
             e.definition += bonus * idf / len(defining) ** 0.5
             if len(e.reasons) < 8:
                 e.reasons.append(f"defines {key}")
@@ -298,7 +305,7 @@ class FileRanker(Protocol):
         """Return the indexed files and the names they define."""
         ...
 
-    def file_ranks(self, query: str, mode: Literal["bm25", "dense"]) -> list[str]:
+    def file_ranks(self, query: str, mode: Literal["bm25", "dense", "exact"]) -> list[str]:
         """Return file paths ranked by one text list of ``query``."""
         ...
 
@@ -333,6 +340,7 @@ def localize(
         "bm25": index.file_ranks(query, "bm25"),
         "title_bm25": index.file_ranks(signals.title, "bm25") if signals.title.strip() else [],
         "dense": index.file_ranks(query, "dense"),
+        "exact": index.file_ranks(issue, "exact"),
     }
     literals = [f for f in signals.flags if not is_path_term(f)]
     evidence = gather_evidence(signals, files, text_ranks=text_ranks,

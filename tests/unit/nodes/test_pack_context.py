@@ -139,6 +139,12 @@ class FakeIndex:
         self.modes.append(mode)
         return [CodeHit("src/cli.py", 4, 5, "main", "function", 0.3, mode)]
 
+    def localized_chunks(self, issue, *, files, prefer):
+        from engram.stores.codeindex.code_index import CodeHit
+
+        self.localized = (issue, files, tuple(prefer))
+        return [CodeHit("src/parser.py", 0, 0, "", "file", 1.0, "localizer")]
+
 
 async def test_deepens_thin_evidence_but_skips_vectors_after_a_semantic_timeout(tmp_path,
                                                                                  engram_home):
@@ -150,6 +156,8 @@ async def test_deepens_thin_evidence_but_skips_vectors_after_a_semantic_timeout(
     code_map = next(s for s in update["context_pack"]["sections"] if s["name"] == "code_map")
     cli = next(i for i in code_map["items"] if i["path"] == "src/cli.py")
     assert any(r.startswith("dense #1") for r in cli["reasons"])
+    assert index.localized[2] == ("source",)
+    assert code_map["items"][0]["path"] == "src/parser.py"  # the localizer's first file leads
     index.modes.clear()
     note = "search_semantic timed out after 500 ms; continuing with the other branches"
     await pack_context(state(notes=[note], degraded_branches=["search_semantic"]),

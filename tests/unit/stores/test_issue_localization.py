@@ -112,3 +112,12 @@ def test_the_shipped_weights_load_and_cover_every_feature():
     assert weights.kinds["source"] == 0.0
     assert set(weights.kinds) >= {"test", "docs", "data", "example", "script", "vendored"}
     assert json.loads(WEIGHTS_FILE.read_text())["features"] == dict(weights.features)
+
+
+def test_tasks_about_tests_or_docs_want_those_kinds_too():
+    from engram.stores.codeindex.file_kinds import kinds_for_task
+
+    assert kinds_for_task("bugfix") == ("source",)
+    assert kinds_for_task(None) == ("source",)
+    assert kinds_for_task("test") == ("source", "test")
+    assert kinds_for_task("docs") == ("source", "docs")
