@@ -38,7 +38,7 @@ def load(path: str) -> list[dict]:
 def scores(case: dict, w: dict, k: dict) -> list[tuple[float, str]]:
     out = []
     for path, kind, vector in case["files"]:
-        s = sum(w[f] * v for f, v in zip(FEATURES, vector)) + (0.0 if kind == "source" else k.get(kind, 0.0))
+        s = sum(w[f] * v for f, v in zip(FEATURES, vector, strict=True)) + (0.0 if kind == "source" else k.get(kind, 0.0))
         out.append((-s, path))
     out.sort()
     return out

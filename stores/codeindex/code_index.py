@@ -322,7 +322,7 @@ class ProjectCodeIndex:
         Raises:
             IndexNotBuiltError: ``update`` never completed for this project.
         """
-        return [FileHit(e.path, round(score, 6), tuple(e.reasons[:4]))
+        return [FileHit(e.path, round(score, 6), tuple(e.ordered_reasons()[:4]))
                 for e, score in localize(self, issue, prefer=prefer)[:k]]
 
     @_serialized

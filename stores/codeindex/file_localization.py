@@ -40,6 +40,10 @@ MAX_DEFINING_FILES = 12
 """A name defined in more files than this says little about which one the issue means."""
 GENERIC_STEMS = frozenset({"__init__", "__main__"})
 """File stems that name no component: their folder's name is used instead."""
+REASON_RANKS = 10
+"""Text ranks up to this one are named among a file's reasons."""
+TEXT_LABELS = {"bm25": "text", "title_bm25": "title", "dense": "meaning", "exact": "identifiers"}
+"""How each text list is named in a file's reasons."""
 RANK_OFFSET = 5
 """Offset of the reciprocal-rank transform of text ranks: 1 / (RANK_OFFSET + rank)."""
 
@@ -87,6 +91,11 @@ class FileEvidence:
     """Lines of this file that traceback frames point at, innermost first."""
     names: list[str] = field(default_factory=list)
     """Names the issue mentions that this file defines."""
+
+    def ordered_reasons(self) -> list[str]:
+        """Return the reasons, what the issue names first and text ranks last."""
+        text = tuple(f"{label} #" for label in TEXT_LABELS.values())
+        return sorted(self.reasons, key=lambda reason: reason.startswith(text))
 
     def vector(self) -> list[float]:
         """Return the features in ``FEATURES`` order."""
@@ -180,6 +189,8 @@ def gather_evidence(
     for name, ranked in text_ranks.items():
         for rank, path in enumerate(ranked, start=1):
             setattr(ev(path), name, max(getattr(ev(path), name), 1 / (RANK_OFFSET + rank)))
+            if rank <= REASON_RANKS:
+                ev(path).reasons.append(f"{TEXT_LABELS.get(name, name)} #{rank}")
     for i, frame in enumerate(signals.frames):
         for path in _match_path(files, frame.path):
             e = ev(path)
