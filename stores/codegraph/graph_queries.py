@@ -149,10 +149,12 @@ class GraphQueries:
             return self._walk([node], depth, {"inherits"}, reverse=True, relation="inherits")
         if relation == "implementations":
             return self._implementations(node, depth)
-        if relation == "dependencies":
-            return self._walk([node], depth, DEPENDENCY_EDGES, reverse=False)
-        if relation == "dependents":
-            return self._walk([node], depth, DEPENDENCY_EDGES, reverse=True)
+        if relation in ("dependencies", "dependents"):
+            # A class depends on what its methods call and on its bases; a file keeps to its
+            # own edges (its imports), which already stand for what it contains.
+            seeds = [node, *self._members(node)]
+            found = self._walk(seeds, depth, DEPENDENCY_EDGES, reverse=relation == "dependents")
+            return [r for r in found if r.symbol is None or r.symbol.id not in seeds]
         if relation == "impact":
             seeds = [node, *self._descendants(node)]
             found = self._walk(seeds, depth, DEPENDENCY_EDGES, reverse=True)
@@ -213,6 +215,12 @@ class GraphQueries:
                                        node))
             frontier = nxt
         return out
+
+    def _members(self, node: str) -> list[str]:
+        """Return what a class (or function) defines inside it; nothing for a file."""
+        if node not in self.g or self.g.nodes[node]["kind"] == "file":
+            return []
+        return self._descendants(node)
 
     def _descendants(self, node: str) -> list[str]:
         out: list[str] = []

@@ -124,3 +124,14 @@ def test_path_falls_back_to_undirected_links(queries):
     for a, b in zip(ids_, ids_[1:], strict=False):
         assert g.has_edge(a, b) or g.has_edge(b, a)
     assert queries.path("shop/util.py::fmt_line", "nowhere") == []
+
+
+def test_a_class_depends_on_what_its_methods_call_and_is_depended_on_through_them(queries):
+    deps = ids(queries.related("shop/service.py::OrderService", "dependencies"))
+    assert {"shop/models.py::Order", "shop/repo.py::Repository.save", "shop/util.py::log"} <= deps
+    assert not any(d.startswith("shop/service.py::OrderService") for d in deps)  # not itself
+    dependents = ids(queries.related("shop/models.py::Order", "dependents"))
+    assert {"shop/service.py::OrderService.place", "shop/models.py::DiscountOrder"} <= dependents
+    # a file keeps to its own edges
+    assert ids(queries.related("shop/service.py", "dependencies")) == ids(
+        queries.related("shop/service.py", "dependencies", depth=1))
