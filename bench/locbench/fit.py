@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from engram.stores.codeindex.file_localization import FEATURES, WEIGHTS_FILE  # noqa: E402
 
-KINDS = ("script", "example", "test", "docs", "data", "vendored")
+KINDS = ("script", "example", "test", "docs", "stub", "data", "vendored")
 FEATURE_STEPS = (0.0, 0.5, 0.8, 1.25, 2.0)
 KIND_STEPS = (-1.0, -0.5, -0.25, 0.25, 0.5)
 ROUNDS = 4

@@ -51,6 +51,20 @@ def metrics(ranked: list[str], gold: list[str]) -> dict[str, float]:
     }
 
 
+def fused_files(index, query: str) -> list[str]:
+    """The hybrid file ranking before the localizer: chunk RRF (exact, BM25, dense) per file.
+
+    Reaches into the index's private fusion on purpose: it is the A/B baseline.
+    """
+    from engram.stores.codeindex.code_index import FILE_CANDIDATES_PER_LIST
+    from engram.stores.codeindex.rank_fusion import aggregate_files
+
+    ranked = index._fused(query, "hybrid", FILE_CANDIDATES_PER_LIST)
+    stored = index._chunk_map()
+    pairs = [(stored[i].path, s) for i, s, _ in ranked if i in stored]
+    return [path for path, _ in aggregate_files(pairs, decay=index.file_decay)]
+
+
 def case_evidence(index, query: str):
     signals = read_issue(query)
     files = index.file_table()
@@ -123,7 +137,7 @@ def main() -> None:
             opened = {tree: open_project_index(Context(project=str(tree)))}
         index = opened[tree]
         t0 = time.perf_counter()
-        hybrid = [h.path for h in index.search_files(case["query"], k=50)]
+        hybrid = fused_files(index, case["query"])[:50]
         t1 = time.perf_counter()
         evidence = case_evidence(index, case["query"])
         ranked = rank_evidence(evidence, weights)

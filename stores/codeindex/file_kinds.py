@@ -7,18 +7,21 @@ is about that kind (a docs task wants docs). Judged from the path alone; pure.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 __all__ = ["FileKind", "SOURCE_SUFFIXES", "file_kind", "kinds_for_task"]
 
-FileKind = Literal["source", "test", "docs", "example", "script", "data", "vendored"]
+FileKind = Literal["source", "test", "docs", "example", "script", "stub", "data", "vendored"]
 
 SOURCE_SUFFIXES = frozenset({
-    ".py", ".pyi", ".pyx", ".java", ".kt", ".scala", ".js", ".jsx", ".mjs", ".cjs", ".ts",
+    ".py", ".pyx", ".java", ".kt", ".scala", ".js", ".jsx", ".mjs", ".cjs", ".ts",
     ".tsx", ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift",
 })
 DOC_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc", ".html", ".ipynb"})
 TEST_FOLDERS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+"""Folder names, or parts of folder names (``test-data``, ``unit_tests``), that hold tests."""
+STUB_SUFFIXES = frozenset({".pyi", ".d.ts"})
 DOC_FOLDERS = frozenset({"doc", "docs", "documentation", "changes", "changelog", "news"})
 EXAMPLE_FOLDERS = frozenset({"example", "examples", "samples", "sample", "demo", "demos"})
 SCRIPT_FOLDERS = frozenset({"scripts", "script", "tools", "bin", "ci", "benchmarks", "bench"})
@@ -34,11 +37,13 @@ def file_kind(path: str) -> FileKind:
     suffix = dot + suffix if dot else ""
     if any(p in VENDORED_FOLDERS for p in folders):
         return "vendored"
-    if (any(p in TEST_FOLDERS for p in folders) or name.startswith("test_")
+    if (any(_names_tests(p) for p in folders) or name.startswith("test_")
             or stem.endswith(("_test", ".test", ".spec")) or name == "conftest.py"):
         return "test"
     if suffix in DOC_SUFFIXES or any(p in DOC_FOLDERS for p in folders):
         return "docs"
+    if suffix in STUB_SUFFIXES or name.endswith(".d.ts"):
+        return "stub"
     if suffix not in SOURCE_SUFFIXES:
         return "data"
     if any(p in EXAMPLE_FOLDERS for p in folders):
@@ -58,3 +63,8 @@ def kinds_for_task(task_type: str | None) -> tuple[FileKind, ...]:
     if task_type == "docs":
         return ("source", "docs")
     return ("source",)
+
+
+def _names_tests(folder: str) -> bool:
+    parts = re.split(r"[-_.]", folder)
+    return folder in TEST_FOLDERS or any(part in TEST_FOLDERS for part in parts)

@@ -80,6 +80,9 @@ def test_windows_paths_and_diffs_are_read():
     ("conftest.py", "test"), ("docs/index.rst", "docs"), ("CHANGES.md", "docs"),
     ("examples/demo.py", "example"), ("scripts/release.py", "script"), ("setup.py", "script"),
     ("pkg/data.json", "data"), ("third_party/lib/a.py", "vendored"),
+    ("test-data/unit/fixtures/typing.pyi", "test"), ("pkg/unit_tests/a.py", "test"),
+    ("pkg/typeshed/stdlib/ast.pyi", "stub"), ("types/index.d.ts", "stub"),
+    ("pkg/contest.py", "source"), ("latest/mod.py", "source"),
 ])
 def test_file_kinds_come_from_the_path(path, kind):
     assert file_kind(path) == kind
