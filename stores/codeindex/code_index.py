@@ -23,9 +23,10 @@ from engram.stores.codeindex.exact_evidence import (
     score_term_chunks,
 )
 from engram.stores.codeindex.file_kinds import FileKind
-from engram.stores.codeindex.file_localization import ProjectFiles, localize
+from engram.stores.codeindex.file_localization import ProjectFiles, issue_query, localize
 from engram.stores.codeindex.incremental_index import IndexProgress, IndexStats, update_index
 from engram.stores.codeindex.index_manifest import Manifest
+from engram.stores.codeindex.issue_reading import read_issue
 from engram.stores.codeindex.rank_fusion import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
 from engram.stores.codeindex.vector_store import InMemoryVectors, VectorStore, open_chroma_vectors
 from engram.stores.embeddings.embedders import Embedder
@@ -331,18 +332,26 @@ class ProjectCodeIndex:
     ) -> list[CodeHit]:
         """Return the localizer's files as evidence, each with the chunks the issue points at.
 
-        For every one of the ``files`` best files: the chunks around its traceback lines and
-        the definitions of names the issue mentions (best first), or the whole file (lines
-        0-0) when the issue points at nothing inside it. Scores fall with the file's rank.
+        For every one of the ``files`` best files: the chunks around its traceback lines, the
+        definitions of names the issue mentions, then its chunks that best match the issue's
+        text; the whole file (lines 0-0) when none of these is found. Scores fall with the
+        file's rank.
         """
         ranked = localize(self, issue, prefer=prefer)[:files]
+        located = self._chunk_map()
         by_path: dict[str, list[Located]] = {}
-        for chunk in self._chunk_map().values():
+        for chunk in located.values():
             by_path.setdefault(chunk.path, []).append(chunk)
+        best_text: dict[str, list[Located]] = {}
+        query = issue_query(read_issue(issue))
+        for chunk_id, _ in self.ranked_lists(query, "bm25", POINTED_TEXT_DEPTH)["bm25"]:
+            if chunk_id in located:
+                best_text.setdefault(located[chunk_id].path, []).append(located[chunk_id])
         out: list[CodeHit] = []
         for rank, (e, _) in enumerate(ranked, start=1):
             score = round(1.0 / rank, 6)
-            picked = _pointed_chunks(by_path.get(e.path, []), e.lines, e.names)
+            picked = _pointed_chunks(by_path.get(e.path, []), e.lines, e.names,
+                                     best_text.get(e.path, []))
             if not picked:
                 out.append(CodeHit(e.path, 0, 0, "", "file", score, "localizer"))
             out += [CodeHit(c.path, c.start_line, c.end_line, c.symbol, c.kind, score,
@@ -427,12 +436,20 @@ def open_memory_code_index(project: Path, *, embedder: Embedder) -> ProjectCodeI
     )
 
 
+POINTED_TEXT_DEPTH = 2000
+"""BM25 chunks read to find each localized file's best-matching chunks."""
 MAX_POINTED_CHUNKS = 3
-"""Chunks of one file that the localizer passes on (frames first, then named definitions)."""
+"""Chunks of one file that the localizer passes on (frames, named definitions, best text)."""
 
 
-def _pointed_chunks(chunks: list[Located], lines: list[int], names: list[str]) -> list[Located]:
-    """Return the innermost chunks around ``lines``, then the definitions of ``names``."""
+def _pointed_chunks(
+    chunks: list[Located], lines: list[int], names: list[str], best_text: list[Located]
+) -> list[Located]:
+    """Return the chunks the issue points at inside one file, most specific first.
+
+    The innermost chunks around ``lines``, the definitions of ``names``, then the chunks that
+    best match the issue's text (``best_text``, best first).
+    """
     picked: list[Located] = []
     for line in lines:
         around = [c for c in chunks if c.start_line <= line <= c.end_line and c.kind != "file"]
@@ -443,5 +460,6 @@ def _pointed_chunks(chunks: list[Located], lines: list[int], names: list[str]) -
             symbol = chunk.symbol.split("(", 1)[0]
             if symbol == name or symbol.endswith("." + name):
                 picked.append(chunk)
+    picked += best_text
     unique = list(dict.fromkeys(picked))
     return unique[:MAX_POINTED_CHUNKS]

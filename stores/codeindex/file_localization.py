@@ -31,6 +31,7 @@ __all__ = [
     "Weights",
     "default_weights",
     "gather_evidence",
+    "issue_query",
     "localize",
     "rank_evidence",
 ]
@@ -336,6 +337,11 @@ def literal_hits(root: Path, literals: Sequence[str], files: ProjectFiles) -> di
     return {x: sorted(paths) for x, paths in found.items()}
 
 
+def issue_query(signals: IssueSignals) -> str:
+    """Return the text query for an issue: its title, repeated, then its cleaned prose."""
+    return "\n".join([signals.title] * TITLE_REPEAT + [signals.prose])
+
+
 def localize(
     index: FileRanker,
     issue: str,
@@ -346,7 +352,7 @@ def localize(
     """Rank the index's files for an issue text (title on its first line), best first."""
     signals = read_issue(issue)
     files = index.file_table()
-    query = "\n".join([signals.title] * TITLE_REPEAT + [signals.prose])
+    query = issue_query(signals)
     text_ranks = {
         "bm25": index.file_ranks(query, "bm25"),
         "title_bm25": index.file_ranks(signals.title, "bm25") if signals.title.strip() else [],
