@@ -42,6 +42,7 @@ def _load(deps: Deps, context: Context, name: ResourceName) -> str:
             if index is not None and index.is_built():
                 for mode in PRELOAD_MODES:
                     index.search(PRELOAD_QUERY, mode=mode, k=1)
+                index.file_table()  # the localizer's file and definition table
         elif name == "code_graph":
             graph = deps.code_graph(context)
             if graph is not None:

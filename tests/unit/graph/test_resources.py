@@ -19,6 +19,9 @@ class FakeIndex:
         self.modes.append(mode)
         return []
 
+    def file_table(self):
+        self.modes.append("file_table")
+
 
 class FakeGraph:
     warmed = 0
@@ -38,7 +41,7 @@ def test_preload_opens_and_warms_each_resource(tmp_path):
     deps = Deps(open_code_index=open_index, open_code_graph=lambda _: graph)
     context = Context(project=str(tmp_path))
     assert preload(deps, context) == []
-    assert index.modes == list(PRELOAD_MODES) and graph.warmed == 1
+    assert index.modes == [*PRELOAD_MODES, "file_table"] and graph.warmed == 1
     assert deps.code_index(context) is index and opened == ["index"]
 
 
