@@ -42,6 +42,16 @@ CLEARED_PREFIXES = ("ENGRAM_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_")
 CLEARED_NAMES = ("FORCE_COLOR", "CLICOLOR_FORCE", "PYTHONSTARTUP")
 
 
+def pytest_configure(config):
+    """Apply the fixed environment before collection, so that what modules build at import
+    time (Rich consoles read ``COLUMNS`` when they are created) sees it too."""
+    for name in list(os.environ):
+        if name.startswith(CLEARED_PREFIXES) or name in CLEARED_NAMES:
+            del os.environ[name]
+    os.environ.update(FIXED_ENV)
+    time.tzset()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def closed_stdin():
     """Point file descriptor 0 at /dev/null so no subprocess can wait on a terminal."""
