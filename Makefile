@@ -46,7 +46,7 @@ unit: install-dev
 	$(PYTEST) -m "not integration" tests/unit
 
 integration: install-dev
-	$(PYTEST) tests/integration
+	$(PYTEST) -m integration tests
 
 test: install-dev
 	$(BIN)/ruff check engram graph nodes stores studio tests bench

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import typer
@@ -15,6 +13,7 @@ from engram.graph.cli.command_support import (
     out_console,
     print_json,
     require_model,
+    run_async,
 )
 from engram.graph.cli.context_commands import register as register_context
 from engram.graph.cli.experience_commands import register as register_experience
@@ -38,6 +37,9 @@ PathOption = typer.Option(None, "--path", "-p", help="Project root (default: cur
 
 def _version_callback(value: bool) -> None:
     if value:
+        # Imported here, as the callback runs for every command: only --version reads metadata.
+        from importlib.metadata import PackageNotFoundError, version
+
         try:
             out_console.print(f"engram {version('engram')}")
         except PackageNotFoundError:
@@ -81,7 +83,7 @@ def run(
     thread_id = thread or new_thread_id()
     with open_app(context) as engram:
         config = thread_config(thread_id, context, task)
-        result = asyncio.run(
+        result = run_async(
             run_turn(
                 engram.graph, config, context, {"messages": [HumanMessage(content=task)]},
                 console=err_console, approve=ask_approval, quiet=as_json,

@@ -6,7 +6,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -19,10 +19,11 @@ from engram.stores.errors import StoreError
 
 __all__ = [
     "err_console", "fail", "handle_errors", "load_context", "out_console", "print_json",
-    "print_table", "require_model",
+    "print_table", "require_model", "run_async",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 # Messages are never hard-wrapped: a terminal wraps them itself, and a pipe, a log file or another
 # program reading engram's output gets each sentence on one line. Tables are the exception: they
@@ -110,6 +111,18 @@ def handle_errors(func: F) -> F:
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` to completion on a new event loop and return its result.
+
+    ``asyncio`` is imported here, by the commands that run the graph, because importing it
+    (with ``ssl``, ``socket`` and ``concurrent.futures``) costs about 20 ms that
+    ``engram --version`` and ``--help`` should not pay.
+    """
+    import asyncio
+
+    return asyncio.run(coroutine)
 
 
 def require_model(context: Context) -> None:

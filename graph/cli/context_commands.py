@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from engram.graph.cli.command_support import (
     out_console,
     print_json,
     print_table,
+    run_async,
 )
 from engram.graph.context import Context
 from engram.graph.deps import Deps
@@ -56,7 +56,7 @@ def run_context(graph: Any, context: Context, task: str) -> dict[str, Any]:
     from langchain_core.messages import HumanMessage
 
     config = {"configurable": {"thread_id": f"context-{uuid.uuid4().hex[:12]}"}}
-    state = asyncio.run(
+    state = run_async(
         graph.ainvoke({"messages": [HumanMessage(content=task)]}, config, context=context)
     )
     pack = state.get("context_pack") or {}

@@ -6,10 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from langgraph.store.base import BaseStore
 from rich.table import Table
 
 from engram.graph.cli.command_support import (
@@ -21,20 +20,17 @@ from engram.graph.cli.command_support import (
     print_table,
 )
 from engram.graph.cli.experience_edit_commands import add_commands
-from engram.graph.profile.phase0_loading import run_phase0
-from engram.graph.profile.phase0_selection import episode_weight
-from engram.graph.tokens import count_text
-from engram.stores.backends import database_url, open_memory_store
-from engram.stores.memory.experience_records import (
-    Episode,
-    Kind,
-    Pattern,
-    Record,
-    Strategy,
-    record_to_dict,
-)
-from engram.stores.memory.experience_store import ExperienceStore
 from engram.stores.project_key import project_key
+
+if TYPE_CHECKING:
+    from langgraph.store.base import BaseStore
+
+    from engram.stores.memory.experience_records import Kind, Record
+    from engram.stores.memory.experience_store import ExperienceStore
+
+# The commands import the records, the stores, Phase 0 and the token counter (LangGraph,
+# LangChain) when they run, not when the CLI starts: `engram --help` and the other commands
+# should not pay for them.
 
 __all__ = ["opened_repo", "profile", "register"]
 
@@ -46,6 +42,9 @@ GROUPS: dict[str, Kind] = {"strategies": "strategy", "patterns": "pattern", "epi
 @contextmanager
 def opened_repo(path: Path | None) -> Iterator[tuple[BaseStore, ExperienceStore]]:
     """Yield the memory store and the experience store of the project at ``path``."""
+    from engram.stores.backends import database_url, open_memory_store
+    from engram.stores.memory.experience_store import ExperienceStore
+
     context = load_context(path)
     with open_memory_store(context.home_path, database_url()) as store:
         yield store, ExperienceStore(store, project_key(context.project_path))
@@ -70,6 +69,10 @@ def profile(
     as_json: JsonOption = False,
 ) -> None:
     """Show the task profile and what Phase 0 would inject, without running the agent."""
+    from engram.graph.profile.phase0_loading import run_phase0
+    from engram.graph.tokens import count_text
+    from engram.stores.backends import database_url, open_memory_store
+
     context = load_context(path)
     now = datetime.now(UTC)
     with open_memory_store(context.home_path, database_url()) as store:
@@ -103,6 +106,8 @@ def profile(
 
 
 def _row(record: Record, now: datetime) -> list[str]:
+    from engram.stores.memory.experience_records import Pattern, Strategy
+
     if isinstance(record, Strategy):
         return [record.id, record.priority, ", ".join(record.applies_to), record.scope,
                 record.principle]
@@ -110,6 +115,8 @@ def _row(record: Record, now: datetime) -> list[str]:
         state = record.status + (", re-analyse" if record.needs_reanalysis else "")
         return [record.id, f"{record.confidence}/5", state, record.trigger.describe(),
                 record.name]
+    from engram.graph.profile.phase0_selection import episode_weight
+
     weight = episode_weight(record, now)
     return [record.id, f"{record.date:%Y-%m-%d}", record.outcome,
             "archived" if weight is None else str(weight), record.summary]
@@ -129,6 +136,8 @@ def _lister(kind: Kind) -> Any:
         as_json: JsonOption = False,
     ) -> None:
         """List the records of this project (strategies include global ones)."""
+        from engram.stores.memory.experience_records import Pattern, record_to_dict
+
         with opened_repo(path) as (_, repo):
             records = repo.find(kind)
         if kind == "pattern" and not all_:
@@ -153,6 +162,8 @@ def _shower(kind: Kind) -> Any:
         as_json: JsonOption = False,
     ) -> None:
         """Show one record in full."""
+        from engram.stores.memory.experience_records import Episode, record_to_dict
+
         with opened_repo(path) as (_, repo):
             record = repo.get(kind, record_id)
         if record is None:
@@ -160,6 +171,8 @@ def _shower(kind: Kind) -> Any:
                  if kind != "strategy" else "run `engram memory strategies list`")
         data = record_to_dict(record)
         if isinstance(record, Episode):
+            from engram.graph.profile.phase0_selection import episode_weight
+
             data["weight"] = episode_weight(record, datetime.now(UTC))
         if as_json:
             print_json(data)

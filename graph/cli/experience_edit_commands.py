@@ -8,27 +8,25 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from langgraph.store.base import BaseStore
 
 from engram.graph.cli.command_support import fail, handle_errors, out_console, print_json
-from engram.stores.memory.experience_records import (
-    Episode,
-    Kind,
-    Pattern,
-    Record,
-    Strategy,
-    Trigger,
-    new_id,
-    record_to_dict,
-)
-from engram.stores.memory.experience_store import ExperienceStore
+
+if TYPE_CHECKING:
+    from langgraph.store.base import BaseStore
+
+    from engram.stores.memory.experience_records import Kind, Record, Trigger
+    from engram.stores.memory.experience_store import ExperienceStore
+
+# The commands import the experience records and stores when they run, not when the CLI starts:
+# `engram --help` and the other commands should not pay for them.
 
 __all__ = ["add_commands", "parse_list", "parse_tristate", "replace_fields"]
 
-Opener = Callable[[Path | None], AbstractContextManager[tuple[BaseStore, ExperienceStore]]]
+# Quoted: the store types load LangGraph, so they are imported only when type-checking.
+Opener = Callable[[Path | None], AbstractContextManager[tuple["BaseStore", "ExperienceStore"]]]
 PathOption = Annotated[Path | None, typer.Option("--path", "-p", help="Project root.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 Csv = Annotated[str | None, typer.Option(help="Comma-separated values.")]
@@ -56,6 +54,8 @@ def replace_fields(record: Record, changes: dict[str, Any]) -> Record:
 
 
 def _save(opener: Opener, path: Path | None, record: Record, verb: str, as_json: bool) -> None:
+    from engram.stores.memory.experience_records import record_to_dict
+
     with opener(path) as (_, repo):
         repo.put(record)
     if as_json:
@@ -74,6 +74,8 @@ def _load(opener: Opener, path: Path | None, kind: Kind, record_id: str) -> Reco
 
 def _trigger(old: Trigger, task_types: str | None, min_files: int | None, has_tests: str | None,
              production: str | None, features: str | None) -> Trigger:
+    from engram.stores.memory.experience_records import Trigger
+
     return Trigger(
         task_types=(parse_list(task_types) or ()) if task_types is not None else old.task_types,
         min_files=(None if min_files == 0 else min_files) if min_files is not None
@@ -112,6 +114,8 @@ def _strategy_commands(opener: Opener) -> tuple[Callable[..., None], Callable[..
             global_: Annotated[bool, typer.Option("--global")] = False,
             path: PathOption = None, as_json: JsonOption = False) -> None:
         """Add a strategy for task types / feature tags (--applies-to refactor,production)."""
+        from engram.stores.memory.experience_records import Strategy, new_id
+
         now = datetime.now(UTC)
         record = Strategy(id=new_id("st", now), principle=principle,
                           applies_to=parse_list(applies_to) or (), priority=priority,  # type: ignore[arg-type]
@@ -137,6 +141,8 @@ def _pattern_commands(opener: Opener) -> tuple[Callable[..., None], Callable[...
             root_cause: str = "", prevention: str = "", confidence: int = 3,
             evidence: Csv = None, path: PathOption = None, as_json: JsonOption = False) -> None:
         """Add a pattern: trigger, failure, root cause, prevention and confidence (1–5)."""
+        from engram.stores.memory.experience_records import Pattern, Trigger, new_id
+
         now = datetime.now(UTC)
         trigger = _trigger(Trigger(), task_types, min_files, has_tests, production, features)
         record = Pattern(id=new_id("pat", now), name=name, trigger=trigger, failure=failure,
@@ -151,6 +157,8 @@ def _pattern_commands(opener: Opener) -> tuple[Callable[..., None], Callable[...
              status: Text = None, superseded_by: Text = None, evidence: Csv = None,
              path: PathOption = None, as_json: JsonOption = False) -> None:
         """Change fields of a pattern (--min-files 0 removes the file condition)."""
+        from engram.stores.memory.experience_records import Pattern
+
         old = _load(opener, path, "pattern", record_id)
         if not isinstance(old, Pattern):
             fail(f"{record_id} is not a pattern")
@@ -171,6 +179,8 @@ def _episode_commands(opener: Opener) -> tuple[Callable[..., None], Callable[...
             lesson: str = "", prevention: str = "", severity: int = 3,
             date: Text = None, path: PathOption = None, as_json: JsonOption = False) -> None:
         """Record an episode by hand (outcome success|failure|unknown, severity 1–4)."""
+        from engram.stores.memory.experience_records import Episode, new_id
+
         now = datetime.now(UTC)
         when = datetime.fromisoformat(date) if date else now
         record = Episode(id=new_id("ep", when), date=when if when.tzinfo else

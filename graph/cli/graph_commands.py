@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.syntax import Syntax
 from rich.tree import Tree
 
 from engram.graph.cli.command_support import (
@@ -16,13 +16,17 @@ from engram.graph.cli.command_support import (
     out_console,
     print_json,
 )
-from engram.graph.tools.code_graph_tool import answer_to_dict, slice_to_dict
-from engram.stores.codegraph.code_graph import CodeGraph, update_graph
-from engram.stores.codegraph.dependency_slices import Slice, slice_symbol
-from engram.stores.codegraph.graph_answers import Answer, answer, describe_match
-from engram.stores.codegraph.graph_persistence import graph_store_for
-from engram.stores.codegraph.graph_queries import RELATIONS, GraphQueries, SymbolInfo
+from engram.stores.codegraph.graph_relations import RELATIONS
 from engram.stores.errors import IndexCorruptError
+
+if TYPE_CHECKING:
+    from engram.stores.codegraph.code_graph import CodeGraph
+    from engram.stores.codegraph.dependency_slices import Slice
+    from engram.stores.codegraph.graph_answers import Answer
+    from engram.stores.codegraph.graph_queries import SymbolInfo
+
+# The commands import the code graph (tree-sitter, NetworkX) and the model tools (LangChain) when
+# they run, not when the CLI starts: `engram --help` and the other commands should not pay for them.
 
 __all__ = ["DEFAULT_SLICE_BUDGET", "register"]
 
@@ -34,6 +38,9 @@ EXIT_NOT_FOUND = 1
 
 def _load_graph(project: Path, quiet: bool) -> CodeGraph:
     """Load the project's graph, building or refreshing it when missing (changed files only)."""
+    from engram.stores.codegraph.code_graph import update_graph
+    from engram.stores.codegraph.graph_persistence import graph_store_for
+
     store = graph_store_for(project)
     try:
         graph = store.load()
@@ -87,6 +94,10 @@ def graph_command(
     json_out: bool = JsonOption,
 ) -> None:
     """Answer a structural question about a symbol from the code graph."""
+    from engram.graph.tools.code_graph_tool import answer_to_dict
+    from engram.stores.codegraph.graph_answers import answer
+    from engram.stores.codegraph.graph_queries import GraphQueries
+
     context = load_context(path)
     if relation not in RELATIONS:
         fail(f"unknown relation {relation!r}", f"use one of {', '.join(RELATIONS)}")
@@ -103,6 +114,8 @@ def graph_command(
 
 
 def _print_slice(piece_slice: Slice) -> None:
+    from rich.syntax import Syntax
+
     root = Tree(f"[bold]{piece_slice.target}[/] [dim]{piece_slice.tokens}/{piece_slice.budget} "
                 f"tokens[/]")
     for p in piece_slice.pieces:
@@ -123,6 +136,11 @@ def slice_command(
     json_out: bool = JsonOption,
 ) -> None:
     """Print a function with the bodies, constants and types it depends on, within a budget."""
+    from engram.graph.tools.code_graph_tool import slice_to_dict
+    from engram.stores.codegraph.dependency_slices import slice_symbol
+    from engram.stores.codegraph.graph_answers import describe_match
+    from engram.stores.codegraph.graph_queries import GraphQueries
+
     context = load_context(path)
     graph = _load_graph(context.project_path, json_out)
     match = GraphQueries(graph).find(symbol)

@@ -9,18 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
-from rich.text import Text
 
 from engram.graph.cli.command_support import (
     err_console,
@@ -32,10 +21,11 @@ from engram.graph.cli.command_support import (
     print_table,
 )
 from engram.graph.context import Context
-from engram.graph.retrieval.open_code_index import open_project_index
 from engram.stores.errors import IndexNotBuiltError, StoreError
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
+
     from engram.stores.codeindex.code_index import (
         CodeHit,
         FileHit,
@@ -47,8 +37,8 @@ if TYPE_CHECKING:
     from engram.stores.codeindex.incremental_index import IndexStats
     from engram.stores.walk import WalkReport
 
-# The commands import the index, Chroma and the model tools when they run, not when the CLI
-# starts: `engram --help` and the other commands should not pay for them.
+# The commands import the index, Chroma, the model tools and the progress bars when they run, not
+# when the CLI starts: `engram --help` and the other commands should not pay for them.
 
 __all__ = ["register"]
 
@@ -56,14 +46,6 @@ PathOption = typer.Option(None, "--path", "-p", help="Project root (default: cur
 JsonOption = typer.Option(False, "--json", help="Print JSON.")
 ProjectArgument = typer.Argument(None, help="Project root (default: current folder).")
 MODES = ("exact", "semantic", "hybrid")
-
-
-class _RateColumn(ProgressColumn):
-    """Items per second of a task."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:,.0f}/s" if speed else "", style="dim")
 
 
 def register(app: typer.Typer) -> None:
@@ -78,9 +60,12 @@ def index_command(
     as_json: bool = JsonOption,
 ) -> None:
     """Index the project's code (incremental): chunks, BM25, embeddings and the code graph."""
+    from engram.graph.cli.index_progress import index_progress
+    from engram.graph.retrieval.open_code_index import open_project_index
+
     context = load_context(path)
     started = time.perf_counter()
-    with _progress() as bar:
+    with index_progress(err_console) as bar:
         tasks: dict[str, TaskID] = {}
 
         def on_distill(done: int, total: int) -> None:
@@ -113,18 +98,6 @@ def index_command(
     )
     if summary["graph"].get("error"):
         err_console.print(f"[yellow]code graph not updated:[/] {summary['graph']['error']}")
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        _RateColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=True,
-    )
 
 
 def _update_index(
@@ -178,6 +151,8 @@ def _run_search(
     root = context.project_path
     if mode == "exact":
         return _exact(root, query, k, files)
+    from engram.graph.retrieval.open_code_index import open_project_index
+
     try:
         index = open_project_index(context)
         if not index.is_built():  # a first `engram index` was interrupted

@@ -11,23 +11,20 @@ import functools
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import HumanMessage
-from langchain_core.tools import BaseTool
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
-
-from engram.graph.builder import build_graph
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.errors import EngramError
-from engram.graph.retrieval.preload import preload
-from engram.graph.tokens import count_text
-from engram.graph.tools.available_tools import build_tools
 from engram.stores.errors import StoreError
-from engram.stores.memory.fact_recall import recall_facts
 from engram.stores.project_key import project_key
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+    from mcp.server.mcpserver import MCPServer
+
+# The MCP library, the graph, the tools and the memory (LangChain, LangGraph, the indexes) are
+# imported when the server is built, not when this module is: importing it stays cheap.
 
 __all__ = ["INSTRUCTIONS", "build_mcp_server"]
 
@@ -40,6 +37,8 @@ INSTRUCTIONS = (
 
 def _callable(tool: BaseTool) -> Callable[..., Any]:
     """Return the plain function behind a LangChain tool (its signature becomes the schema)."""
+    from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
+
     func = getattr(tool, "func", None)
     if func is None:
         raise TypeError(f"tool {tool.name} has no underlying function")
@@ -57,6 +56,15 @@ def _callable(tool: BaseTool) -> Callable[..., Any]:
 
 def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
     """Return an MCP server exposing engram's tools for the project in ``context``."""
+    from langchain_core.messages import HumanMessage
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
+
+    from engram.graph.builder import build_graph
+    from engram.graph.tokens import count_text
+    from engram.graph.tools.available_tools import build_tools
+    from engram.stores.memory.fact_recall import recall_facts
+
     server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
     for tool in build_tools(context, deps):
         server.add_tool(_callable(tool), name=tool.name, description=tool.description)
@@ -98,5 +106,7 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
 
 def serve_stdio(context: Context, deps: Deps) -> None:
     """Load the project's indexes, then serve over stdin/stdout until the client disconnects."""
+    from engram.graph.retrieval.preload import preload
+
     preload(deps, context)
     asyncio.run(build_mcp_server(context, deps).run_stdio_async())

@@ -8,10 +8,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from langgraph.store.base import BaseStore
 from rich.markup import escape
 from rich.table import Table
 
@@ -24,19 +23,15 @@ from engram.graph.cli.command_support import (
     print_table,
 )
 from engram.graph.context import Context
-from engram.stores.backends import database_url, open_memory_store
-from engram.stores.memory.experience_markdown import export_markdown, import_markdown
-from engram.stores.memory.fact_admin import (
-    all_facts,
-    delete_fact,
-    export_jsonl,
-    import_jsonl,
-    replace_fact,
-    verify_fact,
-)
-from engram.stores.memory.fact_store import FactConflictError, FactStore, ScoredFact
-from engram.stores.memory.memory_block import render_fact_line
 from engram.stores.project_key import project_key
+
+if TYPE_CHECKING:
+    from langgraph.store.base import BaseStore
+
+    from engram.stores.memory.fact_store import FactConflictError, ScoredFact
+
+# The commands import the memory store (LangGraph, BM25, embeddings) when they run, not when the
+# CLI starts: `engram --help` and the other commands should not pay for it.
 
 __all__ = ["register"]
 
@@ -75,6 +70,8 @@ def register(app: typer.Typer) -> typer.Typer:
 @contextmanager
 def _opened(path: Path | None) -> Iterator[tuple[Context, BaseStore, str]]:
     """Yield the run settings, the memory store and the project key for ``--path``."""
+    from engram.stores.backends import database_url, open_memory_store
+
     context = load_context(path)
     with open_memory_store(context.home_path, database_url()) as store:
         yield context, store, project_key(context.project_path)
@@ -113,6 +110,8 @@ def save(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Remember a fact for this project (or every project with --global)."""
+    from engram.stores.memory.fact_store import FactConflictError, FactStore
+
     with _opened(path) as (_, store, key):
         try:
             fact = FactStore(store).add(
@@ -135,6 +134,9 @@ def list_(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Show the facts visible in this project (global ones first)."""
+    from engram.stores.memory.fact_admin import all_facts
+    from engram.stores.memory.memory_block import render_fact_line
+
     with _opened(path) as (_, store, key):
         facts = all_facts(store, project_key=None if all_projects else key)
     if as_json:
@@ -166,9 +168,8 @@ def search(
         fail("give a QUERY or --batch FILE", "engram memory search 'java version'")
     # A bad batch file fails before any store is opened.
     queries = _batch_queries(batch) if batch is not None else None
-    from engram.graph.retrieval.open_code_index import (
-        fact_embedder,  # loads the index stack only when searching
-    )
+    from engram.graph.retrieval.open_code_index import fact_embedder
+    from engram.stores.memory.fact_store import FactStore
 
     with _opened(path) as (context, store, key):
         facts = FactStore(store, embedder=fact_embedder(context) if dense else None)
@@ -198,6 +199,8 @@ def delete(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Forget one fact."""
+    from engram.stores.memory.fact_admin import delete_fact
+
     with _opened(path) as (_, store, key):
         fact = delete_fact(store, fact_id, project_key=key)
     _done("deleted", fact.to_record(), as_json)
@@ -209,6 +212,8 @@ def verify(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Confirm a fact is still true (resets its staleness clock)."""
+    from engram.stores.memory.fact_admin import verify_fact
+
     with _opened(path) as (_, store, key):
         fact = verify_fact(store, fact_id, project_key=key, now=datetime.now(UTC))
     _done("verified", fact.to_record(), as_json)
@@ -222,6 +227,9 @@ def replace(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Replace a fact's text, keeping its id."""
+    from engram.stores.memory.fact_admin import replace_fact
+    from engram.stores.memory.fact_store import FactConflictError
+
     with _opened(path) as (_, store, key):
         try:
             fact = replace_fact(store, fact_id, text, project_key=key, now=datetime.now(UTC),
@@ -244,6 +252,9 @@ def export(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Export facts as JSONL (lossless: ids, dates, provenance) for audit and backup."""
+    from engram.stores.memory.experience_markdown import export_markdown
+    from engram.stores.memory.fact_admin import all_facts, export_jsonl
+
     _check_format(fmt)
     with _opened(path) as (_, store, key):
         if fmt == "md":
@@ -273,6 +284,9 @@ def import_(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Restore facts as-is (ids kept, no conflict checks); minimal {id,text,scope} lines work."""
+    from engram.stores.memory.experience_markdown import import_markdown
+    from engram.stores.memory.fact_admin import import_jsonl
+
     _check_format(fmt)
     if not file.exists():
         fail(f"{file} does not exist", "give the path of a file written by `engram memory export`")

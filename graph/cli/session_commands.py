@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from langchain_core.messages import AnyMessage
 from rich.table import Table
 
-from engram.graph.cli.cli_runtime import App, open_app
 from engram.graph.cli.command_support import (
     err_console,
     fail,
@@ -20,18 +17,17 @@ from engram.graph.cli.command_support import (
     print_json,
     print_table,
     require_model,
-)
-from engram.graph.cli.turn_runner import (
-    ask_approval,
-    new_thread_id,
-    print_answer,
-    run_turn,
-    status_line,
-    thread_config,
+    run_async,
 )
 from engram.graph.errors import SessionError
-from engram.stores.backends import database_url, open_checkpointer
-from engram.stores.session_listing import session_rows
+
+if TYPE_CHECKING:
+    from langchain_core.messages import AnyMessage
+
+    from engram.graph.cli.cli_runtime import App
+
+# The commands import the session runtime (LangGraph, LangChain, the compiled graph) when they
+# run, not when the CLI starts: `engram --help` and the other commands should not pay for it.
 
 __all__ = ["register"]
 
@@ -77,6 +73,9 @@ def list_sessions(
     as_json: bool = JsonOption,
 ) -> None:
     """List this project's sessions, newest first."""
+    from engram.stores.backends import database_url, open_checkpointer
+    from engram.stores.session_listing import session_rows
+
     context = load_context(path)
     project = None if all_projects else str(context.project_path)
     with open_checkpointer(context.home_path, database_url()) as saver:  # no graph needed to list
@@ -97,6 +96,9 @@ def list_sessions(
 @handle_errors
 def show(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOption) -> None:
     """Show a session's messages, usage and notes."""
+    from engram.graph.cli.cli_runtime import open_app
+    from engram.graph.cli.turn_runner import status_line
+
     context = load_context(path)
     with open_app(context) as engram:
         snapshot = _snapshot(engram, thread_id)
@@ -127,6 +129,8 @@ def show(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOpt
 @handle_errors
 def history(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOption) -> None:
     """List a session's checkpoints, newest first."""
+    from engram.graph.cli.cli_runtime import open_app
+
     context = load_context(path)
     with open_app(context) as engram:
         _snapshot(engram, thread_id)
@@ -152,9 +156,10 @@ def history(thread_id: str, path: Path | None = PathOption, as_json: bool = Json
 
 
 def _continue(engram: App, config: dict[str, Any], as_json: bool) -> None:
+    from engram.graph.cli.turn_runner import ask_approval, print_answer, run_turn, status_line
 
-    result = asyncio.run(run_turn(engram.graph, config, engram.context, None,
-                                  console=err_console, approve=ask_approval, quiet=as_json))
+    result = run_async(run_turn(engram.graph, config, engram.context, None,
+                                console=err_console, approve=ask_approval, quiet=as_json))
     thread_id = config["configurable"]["thread_id"]
     if as_json:
         print_json({"thread_id": thread_id, "answer": result.answer,
@@ -168,6 +173,9 @@ def _continue(engram: App, config: dict[str, Any], as_json: bool) -> None:
 @handle_errors
 def resume(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOption) -> None:
     """Finish a session that stopped part-way (crash, Ctrl-C, pending confirmation)."""
+    from engram.graph.cli.cli_runtime import open_app
+    from engram.graph.cli.turn_runner import thread_config
+
     context = load_context(path)
     require_model(context)
     with open_app(context) as engram:
@@ -187,6 +195,9 @@ def replay(
     as_json: bool = JsonOption,
 ) -> None:
     """Re-run a session from an earlier checkpoint (the old branch stays in history)."""
+    from engram.graph.cli.cli_runtime import open_app
+    from engram.graph.cli.turn_runner import thread_config
+
     context = load_context(path)
     require_model(context)
     with open_app(context) as engram:
@@ -206,6 +217,9 @@ def fork(
     as_json: bool = JsonOption,
 ) -> None:
     """Copy a session (at its latest or a given checkpoint) into a new session."""
+    from engram.graph.cli.cli_runtime import open_app
+    from engram.graph.cli.turn_runner import new_thread_id
+
     context = load_context(path)
     with open_app(context) as engram:
         snapshot = _snapshot(engram, thread_id, checkpoint_id)
@@ -242,12 +256,13 @@ def _copy_checkpoint(engram: App, source: dict[str, Any], new_id: str, context: 
 @handle_errors
 def compact(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOption) -> None:
     """Summarize a session down to its last request (what /compact does in chat)."""
+    from engram.graph.cli.cli_runtime import open_app
     from engram.graph.cli.session_actions import compact_session
 
     context = load_context(path)
     with open_app(context) as engram:
         _snapshot(engram, thread_id)
-        event = asyncio.run(compact_session(engram, thread_id))
+        event = run_async(compact_session(engram, thread_id))
     if as_json:
         print_json(event)
         return

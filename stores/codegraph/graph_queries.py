@@ -6,11 +6,12 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, Protocol, get_args
+from typing import Protocol
 
 import networkx as nx
 
 from engram.stores.codegraph.code_graph import CodeGraph
+from engram.stores.codegraph.graph_relations import RELATIONS, Relation
 
 __all__ = [
     "DEFAULT_IMPACT_DEPTH",
@@ -23,10 +24,6 @@ __all__ = [
     "SymbolMatch",
 ]
 
-Relation = Literal[
-    "callers", "callees", "subclasses", "implementations", "dependencies", "dependents", "impact"
-]
-RELATIONS: tuple[str, ...] = (*get_args(Relation), "path")
 DEPENDENCY_EDGES = frozenset({"imports", "calls", "inherits", "implements"})
 DEFAULT_IMPACT_DEPTH = 3
 MAX_SUGGESTIONS = 5

@@ -1,0 +1,62 @@
+"""Starting the CLI or the MCP server loads no heavy library until a command needs one.
+
+Each check runs in a fresh interpreter (an import already made by another test would hide a
+regression), so the tests are marked integration: unit tests start no process.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+HEAVY = (
+    "langchain", "langchain_core", "langgraph", "chromadb", "torch", "model2vec", "tree_sitter",
+    "networkx", "openai", "langsmith",
+)
+"""Top-level packages that cost a noticeable part of a second (or more) to import."""
+
+REPORT = "print(json.dumps(sorted(sys.modules)))"
+"""Appended to each probe: prints every loaded module as the last line of standard output."""
+
+
+def loaded_modules(code: str) -> list[str]:
+    """Run ``code`` in a fresh interpreter and return the modules loaded at its end."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"import json, sys\n{code}\n{REPORT}"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def heavy_in(modules: list[str]) -> list[str]:
+    """Return the loaded modules that belong to a heavy package."""
+    return [name for name in modules if name.split(".")[0] in HEAVY]
+
+
+@pytest.mark.parametrize("module", ["engram.graph.cli.app", "engram.graph.cli.mcp_server"])
+def test_importing_loads_no_heavy_library(module: str):
+    heavy = heavy_in(loaded_modules(f"import {module}"))
+    assert not heavy, (
+        f"importing {module} loads {heavy}; import them inside the command that needs them "
+        f"(`python -X importtime -c 'import {module}'` shows who imports them)"
+    )
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["memory", "--help"]])
+def test_cheap_commands_load_no_heavy_library(args: list[str]):
+    code = (
+        "from engram.graph.cli.app import main\n"
+        f"sys.argv = ['engram', *{args!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exit_:\n"
+        "    assert exit_.code in (0, None), exit_.code"
+    )
+    heavy = heavy_in(loaded_modules(code))
+    assert not heavy, f"`engram {' '.join(args)}` loads {heavy}"
