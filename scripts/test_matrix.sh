@@ -9,9 +9,9 @@ combos=(
   "COLUMNS unset|-u COLUMNS"
   "COLUMNS=40|COLUMNS=40"
   "COLUMNS=300|COLUMNS=300"
-  "TERM=dumb|TERM=dumb -u COLUMNS"
-  "LANG=C.UTF-8|LANG=C.UTF-8 LC_ALL=C.UTF-8 -u COLUMNS"
-  "TZ=Pacific/Kiritimati|TZ=Pacific/Kiritimati -u COLUMNS"
+  "TERM=dumb|-u COLUMNS TERM=dumb"
+  "LANG=C.UTF-8|-u COLUMNS LANG=C.UTF-8 LC_ALL=C.UTF-8"
+  "TZ=Pacific/Kiritimati|-u COLUMNS TZ=Pacific/Kiritimati"
 )
 summary=()
 status=0
@@ -20,7 +20,7 @@ for combo in "${combos[@]}"; do
   settings="${combo#*|}"
   seed=$(( (RANDOM << 15 | RANDOM) % 1000000 ))
   echo "=== ${name} (random order, --randomly-seed=${seed}, stdin closed) ==="
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086  # $settings is a list of env(1) options and assignments
   out=$(env $settings "$PYTEST" -q -p no:cacheprovider -p randomly --randomly-seed="$seed" \
         --strict-markers "$@" tests </dev/null 2>&1)
   rc=$?
