@@ -23,6 +23,7 @@ __all__ = [
     "MAX_SLICE_TOKENS",
     "PROSE_WEIGHT",
     "SLICE_FILES",
+    "FOCUS_FILES",
     "SLICES_PER_FILE",
     "Evidence",
     "RankedFile",
@@ -53,6 +54,11 @@ SLICES_PER_FILE = 3
 """Most slices taken from one file."""
 MAX_SLICE_TOKENS = 320
 """Longest slice; longer spans keep their head (signature, docstring, first lines)."""
+FOCUS_FILES = 3
+"""Leading files whose spans all come before any other file's: a fix usually touches one to
+three files, and their changed functions matter more than a tenth file's head."""
+FOCUS_SLICE_TOKENS = 640
+"""Longest slice of a leading file (twice MAX_SLICE_TOKENS: whole functions, not heads)."""
 FILE_HEAD_LINES = 60
 """Lines shown for a file known only as a whole (no span): its head."""
 
@@ -236,14 +242,19 @@ def slice_items(
     max_files: int = SLICE_FILES,
     per_file: int = SLICES_PER_FILE,
     max_tokens: int = MAX_SLICE_TOKENS,
+    focus: int = FOCUS_FILES,
+    focus_tokens: int = FOCUS_SLICE_TOKENS,
 ) -> list[PackItem]:
-    """Return code slices dealt round-robin: every file's best span, then the second best, ….
+    """Return code slices: the leading files in depth, then the rest round-robin.
 
-    Spans overlapping one already taken from the same file are skipped. A file with no span
-    contributes its head. Unreadable files (``lines_of`` returns None) are skipped.
+    The first ``focus`` files (the likeliest to change) give all their spans, up to
+    ``per_file``, each up to ``focus_tokens`` long; then every other file's best span, then
+    its second best, …. Spans overlapping one already taken from the same file are skipped.
+    A file with no span contributes its head. Unreadable files (``lines_of`` returns None)
+    are skipped.
     """
     rounds: list[list[PackItem]] = [[] for _ in range(per_file)]
-    for ranked in files[:max_files]:
+    for number, ranked in enumerate(files[:max_files]):
         lines = lines_of(ranked.path)
         if not lines:
             continue
@@ -257,8 +268,10 @@ def slice_items(
             start, end = max(1, span.start_line), min(len(lines), max(span.end_line, 1))
             if start > end or any(start <= b and a <= end for a, b in taken):
                 continue
-            item = _slice(ranked, span, lines, start, end, count, max_tokens)
-            rounds[len(taken)].append(item)
+            in_focus = number < focus
+            item = _slice(ranked, span, lines, start, end, count,
+                          focus_tokens if in_focus else max_tokens)
+            rounds[0 if in_focus else len(taken)].append(item)
             taken.append((start, end))
     return [item for batch in rounds for item in batch]
 

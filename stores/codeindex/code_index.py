@@ -349,13 +349,15 @@ class ProjectCodeIndex:
                 best_text.setdefault(located[chunk_id].path, []).append(located[chunk_id])
         out: list[CodeHit] = []
         for rank, (e, _) in enumerate(ranked, start=1):
-            score = round(1.0 / rank, 6)
+            score = 1.0 / rank
             picked = _pointed_chunks(by_path.get(e.path, []), e.lines, e.names,
                                      best_text.get(e.path, []))
             if not picked:
-                out.append(CodeHit(e.path, 0, 0, "", "file", score, "localizer"))
-            out += [CodeHit(c.path, c.start_line, c.end_line, c.symbol, c.kind, score,
-                            "localizer") for c in picked]
+                out.append(CodeHit(e.path, 0, 0, "", "file", round(score, 6), "localizer"))
+            # within a file, keep the pointing order (frames, names, text) by a falling score
+            out += [CodeHit(c.path, c.start_line, c.end_line, c.symbol, c.kind,
+                            round(score * (1 - 0.01 * j), 6), "localizer")
+                    for j, c in enumerate(picked)]
         return out
 
     def _chunk_map(self) -> dict[str, Located]:
@@ -460,6 +462,7 @@ def _pointed_chunks(
             symbol = chunk.symbol.split("(", 1)[0]
             if symbol == name or symbol.endswith("." + name):
                 picked.append(chunk)
-    picked += best_text
+    # a function or method says more than a class head or module-level code
+    picked += sorted(best_text, key=lambda c: c.kind not in ("function", "method"))
     unique = list(dict.fromkeys(picked))
     return unique[:MAX_POINTED_CHUNKS]

@@ -72,7 +72,7 @@ def test_slices_deal_best_span_of_every_file_first_and_skip_overlaps():
              "c.py": [f"c line {i}" for i in range(40)]}
     hits = HITS + [hit("b.py", 6, 8, 0.1, "bm25", "inner")]
     ranked = rank_files(evidence_of(hits, [], []))
-    items = slice_items(ranked, files.get, words)
+    items = slice_items(ranked, files.get, words, focus=0)
     firsts = [i.path for i in items[: len({i.path for i in items})]]
     assert len(set(firsts)) == len(firsts)  # round 1 has one slice per file
     b_spans = [(i.start_line, i.end_line) for i in items if i.path == "b.py"]
@@ -83,10 +83,21 @@ def test_slices_deal_best_span_of_every_file_first_and_skip_overlaps():
 def test_long_span_keeps_its_head_within_the_slice_limit():
     lines = [f"word{i} " * 5 for i in range(500)]
     ranked = rank_files([Evidence("big.py", 1, 500, "Big", 1.0, "bm25")])
-    (only,) = slice_items(ranked, {"big.py": lines}.get, words, max_tokens=100)
+    (only,) = slice_items(ranked, {"big.py": lines}.get, words, max_tokens=100, focus=0)
     assert words(only.text) <= 100
     assert only.start_line == 1 and only.end_line < 500
     assert "more lines" in only.text
+
+
+def test_leading_files_give_all_their_spans_first_and_longer():
+    files = {p: [f"{p} word{i} " * 3 for i in range(200)] for p in ("a.py", "b.py", "c.py")}
+    hits = [hit("a.py", 1, 100, 0.9, "bm25", "a1"), hit("a.py", 120, 130, 0.8, "bm25", "a2"),
+            hit("b.py", 1, 5, 0.5, "bm25", "b1"), hit("c.py", 1, 5, 0.4, "bm25", "c1"),
+            hit("c.py", 10, 15, 0.3, "bm25", "c2")]
+    ranked = rank_files(evidence_of(hits, [], []))
+    items = slice_items(ranked, files.get, words, focus=1, focus_tokens=200, max_tokens=50)
+    assert [i.path for i in items] == ["a.py", "a.py", "c.py", "b.py", "c.py"]  # then round-robin
+    assert words(items[0].text) > 50 >= words(items[2].text)  # the leading file's slice is longer
 
 
 def test_file_without_span_contributes_its_head():
