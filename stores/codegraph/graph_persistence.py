@@ -12,6 +12,7 @@ caller rebuilds the graph instead of reading it.
 from __future__ import annotations
 
 import gc
+import io
 import os
 import pickle
 import tempfile
@@ -162,14 +163,46 @@ def _encode(graph: CodeGraph) -> bytes:
         return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+_SYMBOLS = "engram.stores.codegraph.symbol_extraction"
+_EDGES = "engram.stores.codegraph.name_resolution"
+LOADABLE = frozenset({
+    (_SYMBOLS, "Definition"), (_SYMBOLS, "Import"), (_SYMBOLS, "Reference"),
+    (_SYMBOLS, "FileFacts"), (_EDGES, "FileEdges"),
+})
+LOADABLE_MODULES = frozenset({
+    "networkx.classes.multidigraph", "networkx.classes.coreviews", "networkx.classes.reportviews",
+})
+"""Modules whose classes a graph file may name: networkx's graph and the views it caches."""
+"""engram's classes a code graph file may name: unpickling anything else (``os.system``, a
+class that runs code when rebuilt) is refused, so a graph file planted in a cloned
+repository cannot execute code."""
+RENAMED_MODULES = {"stores.graph_extract": _SYMBOLS, "stores.graph_resolve": _EDGES}
+"""Where the classes of graph files written by engram 0.1.0 (before the ``engram.`` package
+names) live now, so those files still load."""
+
+
+class _GraphUnpickler(pickle.Unpickler):
+    """An unpickler that resolves only the classes in LOADABLE."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        module = RENAMED_MODULES.get(module, module)
+        if (module, name) not in LOADABLE and module not in LOADABLE_MODULES:
+            raise pickle.UnpicklingError(f"a code graph file may not name {module}.{name}")
+        return super().find_class(module, name)
+
+
+def _loads(data: bytes) -> Any:
+    return _GraphUnpickler(io.BytesIO(data)).load()
+
+
 def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
     try:
         with gc_paused():
-            payload: dict[str, Any] = pickle.loads(data)  # noqa: S301 - our own file
+            payload: dict[str, Any] = _loads(data)
             if not isinstance(payload, dict) or payload.get("version") != FORMAT_VERSION:
                 raise IndexCorruptError(f"code graph {source} has an old or unknown format")
             blobs: dict[str, bytes] = payload["facts"]
-            facts = {path: pickle.loads(blob) for path, blob in blobs.items()}  # noqa: S301
+            facts = {path: _loads(blob) for path, blob in blobs.items()}
             # The graph lives as long as the process: move it out of the collector's view,
             # or the first collection after loading scans all of it (seconds on a large tree).
             gc.freeze()
@@ -205,13 +238,13 @@ def _apply_delta(graph: CodeGraph, data: bytes, *, source: str) -> None:
     """Apply a saved delta to the graph read from its full file (a stale delta is ignored)."""
     try:
         with gc_paused():
-            payload: dict[str, Any] = pickle.loads(data)  # noqa: S301 - our own file
+            payload: dict[str, Any] = _loads(data)
             if not isinstance(payload, dict) or payload.get("version") != FORMAT_VERSION:
                 raise IndexCorruptError(f"code graph delta {source} has an unknown format")
             if payload["base"] != graph._base_id:
                 return
             blobs: dict[str, bytes | None] = payload["facts"]
-            facts = {p: None if b is None else pickle.loads(b)  # noqa: S301
+            facts = {p: None if b is None else _loads(b)
                      for p, b in blobs.items()}
             apply_changes(graph, facts, payload["edges"])
             gc.freeze()

@@ -209,3 +209,48 @@ def test_a_corrupt_delta_is_reported(tmp_path):
     store.delta_path.write_bytes(b"\x80\x05garbage")
     with pytest.raises(IndexCorruptError):
         store.load()
+
+
+class _Planted:
+    """A pickle payload that runs a command when loaded (the classic pickle exploit)."""
+
+    def __reduce__(self):
+        return (os.system, ("touch planted-by-pickle",))
+
+
+def test_a_planted_graph_file_cannot_run_code(tmp_path, monkeypatch):
+    import pickle
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "graph.pkl"
+    path.write_bytes(pickle.dumps({"version": 1, "facts": {}, "x": _Planted()}))
+    with pytest.raises(IndexCorruptError, match="may not name"):
+        PickleGraphStore(path).load()
+    assert not (tmp_path / "planted-by-pickle").exists()
+
+
+def test_a_graph_saved_before_the_package_move_still_loads(tmp_path, monkeypatch):
+    """Graph files of engram 0.1.0 name ``stores.graph_extract`` and ``stores.graph_resolve``."""
+    import sys
+
+    from engram.stores.codegraph import name_resolution, symbol_extraction
+
+    write(tmp_path / "p", FILES)
+    graph = CodeGraph()
+    build_graph(tmp_path / "p", graph)
+    store = PickleGraphStore(tmp_path / "graph.pkl")
+    with monkeypatch.context() as legacy:  # pickle the classes under their 0.1.0 modules
+        for old, module, names in (
+            ("stores.graph_extract", symbol_extraction,
+             ("Definition", "Import", "Reference", "FileFacts")),
+            ("stores.graph_resolve", name_resolution, ("FileEdges",)),
+        ):
+            legacy.setitem(sys.modules, old, module)
+            for name in names:
+                legacy.setattr(getattr(module, name), "__module__", old)
+        store.save(graph)
+    saved = (tmp_path / "graph.pkl").read_bytes()
+    assert b"stores.graph_resolve" in saved and b"engram.stores" not in saved
+    assert "stores.graph_extract" not in sys.modules
+    loaded = PickleGraphStore(tmp_path / "graph.pkl").load()
+    assert loaded is not None and snapshot(loaded) == snapshot(graph)
