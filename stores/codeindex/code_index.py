@@ -299,7 +299,8 @@ class ProjectCodeIndex:
         """Return the indexed files and the names they define, cached per generation."""
         generation = int(self.manifest.get_meta("generation", "0"))
         if self._files is None or self._files[0] != generation:
-            rows = ((c.path, c.kind, c.symbol) for c in self.manifest.all_chunks())
+            # from the chunk map searches already load, not a second read of the manifest
+            rows = ((c.path, c.kind, c.symbol) for c in self._chunk_map().values())
             self._files = (generation, ProjectFiles.build(rows))
         return self._files[1]
 
