@@ -20,6 +20,8 @@ from engram.nodes.expand_relations import NO_GRAPH_NOTE, expand_relations
 from engram.stores.codegraph.code_graph import open_code_graph, update_graph
 from engram.stores.codegraph.graph_persistence import GRAPH_FILE
 
+pytestmark = pytest.mark.integration  # real tree-sitter, the real CLI
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "graph"
 
 
