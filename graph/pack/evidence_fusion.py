@@ -57,6 +57,8 @@ MAX_SLICE_TOKENS = 320
 FOCUS_FILES = 3
 """Leading files whose spans all come before any other file's: a fix usually touches one to
 three files, and their changed functions matter more than a tenth file's head."""
+FOCUS_SLICES_PER_FILE = 5
+"""Most slices taken from one leading file."""
 FOCUS_SLICE_TOKENS = 640
 """Longest slice of a leading file (twice MAX_SLICE_TOKENS: whole functions, not heads)."""
 FILE_HEAD_LINES = 60
@@ -218,9 +220,11 @@ def code_map_items(files: Sequence[RankedFile], *, limit: int = MAP_FILES) -> li
     """Return one code-map line per ranked file: path, score, symbols and why."""
     items = []
     for number, ranked in enumerate(files[:limit], 1):
-        symbols = list(dict.fromkeys(s.symbol for s in ranked.spans if s.symbol))[:3]
+        # names without signatures, and each reason as its source and rank: the slices show
+        # the code itself, so the map stays one short line per file
+        symbols = list(dict.fromkeys(_bare(s.symbol) for s in ranked.spans if s.symbol))[:3]
         named = f" — {', '.join(symbols)}" if symbols else ""
-        why = "; ".join(ranked.reasons)
+        why = "; ".join(reason.split(":", 1)[0] for reason in ranked.reasons)
         items.append(
             PackItem(
                 section="code_map",
@@ -234,6 +238,10 @@ def code_map_items(files: Sequence[RankedFile], *, limit: int = MAP_FILES) -> li
     return items
 
 
+def _bare(symbol: str) -> str:
+    return symbol.split("(", 1)[0].strip()
+
+
 def slice_items(
     files: Sequence[RankedFile],
     lines_of: LinesOf,
@@ -244,6 +252,7 @@ def slice_items(
     max_tokens: int = MAX_SLICE_TOKENS,
     focus: int = FOCUS_FILES,
     focus_tokens: int = FOCUS_SLICE_TOKENS,
+    focus_per_file: int = FOCUS_SLICES_PER_FILE,
 ) -> list[PackItem]:
     """Return code slices: the leading files in depth, then the rest round-robin.
 
@@ -253,8 +262,9 @@ def slice_items(
     A file with no span contributes its head. Unreadable files (``lines_of`` returns None)
     are skipped.
     """
-    rounds: list[list[PackItem]] = [[] for _ in range(per_file)]
+    rounds: list[list[PackItem]] = [[] for _ in range(max(per_file, 1))]
     for number, ranked in enumerate(files[:max_files]):
+        limit = focus_per_file if number < focus else per_file
         lines = lines_of(ranked.path)
         if not lines:
             continue
@@ -263,7 +273,7 @@ def slice_items(
         )
         taken: list[tuple[int, int]] = []
         for span in spans:
-            if len(taken) == per_file:
+            if len(taken) == limit:
                 break
             start, end = max(1, span.start_line), min(len(lines), max(span.end_line, 1))
             if start > end or any(start <= b and a <= end for a, b in taken):

@@ -441,7 +441,7 @@ def open_memory_code_index(project: Path, *, embedder: Embedder) -> ProjectCodeI
 
 POINTED_TEXT_DEPTH = 2000
 """BM25 chunks read to find each localized file's best-matching chunks."""
-MAX_POINTED_CHUNKS = 3
+MAX_POINTED_CHUNKS = 5
 """Chunks of one file that the localizer passes on (frames, named definitions, best text)."""
 
 
