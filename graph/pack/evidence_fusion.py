@@ -23,6 +23,7 @@ __all__ = [
     "MAX_SLICE_TOKENS",
     "PROSE_WEIGHT",
     "SLICE_FILES",
+    "DEPTH_SHARE",
     "FOCUS_FILES",
     "SLICES_PER_FILE",
     "Evidence",
@@ -59,6 +60,9 @@ FOCUS_FILES = 3
 three files, and their changed functions matter more than a tenth file's head."""
 FOCUS_SLICES_PER_FILE = 5
 """Most slices taken from one leading file."""
+DEPTH_SHARE = 0.25
+"""Share of the pack budget the leading files' further spans may take before other files'
+best spans (the rest of them come after every other file's spans)."""
 FOCUS_SLICE_TOKENS = 640
 """Longest slice of a leading file (twice MAX_SLICE_TOKENS: whole functions, not heads)."""
 FILE_HEAD_LINES = 60
@@ -253,15 +257,23 @@ def slice_items(
     focus: int = FOCUS_FILES,
     focus_tokens: int = FOCUS_SLICE_TOKENS,
     focus_per_file: int = FOCUS_SLICES_PER_FILE,
+    depth_tokens: int | None = None,
 ) -> list[PackItem]:
-    """Return code slices: the leading files in depth, then the rest round-robin.
+    """Return code slices, most wanted first: the leading files in depth, then breadth.
 
-    The first ``focus`` files (the likeliest to change) give all their spans, up to
-    ``per_file``, each up to ``focus_tokens`` long; then every other file's best span, then
-    its second best, …. Spans overlapping one already taken from the same file are skipped.
-    A file with no span contributes its head. Unreadable files (``lines_of`` returns None)
-    are skipped.
+    The first ``focus`` files (the likeliest to change) give their best span, then their
+    further spans (up to ``focus_per_file``, each up to ``focus_tokens`` long) as long as
+    those further spans add up to at most ``depth_tokens`` (no limit when None); then every
+    other file's best span, its second best, …; the leading files' spans past
+    ``depth_tokens`` come last. So a small budget still covers many files and a larger one
+    reads the likeliest files whole. Spans overlapping one already taken from the same file
+    are skipped. A file with no span contributes its head. Unreadable files (``lines_of``
+    returns None) are skipped.
     """
+    best_of_focus: list[PackItem] = []
+    depth: list[PackItem] = []
+    late: list[PackItem] = []
+    depth_used = 0
     rounds: list[list[PackItem]] = [[] for _ in range(max(per_file, 1))]
     for number, ranked in enumerate(files[:max_files]):
         limit = focus_per_file if number < focus else per_file
@@ -281,9 +293,19 @@ def slice_items(
             in_focus = number < focus
             item = _slice(ranked, span, lines, start, end, count,
                           focus_tokens if in_focus else max_tokens)
-            rounds[0 if in_focus else len(taken)].append(item)
+            if not in_focus:
+                rounds[len(taken)].append(item)
+            elif not taken:
+                best_of_focus.append(item)
+            else:
+                cost = count(item.text)
+                if depth_tokens is None or depth_used + cost <= depth_tokens:
+                    depth.append(item)
+                    depth_used += cost
+                else:
+                    late.append(item)
             taken.append((start, end))
-    return [item for batch in rounds for item in batch]
+    return [*best_of_focus, *depth, *(item for batch in rounds for item in batch), *late]
 
 
 def _slice(

@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
 from engram.graph.context import Context
 from engram.graph.pack.evidence_fusion import (
+    DEPTH_SHARE,
     FUSION_WEIGHTS,
     SLICE_FILES,
     RankedFile,
@@ -200,7 +201,8 @@ def assemble_pack(
         *text_items("rules", rules.text),
         *text_items("memory", state.memory_block),
         *code_map_items(ranked),
-        *slice_items(ranked, _line_reader(root), count),
+        *slice_items(ranked, _line_reader(root), count,
+                     depth_tokens=int(plan.budget * DEPTH_SHARE)),
         *history_items(_exchanges(state.messages), state.task),
     ]
     all_notes = [*state.notes, *notes]

@@ -142,3 +142,14 @@ def test_tests_rank_below_code_they_tie_with_unless_the_task_is_about_tests():
     demoted = {r.path: r.score for r in rank_files(evidence, demote_tests=True)}
     assert demoted["tests/test_x.py"] == plain["tests/test_x.py"] / 2
     assert demoted["src/x.py"] == plain["src/x.py"]
+
+
+def test_depth_beyond_its_share_waits_for_other_files_best_spans():
+    files = {p: [f"{p} word{i} " * 3 for i in range(200)] for p in ("a.py", "b.py")}
+    hits = [hit("a.py", 1, 10, 0.9, "bm25", "a1"), hit("a.py", 20, 30, 0.8, "bm25", "a2"),
+            hit("a.py", 40, 50, 0.7, "bm25", "a3"), hit("b.py", 1, 5, 0.5, "bm25", "b1")]
+    ranked = rank_files(evidence_of(hits, [], []))
+    one_span = words(slice_items(ranked, files.get, words, focus=1)[1].text)
+    items = slice_items(ranked, files.get, words, focus=1, depth_tokens=one_span)
+    assert [(i.path, i.start_line) for i in items] == [("a.py", 1), ("a.py", 20), ("b.py", 1),
+                                                        ("a.py", 40)]
