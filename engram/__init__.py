@@ -6,8 +6,9 @@ names the few things most embedders want. Nothing here is imported until it is u
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
+
+from engram._lazy import lazy_attribute
 
 _WHERE = {
     "Context": "engram.graph.context",
@@ -22,6 +23,4 @@ __all__ = ["Context", "Deps", "State", "build_graph", "make_default_deps"]
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use, so ``import engram`` stays cheap."""
-    if name in _WHERE:
-        return getattr(import_module(_WHERE[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return lazy_attribute(__name__, _WHERE, name)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
+
+from engram._lazy import lazy_attribute
 
 _WHERE = {
     "assemble_pack": "engram.graph.pack.pack_assembly",
@@ -15,6 +16,4 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use, so importing the package stays cheap."""
-    if name in _WHERE:
-        return getattr(import_module(_WHERE[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return lazy_attribute(__name__, _WHERE, name)
