@@ -1,9 +1,9 @@
 """Localization and pack coverage on locbench-dev (93 real GitHub issues, 10 Python repos).
 
 Usage:
-    python3 bench/context/locbench.py --trees /work/locbench/trees \\
+    python3 bench/context/locbench.py --trees TREES \\
         [--cases shared/bench/locbench-dev/cases.jsonl] [--gold-lines gold_lines.jsonl] \\
-        [--home /work/locbench/home] [--engram .venv/bin/engram] [--only owner/name ...] \\
+        [--home HOME] [--engram .venv/bin/engram] [--only owner/name ...] \\
         [--limit N] [--jobs 1] [--budgets 4000,8000,16000] [--json out.json]
 
 The dataset and its trees: ``shared/bench/locbench-dev/README.md`` (``materialize.py --out``
@@ -313,7 +313,7 @@ def main() -> int:
     ap.add_argument("--trees", required=True, help="folder materialize.py --out filled")
     ap.add_argument("--cases", default=str(DEFAULT_CASES))
     ap.add_argument("--gold-lines", default="", help="gold_lines.jsonl (optional)")
-    ap.add_argument("--home", default="/work/locbench/home", help="ENGRAM_HOME for the run")
+    ap.add_argument("--home", required=True, help="ENGRAM_HOME for the run (index markers and caches)")
     ap.add_argument("--engram", default=str(ROOT / ".venv/bin/engram"))
     ap.add_argument("--only", action="append", default=[], help="only this repo (repeatable)")
     ap.add_argument("--limit", type=int, default=0, help="first N cases (after --only)")

@@ -1,6 +1,6 @@
 """File localization on locbench-dev: engram's issue localizer vs. its plain hybrid search.
 
-    .venv/bin/python bench/locbench/rank.py --trees /work/locbench/trees \
+    .venv/bin/python bench/locbench/rank.py --trees TREES \
         [--features bench/out/locbench_features.jsonl] [--only REPO] [--weights FILE]
 
 Each tree must have been indexed (``engram index TREE``; bench/context/locbench.py does it).
