@@ -124,11 +124,7 @@ def _expand_relations() -> Any:
 
 @pytest.fixture
 def cli(monkeypatch) -> typer.Typer:
-    """A Typer app with the context command; the test pipeline if the builder lacks it."""
-    probe = build_graph(cli_context.ensure_openers(Deps()))
-    if "pack_context" not in probe.nodes:
-        monkeypatch.setattr(cli_context, "build_graph",
-                            lambda deps, store=None: compose(deps, store=store))
+    """A Typer app with the context command (the builder's real graph)."""
     app = typer.Typer()
 
     @app.callback()
