@@ -15,7 +15,6 @@ from engram.graph.pack.pack_assembly import (
     LOCAL_MODES,
     assemble_pack,
     deepen,
-    preferred_kinds,
     task_type_of,
 )
 from engram.graph.pack.pack_budget import BudgetPlan, record_usage
@@ -24,6 +23,7 @@ from engram.graph.retrieval.branch_timeout import call_bounded
 from engram.graph.state import State
 from engram.graph.state_values import CodeHitValue
 from engram.graph.tokens import count_text
+from engram.stores.codeindex.file_kinds import kinds_for_task
 from engram.stores.errors import IndexNotBuiltError, StoreError
 from engram.stores.memory.pack_feedback import BaseStorePackFeedback, Feedback, PackFeedbackStore
 from engram.stores.project_key import project_key
@@ -48,7 +48,8 @@ def index_rankings(
     # After the semantic branch hung or failed, keep to the local BM25 ranking.
     degraded = "search_semantic" in state.degraded_branches
     return deepen(index, state.task, state.code_hits,
-                  modes=LOCAL_MODES if degraded else DEEPEN_MODES, prefer=preferred_kinds(state))
+                  modes=LOCAL_MODES if degraded else DEEPEN_MODES,
+                  prefer=kinds_for_task(state.task_profile.get("task_type")))
 
 
 def _feedback_store(runtime: Runtime[Context], deps: Deps) -> PackFeedbackStore | None:

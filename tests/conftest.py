@@ -42,14 +42,20 @@ CLEARED_PREFIXES = ("ENGRAM_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_")
 CLEARED_NAMES = ("FORCE_COLOR", "CLICOLOR_FORCE", "PYTHONSTARTUP")
 
 
+def _apply_fixed_env(delete, assign) -> None:
+    """Remove the cleared variables and set FIXED_ENV through ``delete`` and ``assign``."""
+    for name in list(os.environ):
+        if name.startswith(CLEARED_PREFIXES) or name in CLEARED_NAMES:
+            delete(name)
+    for name, value in FIXED_ENV.items():
+        assign(name, value)
+    time.tzset()
+
+
 def pytest_configure(config):
     """Apply the fixed environment before collection, so that what modules build at import
     time (Rich consoles read ``COLUMNS`` when they are created) sees it too."""
-    for name in list(os.environ):
-        if name.startswith(CLEARED_PREFIXES) or name in CLEARED_NAMES:
-            del os.environ[name]
-    os.environ.update(FIXED_ENV)
-    time.tzset()
+    _apply_fixed_env(os.environ.__delitem__, os.environ.__setitem__)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -67,12 +73,7 @@ def closed_stdin():
 @pytest.fixture(autouse=True)
 def engram_home(tmp_path_factory, monkeypatch):
     """Give the test the fixed environment above and its own ENGRAM_HOME."""
-    for name in list(os.environ):
-        if name.startswith(CLEARED_PREFIXES) or name in CLEARED_NAMES:
-            monkeypatch.delenv(name, raising=False)
-    for name, value in FIXED_ENV.items():
-        monkeypatch.setenv(name, value)
-    time.tzset()
+    _apply_fixed_env(monkeypatch.delenv, monkeypatch.setenv)
     home = tmp_path_factory.mktemp("engram_home")
     monkeypatch.setenv("ENGRAM_HOME", str(home))
     yield home

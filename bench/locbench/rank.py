@@ -27,13 +27,10 @@ from engram.graph.context import Context  # noqa: E402
 from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
 from engram.stores.codeindex.file_localization import (  # noqa: E402
     FEATURES,
-    TITLE_REPEAT,  # noqa: E402
     Weights,
-    gather_evidence,
-    literal_hits,
+    issue_evidence,
     rank_evidence,
 )
-from engram.stores.codeindex.issue_reading import read_issue  # noqa: E402
 
 DATASET = ROOT.parent / "shared" / "bench" / "locbench-dev"
 FEATURE_DEPTH = 150
@@ -63,20 +60,6 @@ def fused_files(index, query: str) -> list[str]:
     stored = index._chunk_map()
     pairs = [(stored[i].path, s) for i, s, _ in ranked if i in stored]
     return [path for path, _ in aggregate_files(pairs, decay=index.file_decay)]
-
-
-def case_evidence(index, query: str):
-    signals = read_issue(query)
-    files = index.file_table()
-    text = "\n".join([signals.title] * TITLE_REPEAT + [signals.prose])
-    text_ranks = {
-        "bm25": index.file_ranks(text, "bm25"),
-        "title_bm25": index.file_ranks(signals.title, "bm25") if signals.title.strip() else [],
-        "dense": index.file_ranks(text, "dense"),
-        "exact": index.file_ranks(query, "exact"),
-    }
-    hits = literal_hits(index.root, list(signals.flags), files)
-    return gather_evidence(signals, files, text_ranks=text_ranks, literal_hits=hits)
 
 
 def table(rows: list[dict], key: str) -> list[str]:
@@ -139,7 +122,7 @@ def main() -> None:
         t0 = time.perf_counter()
         hybrid = fused_files(index, case["query"])[:50]
         t1 = time.perf_counter()
-        evidence = case_evidence(index, case["query"])
+        evidence = issue_evidence(index, case["query"])
         ranked = rank_evidence(evidence, weights)
         t2 = time.perf_counter()
         paths = [e.path for e, _ in ranked]

@@ -30,7 +30,6 @@ from engram.graph.pack.text_items import history_items, text_items
 from engram.graph.state import State
 from engram.graph.state_values import CodeHitValue, code_hit_value
 from engram.graph.tokens import content_text
-from engram.stores.codeindex.file_kinds import kinds_for_task
 from engram.stores.errors import StoreError
 from engram.stores.memory.pack_feedback import Feedback
 from engram.stores.paths import PathEscapeError, confine, relative_posix
@@ -49,7 +48,6 @@ __all__ = [
     "NO_EVIDENCE_NOTE",
     "assemble_pack",
     "deepen",
-    "preferred_kinds",
     "resolve_task_files",
     "task_type_of",
 ]
@@ -215,7 +213,3 @@ def task_type_of(state: State) -> str:
     """Return the Phase 0 task type of the turn (DEFAULT_TASK_TYPE when unprofiled)."""
     return str(state.task_profile.get("task_type") or DEFAULT_TASK_TYPE)
 
-
-def preferred_kinds(state: State) -> tuple[FileKind, ...]:
-    """Return the kinds of file the task is about: source, plus tests or docs for such tasks."""
-    return kinds_for_task(state.task_profile.get("task_type"))

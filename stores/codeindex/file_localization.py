@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Literal, Protocol
@@ -31,6 +31,7 @@ __all__ = [
     "Weights",
     "default_weights",
     "gather_evidence",
+    "issue_evidence",
     "issue_query",
     "localize",
     "rank_evidence",
@@ -271,7 +272,7 @@ def _stems(signals: IssueSignals, files: ProjectFiles, ev) -> None:  # noqa: ANN
             continue
         score /= math.log(2 + len(paths))
         for path in paths:
-            ev(path).stem = score / math.log(3)
+            ev(path).stem = score
             ev(path).reasons.append(why)
 
 
@@ -296,10 +297,6 @@ def rank_evidence(
         scored.append((e, score + weights.kinds.get(prior_kind, 0.0)))
     return sorted(scored, key=lambda pair: (-pair[1], pair[0].path))
 
-
-def evidence_fields() -> list[str]:
-    """Return the dataclass field names (for exports of the features)."""
-    return [f.name for f in fields(FileEvidence)]
 
 
 MAX_LITERAL_MATCHES = 400
@@ -350,6 +347,11 @@ def localize(
     weights: Weights | None = None,
 ) -> list[tuple[FileEvidence, float]]:
     """Rank the index's files for an issue text (title on its first line), best first."""
+    return rank_evidence(issue_evidence(index, issue), weights, prefer=prefer)
+
+
+def issue_evidence(index: FileRanker, issue: str) -> dict[str, FileEvidence]:
+    """Collect every file's evidence for an issue text: the features ``localize`` ranks by."""
     signals = read_issue(issue)
     files = index.file_table()
     query = issue_query(signals)
@@ -360,6 +362,5 @@ def localize(
         "exact": index.file_ranks(issue, "exact"),
     }
     literals = [f for f in signals.flags if not is_path_term(f)]
-    evidence = gather_evidence(signals, files, text_ranks=text_ranks,
-                               literal_hits=literal_hits(index.root, literals, files))
-    return rank_evidence(evidence, weights, prefer=prefer)
+    return gather_evidence(signals, files, text_ranks=text_ranks,
+                           literal_hits=literal_hits(index.root, literals, files))
