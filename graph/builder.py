@@ -13,14 +13,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from engram.graph.context import Context
@@ -53,40 +51,23 @@ __all__ = ["build_graph", "builder"]
 Node = Callable[..., Any]
 
 
-def off_loop(node: Node) -> Node:
-    """Run a node in a worker thread with its own event loop.
+def _add(graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps) -> None:
+    """Add a node under its function name with the live handles bound.
 
-    Stores (SQLite, Chroma), tree-sitter and file I/O block; the LangGraph server refuses
-    blocking calls on its event loop, and a blocked loop stalls parallel branches. The worker
-    runs in a copy of the caller's context variables, so LangGraph's config, interrupts and
-    stream writer keep working.
+    Nodes whose work blocks (files, SQLite, Chroma, ripgrep, tree-sitter) are plain functions,
+    which LangGraph runs in its worker threads, away from the event loop (the LangGraph server
+    refuses blocking calls on its loop); the async nodes send their blocking parts to
+    ``asyncio.to_thread``.
     """
-
-    async def run(state: State, runtime: Runtime[Context], **bound: Any) -> Any:
-        return await asyncio.to_thread(lambda: asyncio.run(node(state, runtime, **bound)))
-
-    run.__name__ = run.__qualname__ = node.__name__
-    run.__doc__ = node.__doc__
-    return run
-
-
-def _add(
-    graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps, *, thread: bool = True
-) -> None:
-    """Add a node under its function name with the live handles bound."""
-    body = off_loop(node) if thread else node
-    graph.add_node(node.__name__, partial(body, deps=deps))
+    graph.add_node(node.__name__, partial(node, deps=deps))
 
 
 def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     """Return the uncompiled engram graph with every node bound to ``deps``."""
     graph = StateGraph(State, context_schema=Context, input_schema=InputState)
     for node in (load_rules, retrieve_memory, confirm_task, check_budget, compact_history,
-                 run_tools, learn_from_task, record_feedback):
+                 call_model, run_tools, learn_from_task, record_feedback):
         _add(graph, node, deps)
-    # The model call streams tokens through LangGraph callbacks: it stays on the main loop
-    # (its I/O is async; its ledger write is already off-loop).
-    _add(graph, call_model, deps, thread=False)
     graph.add_node("retrieve", _retrieve_gate)
     wire_retrieval(
         graph, deps, sources=["retrieve"], search_exact=search_exact,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -81,7 +82,7 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
     if not isinstance(reply, AIMessage):
         reply = AIMessage(content=str(reply.content))
     usage = usage_of(reply)
-    await record_messages(context, [reply])
+    await asyncio.to_thread(record_messages, context, [reply])
     return {
         "messages": [*updated, reply],
         "usage": usage,

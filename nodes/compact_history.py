@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langchain_core.messages import HumanMessage
@@ -50,7 +51,8 @@ async def compact_history(
     )
     users = sum(1 for m in result.messages if isinstance(m, HumanMessage))
     event = {**result.event(), "user_turns": users}
-    Ledger.for_project(context.project_path).append(current_thread_id(), "compaction", event)
+    ledger = Ledger.for_project(context.project_path)
+    await asyncio.to_thread(ledger.append, current_thread_id(), "compaction", event)
     limits = thresholds(context.context_window)
     reported = state.last_usage.get("input") if state.last_usage else None
     estimate = reconcile(result.tokens_after, reported, state.budget.get("raw_estimate"))

@@ -30,7 +30,7 @@ def latest_user_text(state: State) -> str:
     return ""
 
 
-async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Read the rules hierarchy, build the system prompt and reset the per-turn fields."""
     context = runtime.context
     rules = load_rules_files(context.project_path, context.home_path)
@@ -41,7 +41,7 @@ async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
             f"{sum(f.included_chars for f in rules.files)} fit the rules budget"
         )
     if state.messages and isinstance(state.messages[-1], HumanMessage):
-        await record_messages(context, [state.messages[-1]])
+        record_messages(context, [state.messages[-1]])
     return {
         "task": latest_user_text(state),
         "system_prompt": render_system_prompt(rules.text, rules.truncated),

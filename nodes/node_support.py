@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from langchain_core.messages import BaseMessage
 from langgraph.config import get_config
 
@@ -22,8 +20,10 @@ def current_thread_id() -> str:
     return str(configurable.get("thread_id") or "default")
 
 
-async def record_messages(context: Context, messages: list[BaseMessage]) -> None:
-    """Append messages to the project's audit ledger for the current thread, off the event loop."""
+def record_messages(context: Context, messages: list[BaseMessage]) -> None:
+    """Append messages to the project's audit ledger for the current thread (blocking).
+
+    Async nodes call it through ``asyncio.to_thread``, which keeps LangGraph's config visible.
+    """
     if messages:
-        ledger = Ledger.for_project(context.project_path)
-        await asyncio.to_thread(ledger.append_messages, current_thread_id(), messages)
+        Ledger.for_project(context.project_path).append_messages(current_thread_id(), messages)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -92,17 +91,14 @@ def _build(
     return pack, plan, notes
 
 
-async def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Fill the context pack from the evidence in state within the planned budget.
 
     In agent mode the pack text leaves out rules and memory (the system prompt and
     ``call_model`` deliver them); in context mode the text is the whole pack.
     """
     context = runtime.context
-    # Reading files and a server-backed store are blocking; keep them off the event loop.
-    pack, plan, notes = await asyncio.to_thread(
-        _build, state, context, deps, _feedback_store(runtime, deps)
-    )
+    pack, plan, notes = _build(state, context, deps, _feedback_store(runtime, deps))
     skip = DELIVERED_ELSEWHERE if context.mode == "agent" else ()
     packed = pack.to_dict()
     packed["text"] = render_pack(pack.sections, skip=skip)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
@@ -32,7 +31,7 @@ def _task_text(state: State) -> str:
     return ""
 
 
-async def retrieve_memory(
+def retrieve_memory(
     state: State,
     runtime: Runtime[Context],
     *,
@@ -58,10 +57,7 @@ async def retrieve_memory(
         cached = deps.fact_memory(context)
         if isinstance(cached, FactStore) and cached.store is store:
             recall = partial(recall_facts, facts=cached)
-    # Store reads block; run them off the event loop (server stores refuse sync calls there).
-    result = await asyncio.to_thread(
-        run_phase0, store, task, context, count_tokens=count, now=clock(), recall=recall
-    )
+    result = run_phase0(store, task, context, count_tokens=count, now=clock(), recall=recall)
     approval: dict[str, Any] = {}
     if result.profile.risk == "high" and context.auto_approve:
         approval = {"action": "approve", "approved": True, "constraints": "", "auto": True}

@@ -38,21 +38,15 @@ async def _run_one(tool: BaseTool | None, call: dict[str, Any]) -> tuple[str, bo
     return str(result), False
 
 
-async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
-    """Run every tool call of the last assistant message, one tool message per call id."""
-    last = state.messages[-1] if state.messages else None
-    if not isinstance(last, AIMessage) or not last.tool_calls:
-        raise ValueError("run_tools was reached without pending tool calls")
-    tools = {t.name: t for t in build_tools(runtime.context, deps, runtime.store)}
-    calls = list(last.tool_calls)
-    outcomes = await asyncio.gather(*(_run_one(tools.get(c["name"]), dict(c)) for c in calls))
+def _tool_messages(
+    context: Context, calls: list[Any], outcomes: list[tuple[str, bool]]
+) -> tuple[list[ToolMessage], list[str]]:
+    """Spill large outputs, wrap each result as untrusted data and record them (blocking)."""
     results: list[ToolMessage] = []
     notes: list[str] = []
     for call, (raw, failed) in zip(calls, outcomes, strict=True):
         try:
-            text = spill_if_large(
-                runtime.context.project_path, call["name"], str(call["id"]), raw
-            ).text
+            text = spill_if_large(context.project_path, call["name"], str(call["id"]), raw).text
         except OSError as exc:
             notes.append(f"could not save a large {call['name']} output: {exc}")
             text = raw
@@ -64,7 +58,20 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
                 status="error" if failed else "success",
             )
         )
-    await record_messages(runtime.context, list(results))
+    record_messages(context, list(results))
+    return results, notes
+
+
+async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Run every tool call of the last assistant message, one tool message per call id."""
+    last = state.messages[-1] if state.messages else None
+    if not isinstance(last, AIMessage) or not last.tool_calls:
+        raise ValueError("run_tools was reached without pending tool calls")
+    tools = {t.name: t for t in build_tools(runtime.context, deps, runtime.store)}
+    calls = list(last.tool_calls)
+    outcomes = await asyncio.gather(*(_run_one(tools.get(c["name"]), dict(c)) for c in calls))
+    # Writing spilled outputs and the ledger blocks; keep it off the event loop.
+    results, notes = await asyncio.to_thread(_tool_messages, runtime.context, calls, outcomes)
     return {
         "messages": results,
         "tool_errors": state.tool_errors + sum(1 for _, failed in outcomes if failed),

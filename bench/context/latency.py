@@ -164,11 +164,11 @@ def exact_free_text(project: Path, cases: Path) -> dict[str, Any]:
     queries = [json.loads(line)["query"] for line in cases.open() if line.strip()]
     queries = [q for q in queries if exact_terms(q)]
     runtime = Runtime(context=Context(project=str(project), mode="context"))
-    asyncio.run(search_exact(State(task=queries[0]), runtime, deps=Deps()))
+    search_exact(State(task=queries[0]), runtime, deps=Deps())
     times = []
     for query in queries:
         started = time.perf_counter()
-        asyncio.run(search_exact(State(task=query), runtime, deps=Deps()))
+        search_exact(State(task=query), runtime, deps=Deps())
         times.append((time.perf_counter() - started) * 1000)
     return {"queries": len(times), "p50_ms": round(statistics.median(times)),
             "p95_ms": round(percentile(times, 0.95)), "max_ms": round(max(times))}

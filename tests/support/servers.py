@@ -79,7 +79,7 @@ def langgraph_dev(workdir: Path, log: Path, env: Mapping[str, str]) -> Iterator[
     port = free_port()
     command = [
         str(LANGGRAPH), "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser",
-        "--no-reload", "--allow-blocking", "--config", str(workdir / "langgraph.json"),
+        "--no-reload", "--config", str(workdir / "langgraph.json"),
     ]
     full_env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
                 "PYTHONUNBUFFERED": "1", **env}
