@@ -2,10 +2,12 @@
 
 ::
 
-    START → load_rules → retrieve_memory ─(high risk)→ confirm_task ─(rejected)→ END
+    START → load_rules ─(settings refused)→ END
+    load_rules → retrieve_memory ─(high risk)→ confirm_task ─(rejected)→ END
                                  └──────────────┬───────────┘
                             search_exact ∥ search_semantic   (per-branch timeout)
-                                        → expand_relations → pack_context ─(context mode)→ END
+                                        → expand_relations → pack_context ─(context mode,
+                                                                             no model)→ END
     pack_context → check_budget ─(summarize)→ compact_history → call_model
     check_budget → call_model ─(tool calls)→ run_tools → check_budget
     call_model ─(final answer)→ learn_from_task → record_feedback → END
@@ -28,6 +30,7 @@ from engram.graph.routes import (
     route_after_call_model,
     route_after_check_budget,
     route_after_confirm_task,
+    route_after_load_rules,
     route_after_pack_context,
     route_after_retrieve_memory,
 )
@@ -62,9 +65,14 @@ def _add(graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps) -> None:
     graph.add_node(node.__name__, partial(node, deps=deps))
 
 
-def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
-    """Return the uncompiled engram graph with every node bound to ``deps``."""
-    graph = StateGraph(State, context_schema=Context, input_schema=InputState)
+def builder(
+    deps: Deps, *, context_schema: type[Context] = Context
+) -> StateGraph[State, Context, InputState, State]:
+    """Return the uncompiled engram graph with every node bound to ``deps``.
+
+    ``context_schema`` is ``Context`` or a copy with other defaults (``Context.with_defaults``).
+    """
+    graph = StateGraph(State, context_schema=context_schema, input_schema=InputState)
     for node in (load_rules, retrieve_memory, confirm_task, check_budget, compact_history,
                  call_model, run_tools, learn_from_task, record_feedback):
         _add(graph, node, deps)
@@ -75,7 +83,7 @@ def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
         pack_context=pack_context,
     )
     graph.add_edge(START, "load_rules")
-    graph.add_edge("load_rules", "retrieve_memory")
+    graph.add_conditional_edges("load_rules", route_after_load_rules, ["retrieve_memory", END])
     graph.add_conditional_edges("retrieve_memory", route_after_retrieve_memory,
                                 ["confirm_task", "retrieve"])
     graph.add_conditional_edges("confirm_task", route_after_confirm_task, ["retrieve", END])
@@ -101,6 +109,8 @@ def build_graph(
     *,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     store: BaseStore | None = None,
+    context_schema: type[Context] = Context,
 ) -> Any:
     """Compile the engram graph; without a checkpointer or store the server injects its own."""
-    return builder(deps).compile(checkpointer=checkpointer, store=store, name="engram")
+    graph = builder(deps, context_schema=context_schema)
+    return graph.compile(checkpointer=checkpointer, store=store, name="engram")

@@ -39,12 +39,14 @@ async def compact_history(
     """
     context = runtime.context
     count = deps.count_tokens or count_text
-    tools = build_tools(context, deps, runtime.store)
+    # Building the tools and the model touches the file system: off the event loop.
+    tools = await asyncio.to_thread(build_tools, context, deps, runtime.store)
+    model = await asyncio.to_thread(deps.model_factory, context)
     request = request_for(state, tools, count)
     result = await compact_now(
         state.messages,
         keep_users=KEEP_USER_TURNS,
-        model=deps.model_factory(context),
+        model=model,
         request=request,
         tools=tools,
         summary_chars=summary_budget(context.context_window) * SUMMARY_CHARS_PER_TOKEN,

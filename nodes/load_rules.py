@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.errors import ConfigError
 from engram.graph.prompts import render_system_prompt
 from engram.graph.state import State
 from engram.nodes.node_support import record_messages
@@ -31,8 +32,18 @@ def latest_user_text(state: State) -> str:
 
 
 def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
-    """Read the rules hierarchy, build the system prompt and reset the per-turn fields."""
+    """Read the rules hierarchy, build the system prompt and reset the per-turn fields.
+
+    Settings a turn cannot run with (a project folder that does not exist, a value out of
+    range) end the turn here: the reason goes into ``error``, ``notes`` and a reply.
+    """
     context = runtime.context
+    try:
+        context.check_runnable()
+    except ConfigError as exc:
+        reason = f"{exc}. To fix: {exc.hint}." if exc.hint else f"{exc}."
+        return {"task": latest_user_text(state), "error": reason, "notes": [reason],
+                "messages": [AIMessage(content=f"Stopped before starting: {reason}")]}
     rules = load_rules_files(context.project_path, context.home_path)
     notes = []
     if rules.truncated:
@@ -59,4 +70,5 @@ def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[s
         "related_symbols": None,
         "memory_block": "",
         "context_pack": {},
+        "error": "",
     }

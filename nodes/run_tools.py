@@ -67,7 +67,8 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     last = state.messages[-1] if state.messages else None
     if not isinstance(last, AIMessage) or not last.tool_calls:
         raise ValueError("run_tools was reached without pending tool calls")
-    tools = {t.name: t for t in build_tools(runtime.context, deps, runtime.store)}
+    built = await asyncio.to_thread(build_tools, runtime.context, deps, runtime.store)
+    tools = {t.name: t for t in built}
     calls = list(last.tool_calls)
     outcomes = await asyncio.gather(*(_run_one(tools.get(c["name"]), dict(c)) for c in calls))
     # Writing spilled outputs and the ledger blocks; keep it off the event loop.

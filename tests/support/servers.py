@@ -75,12 +75,14 @@ def wait_until_ready(
 
 @contextmanager
 def langgraph_dev(workdir: Path, log: Path, env: Mapping[str, str]) -> Iterator[str]:
-    """Run ``langgraph dev`` for ``workdir/langgraph.json`` on a free port; yield its URL."""
+    """Run ``langgraph dev`` in ``workdir`` (beside its ``langgraph.json``); yield its URL.
+
+    The command is the README's, ``langgraph dev --port PORT --no-browser`` (no
+    ``--allow-blocking``: the server's blocking-call detector stays on), on a free port, plus
+    ``--no-reload`` so a test server never restarts mid-run.
+    """
     port = free_port()
-    command = [
-        str(LANGGRAPH), "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser",
-        "--no-reload", "--config", str(workdir / "langgraph.json"),
-    ]
+    command = [str(LANGGRAPH), "dev", "--port", str(port), "--no-browser", "--no-reload"]
     full_env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
                 "PYTHONUNBUFFERED": "1", **env}
     with log.open("wb") as out:
