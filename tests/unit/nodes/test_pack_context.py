@@ -10,7 +10,7 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.pack.pack_assembly import NO_EVIDENCE_NOTE, resolve_task_files
 from engram.graph.state import State
-from engram.nodes.pack_context import pack_context
+from engram.nodes.pack_context import NO_MODEL_NOTE, pack_context
 from engram.stores.memory.pack_feedback import BaseStorePackFeedback
 from engram.stores.project_key import project_key
 
@@ -50,9 +50,10 @@ def state(**kw) -> State:
     return State(**base)
 
 
-def runtime(root, home, *, mode="context", budget=0, store=None) -> Runtime[Context]:
+def runtime(root, home, *, mode="context", budget=0, store=None, model="") -> Runtime[Context]:
+    # A generous branch timeout: a cold first import on a loaded machine is not a hang.
     ctx = Context(project=str(root), engram_home=str(home), mode=mode, budget=budget,
-                  context_window=8_000)
+                  context_window=8_000, model=model, branch_timeout_ms=30_000)
     return Runtime(context=ctx, store=store)
 
 
@@ -181,3 +182,22 @@ async def test_a_hanging_index_cannot_hang_the_pack(tmp_path, engram_home):
     assert (time.perf_counter() - started) < 1.0
     assert any("index rankings timed out after 200 ms" in n for n in update["notes"])
     assert update["context_pack"]["sections"][3]["items"]  # slices from the hits in state
+
+
+def test_agent_mode_without_a_model_says_so_after_the_pack(tmp_path, engram_home):
+    root = make_project(tmp_path)
+    update = pack_context(state(), runtime(root, engram_home, mode="agent"),
+                          deps=Deps(count_tokens=words))
+    assert "def parse" in update["context_pack"]["text"]
+    assert NO_MODEL_NOTE in update["notes"]
+    (reply,) = update["messages"]
+    assert isinstance(reply, AIMessage) and reply.content == NO_MODEL_NOTE
+    assert "ENGRAM_MODEL" in NO_MODEL_NOTE and "`mode` to `context`" in NO_MODEL_NOTE
+
+
+def test_no_note_when_a_model_will_answer_or_only_the_pack_was_asked(tmp_path, engram_home):
+    root = make_project(tmp_path)
+    for rt in (runtime(root, engram_home, mode="agent", model="gpt-4.1-mini"),
+               runtime(root, engram_home, mode="context")):
+        update = pack_context(state(), rt, deps=Deps(count_tokens=words))
+        assert "messages" not in update and NO_MODEL_NOTE not in update["notes"]
