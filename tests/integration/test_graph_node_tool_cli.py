@@ -73,7 +73,7 @@ async def test_expand_relations_with_corrupt_graph_gives_a_note(shop):
     (shop / GRAPH_FILE).write_bytes(b"garbage")
     state = State(task="x", code_hits=[hit("shop/service.py", 13, 14)])
     update = expand_relations(state, Runtime(context=Context(project=str(shop))),
-                                    deps=deps_for_graph())
+                              deps=deps_for_graph())
     assert update["notes"][0].startswith("graph expansion unavailable")
 
 

@@ -63,7 +63,7 @@ async def test_clear_tier_rewrites_old_results_once(runtime):
     assert event["tokens_after"] < event["tokens_before"]
     # the edit is in state now: a second check does not re-fire
     again = check_budget(State(messages=merged, budget=update["budget"]), runtime(32_000),
-                               deps=DEPS)
+                         deps=DEPS)
     assert "messages" not in again and again["budget"]["decision"] == "ok"
 
 
@@ -96,14 +96,14 @@ async def test_turn_context_counted_until_appended(runtime):
     base = check_budget(State(messages=history(1, 5)), runtime(128_000), deps=DEPS)
     memory = "remember " * 100
     pending = check_budget(State(messages=history(1, 5), memory_block=memory),
-                                 runtime(128_000), deps=DEPS)
+                           runtime(128_000), deps=DEPS)
     assert pending["budget"]["raw_estimate"] >= base["budget"]["raw_estimate"] + 100
     from engram.graph.prompts import render_turn_context
 
     appended = history(1, 5)
     appended[0] = HumanMessage(f"start the work\n\n{render_turn_context(memory)}", id="u0")
     done = check_budget(State(messages=appended, memory_block=memory), runtime(128_000),
-                              deps=DEPS)
+                        deps=DEPS)
     assert done["budget"]["raw_estimate"] == pending["budget"]["raw_estimate"]
 
 
@@ -112,12 +112,12 @@ async def test_rolled_back_summary_does_not_refire_until_next_user_turn(runtime)
     users = sum(isinstance(m, HumanMessage) for m in msgs)
     log = [{"tier": "summarize", "status": "rolled_back", "user_turns": users}]
     update = check_budget(State(messages=msgs, compaction_log=log), runtime(32_000),
-                                deps=DEPS)
+                          deps=DEPS)
     assert update["budget"]["decision"] == "ok" and update["notes"]
     msgs.append(AIMessage("ok", id="r"))
     msgs.append(HumanMessage("next", id="n"))
     update = check_budget(State(messages=msgs, compaction_log=log), runtime(32_000),
-                                deps=DEPS)
+                          deps=DEPS)
     assert update["budget"]["decision"] == "summarize"
 
 

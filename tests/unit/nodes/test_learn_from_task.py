@@ -69,7 +69,7 @@ def _repo(store, tmp_path):
 async def _learn(state, tmp_path, store, extract=None):
     runtime = Runtime(context=Context(project=str(tmp_path)), store=store)
     return learn_from_task(state, runtime, deps=Deps(), extract=extract or FakeExtract(),
-                                 clock=lambda: NOW)
+                           clock=lambda: NOW)
 
 
 def test_decide_outcome_never_guesses():

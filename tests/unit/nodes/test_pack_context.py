@@ -61,7 +61,7 @@ async def test_context_mode_pack_has_every_section_and_json_contract(tmp_path, e
     root = make_project(tmp_path)
     store = InMemoryStore()
     update = pack_context(state(), runtime(root, engram_home, store=store),
-                                deps=Deps(count_tokens=words))
+                          deps=Deps(count_tokens=words))
     pack = update["context_pack"]
     names = [s["name"] for s in pack["sections"]]
     assert names == ["rules", "memory", "code_map", "slices", "history"]
@@ -81,7 +81,7 @@ async def test_context_mode_pack_has_every_section_and_json_contract(tmp_path, e
 async def test_agent_mode_text_leaves_out_rules_and_memory(tmp_path, engram_home):
     root = make_project(tmp_path)
     update = pack_context(state(), runtime(root, engram_home, mode="agent"),
-                                deps=Deps(count_tokens=words))
+                          deps=Deps(count_tokens=words))
     text = update["context_pack"]["text"]
     assert "Never print" not in text and "once broke" not in text
     assert "def parse" in text
@@ -94,7 +94,7 @@ async def test_budget_override_and_identical_output(tmp_path, engram_home):
     rt = runtime(root, engram_home, budget=60)
     a = pack_context(state(), rt, deps=Deps(count_tokens=words))
     b = pack_context(state(code_hits=list(reversed(state().code_hits))), rt,
-                           deps=Deps(count_tokens=words))
+                 deps=Deps(count_tokens=words))
     assert a["context_pack"]["budget"] == 60 and a["context_pack"]["tokens"] <= 60
     assert a["context_pack"]["text"] == b["context_pack"]["text"]
 
@@ -115,7 +115,7 @@ async def test_history_section_uses_earlier_exchanges(tmp_path, engram_home):
     messages = [HumanMessage("why does parse drop tabs"), AIMessage("parse splits on spaces"),
                 HumanMessage("fix parse in src/parser.py")]
     update = pack_context(state(messages=messages), runtime(root, engram_home),
-                                deps=Deps(count_tokens=words))
+                          deps=Deps(count_tokens=words))
     history = next(s for s in update["context_pack"]["sections"] if s["name"] == "history")
     assert len(history["items"]) == 1
 
@@ -162,7 +162,7 @@ async def test_deepens_thin_evidence_but_skips_vectors_after_a_semantic_timeout(
     index.modes.clear()
     note = "search_semantic timed out after 500 ms; continuing with the other branches"
     pack_context(state(notes=[note], degraded_branches=["search_semantic"]),
-                       runtime(root, engram_home), deps=deps)
+                 runtime(root, engram_home), deps=deps)
     assert index.modes == ["bm25"]
 
 

@@ -53,7 +53,7 @@ async def _run(task: str, tmp_path, *, store=None, context=None, recall=None):
     state = State(messages=[HumanMessage(content=task)], task=task)
     runtime = Runtime(context=context, store=store)
     return retrieve_memory(state, runtime, deps=Deps(count_tokens=words),
-                                 recall=recall or FakeRecall(), clock=lambda: NOW)
+                           recall=recall or FakeRecall(), clock=lambda: NOW)
 
 
 async def test_high_risk_task_gets_strategies_patterns_and_failures(tmp_path):
