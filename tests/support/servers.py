@@ -73,16 +73,20 @@ def wait_until_ready(
             time.sleep(0.3)
 
 
+def langgraph_dev_command(port: int) -> list[str]:
+    """Return the README's ``langgraph dev --port PORT --no-browser``, plus ``--no-reload``.
+
+    No ``--allow-blocking``: the server's blocking-call detector stays on. ``--no-reload``
+    keeps a test server from restarting mid-run.
+    """
+    return [str(LANGGRAPH), "dev", "--port", str(port), "--no-browser", "--no-reload"]
+
+
 @contextmanager
 def langgraph_dev(workdir: Path, log: Path, env: Mapping[str, str]) -> Iterator[str]:
-    """Run ``langgraph dev`` in ``workdir`` (beside its ``langgraph.json``); yield its URL.
-
-    The command is the README's, ``langgraph dev --port PORT --no-browser`` (no
-    ``--allow-blocking``: the server's blocking-call detector stays on), on a free port, plus
-    ``--no-reload`` so a test server never restarts mid-run.
-    """
+    """Run ``langgraph dev`` in ``workdir`` (beside its ``langgraph.json``); yield its URL."""
     port = free_port()
-    command = [str(LANGGRAPH), "dev", "--port", str(port), "--no-browser", "--no-reload"]
+    command = langgraph_dev_command(port)
     full_env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
                 "PYTHONUNBUFFERED": "1", **env}
     with log.open("wb") as out:
