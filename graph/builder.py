@@ -74,7 +74,8 @@ def _add(
     graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps, *, thread: bool = True
 ) -> None:
     """Add a node under its function name with the live handles bound (sync and async)."""
-    graph.add_node(node.__name__, node_entry(node, deps, on_loop=off_loop(node) if thread else None))
+    on_loop = off_loop(node) if thread else None
+    graph.add_node(node.__name__, node_entry(node, deps, on_loop=on_loop))
 
 
 def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:

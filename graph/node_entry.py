@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -59,20 +59,24 @@ def resolved_runtime(runtime: Runtime[Any]) -> Runtime[Context]:
     return runtime.override(context=context_or_env(runtime.context))
 
 
-def run_coroutine(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run the coroutine ``make()`` to completion from synchronous code and return its result.
+def run_coroutine(make: Callable[[], Awaitable[T]]) -> T:
+    """Run the awaitable ``make()`` to completion from synchronous code and return its result.
 
     It runs on a new event loop in this thread; if this thread already runs a loop (a
     notebook, a sync call from async code) it runs on a new loop in a worker thread instead,
     in a copy of this thread's context variables.
     """
+
+    async def main() -> T:
+        return await make()
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(make())
+        return asyncio.run(main())
     context = contextvars.copy_context()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-sync-node") as pool:
-        return pool.submit(context.run, asyncio.run, make()).result()
+        return pool.submit(context.run, asyncio.run, main()).result()
 
 
 def node_entry(

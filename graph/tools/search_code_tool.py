@@ -21,6 +21,7 @@ __all__ = [
     "embedder_for",
     "exact_search_hits",
     "open_project_index",
+    "search_code_hits",
 ]
 
 MIN_EXACT_FILES = 10
@@ -55,6 +56,24 @@ def _render(hits: list[CodeHit], note: str = "") -> str:
     return "\n".join(lines)
 
 
+def search_code_hits(
+    context: Context, deps: Deps, query: str, k: int = SEARCH_CODE_DEFAULT_K
+) -> tuple[list[CodeHit], str]:
+    """Return hybrid hits from the project's index, or exact hits and a note saying why.
+
+    ``k`` is clamped to 1..``SEARCH_CODE_MAX_K``; the note is empty when the index answered.
+    """
+    k = max(1, min(int(k), SEARCH_CODE_MAX_K))
+    try:
+        index = deps.code_index(context)
+        if index is not None and index.is_built():
+            return index.search(query, mode="hybrid", k=k), ""
+        note = "(no code index — exact matches only; run `engram index` for semantic search)"
+    except (StoreError, OSError, RuntimeError, ValueError) as exc:
+        note = f"(code index unavailable: {exc} — exact matches only)"
+    return exact_search_hits(context.project_path, query, k), note
+
+
 class SearchCodeArgs(BaseModel):
     """Arguments of the search_code tool."""
 
@@ -75,15 +94,8 @@ def build_search_code_tool(context: Context, deps: Deps) -> BaseTool:
     """
 
     def search_code(query: str, top_k: int = SEARCH_CODE_DEFAULT_K) -> str:
-        k = max(1, min(int(top_k), SEARCH_CODE_MAX_K))
-        try:
-            index = deps.code_index(context)
-            if index is not None and index.is_built():
-                return _render(index.search(query, mode="hybrid", k=k))
-            note = "(no code index — exact matches only; run `engram index` for semantic search)"
-        except (StoreError, OSError, RuntimeError, ValueError) as exc:
-            note = f"(code index unavailable: {exc} — exact matches only)"
-        return _render(exact_search_hits(context.project_path, query, k), note)
+        hits, note = search_code_hits(context, deps, query, top_k)
+        return _render(hits, note)
 
     return StructuredTool.from_function(
         func=search_code,
