@@ -34,6 +34,7 @@ from engram.graph.api.context_builder import build_context, project_settings
 from engram.graph.budget import (
     KEEP_RECENT_TOOL_RESULTS,
     KEEP_USER_TURNS,
+    Decision,
     clear_minimum,
     decide,
     summary_budget,
@@ -66,7 +67,7 @@ class EngramAgentState(AgentState[Any]):
     engram_budget: NotRequired[BudgetReport]
     """The latest budget check: estimate, thresholds and the decision taken."""
     engram_compaction: NotRequired[list[dict[str, Any]]]
-    """Every committed or rolled-back compaction (the last one only; see the ledger)."""
+    """The compaction attempts before the latest model call, committed or rolled back."""
 
 
 def _current_user(messages: Sequence[AnyMessage]) -> HumanMessage | None:
@@ -119,31 +120,29 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
         """Async ``before_model``."""
         messages: list[BaseMessage] = list(state["messages"])
         raw = self.request.estimate(messages)
-        decision = decide(raw, self.limits)
+        taken: Decision = "ok"
         update: dict[str, Any] = {}
-        if decision != "ok":
+        if decide(raw, self.limits) != "ok":
             cleared = clear_pass(messages, self.request, keep_recent=KEEP_RECENT_TOOL_RESULTS,
                                  min_saving=clear_minimum(raw, raw, self.limits))
+            update["engram_compaction"] = [cleared.event()]
             if cleared.committed:
-                messages, raw = list(cleared.messages), cleared.tokens_after
-                update = {"messages": cleared.update(), "engram_compaction": [cleared.event()]}
-            decision = decide(raw, self.limits)
-            if decision == "summarize":
-                summary = await compact_now(
-                    messages, keep_users=KEEP_USER_TURNS, model=self.model,
-                    request=self.request,
-                    summary_chars=summary_budget(self.limits.window) * SUMMARY_CHARS_PER_TOKEN,
-                )
-                if summary.committed:
-                    # The summary's update replaces the whole history, tier 2 included.
-                    raw = summary.tokens_after
-                    update["messages"] = summary.update()
-                update["engram_compaction"] = [*update.get("engram_compaction", []),
-                                               summary.event()]
+                messages, raw, taken = list(cleared.messages), cleared.tokens_after, "clear"
+                update["messages"] = cleared.update()
+        if decide(raw, self.limits) == "summarize":
+            summary = await compact_now(
+                messages, keep_users=KEEP_USER_TURNS, model=self.model, request=self.request,
+                summary_chars=summary_budget(self.limits.window) * SUMMARY_CHARS_PER_TOKEN,
+            )
+            update["engram_compaction"] = [*update["engram_compaction"], summary.event()]
+            if summary.committed:
+                # The summary's update replaces the whole history, tier 2 included.
+                raw, taken = summary.tokens_after, "summarize"
+                update["messages"] = summary.update()
         update["engram_budget"] = BudgetReport(
             estimate=raw, raw_estimate=raw, window=self.limits.window,
             trigger=self.limits.trigger, clear=self.limits.clear,
-            memory_cap=self.limits.memory_cap, decision=decide(raw, self.limits),
+            memory_cap=self.limits.memory_cap, decision=taken,
         )
         return update
 

@@ -12,7 +12,7 @@ from engram.graph.deps import Deps
 from engram.graph.retrieval.open_code_index import embedder_for, open_project_index
 from engram.stores.codeindex.code_index import CodeHit
 from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, locate_on_the_fly
-from engram.stores.errors import StoreError
+from engram.stores.errors import IndexNotBuiltError, StoreError
 
 __all__ = [
     "SEARCH_CODE_DEFAULT_K",
@@ -26,6 +26,9 @@ __all__ = [
 
 MIN_EXACT_FILES = 10
 """Files whose matches are located chunk by chunk in an index-free exact search."""
+
+NO_INDEX_NOTE = "(no code index — exact matches only; run `engram index` for semantic search)"
+"""What a search without a project index says about its results."""
 
 SEARCH_CODE_DEFAULT_K = 5
 SEARCH_CODE_MAX_K = 30
@@ -68,7 +71,9 @@ def search_code_hits(
         index = deps.code_index(context)
         if index is not None and index.is_built():
             return index.search(query, mode="hybrid", k=k), ""
-        note = "(no code index — exact matches only; run `engram index` for semantic search)"
+        note = NO_INDEX_NOTE
+    except IndexNotBuiltError:
+        note = NO_INDEX_NOTE
     except (StoreError, OSError, RuntimeError, ValueError) as exc:
         note = f"(code index unavailable: {exc} — exact matches only)"
     return exact_search_hits(context.project_path, query, k), note
