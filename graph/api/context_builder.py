@@ -136,7 +136,7 @@ def context_pack_value(
         raise ConfigError("the task is empty",
                           hint='describe the task, e.g. "fix the login bug"')
     with _memory(context, store) as memory:
-        deps = ensure_openers(make_default_deps(store=memory))
+        deps = make_default_deps(store=memory)
         graph = build_graph(deps, store=memory)
         preload(deps, context)
         return run_pack_graph(graph, context, task)

@@ -29,6 +29,7 @@ from engram.api import (
 from engram.graph.deps import Deps
 from engram.graph.errors import ConfigError
 from engram.graph.node_entry import context_or_env, run_coroutine
+from engram.stores.codeindex import ripgrep_search
 from engram.stores.memory.fact_store import FactStore
 from engram.stores.project_key import project_key
 from engram.stores.spill import SPILL_DIR
@@ -37,6 +38,13 @@ from tests.unit.nodes.fake_models import RecordingChatModel
 TASK = "where is cart_total computed?"
 ANSWER = "cart_total is in src/shop/cart.py."
 WRAPPED = '<tool_result tool="read_file" trust="untrusted-data">'
+
+
+@pytest.fixture(autouse=True)
+def python_grep(monkeypatch):
+    """Exact search with the pure-Python engine: a unit test starts no ripgrep process (the
+    examples' integration tests run the same code with ripgrep)."""
+    monkeypatch.setattr(ripgrep_search, "find_rg", lambda: None)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from langgraph.store.memory import InMemoryStore
 from engram.api import BudgetMiddleware, ContextPackMiddleware, MemoryMiddleware, engram_tools
 from engram.graph.api.middleware import EngramAgentState
 from engram.graph.compaction.history_rules import CLEARED_PREFIX, validate_history
+from engram.stores.codeindex import ripgrep_search
 from engram.stores.memory.fact_store import FactStore
 from engram.stores.project_key import project_key
 from engram.stores.spill import SPILL_DIR
@@ -31,6 +32,13 @@ FACT = "Totals are computed in cents, never floats"
 
 def words(text: str) -> int:
     return len(text.split())
+
+
+@pytest.fixture(autouse=True)
+def python_grep(monkeypatch):
+    """Exact search with the pure-Python engine: a unit test starts no ripgrep process (the
+    examples' integration tests run the same code with ripgrep)."""
+    monkeypatch.setattr(ripgrep_search, "find_rg", lambda: None)
 
 
 @pytest.fixture
