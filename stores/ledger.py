@@ -141,7 +141,8 @@ class Ledger:
         for event in self.read(thread_id):
             kind = event.get("kind")
             if kind == "message":
-                versions[version_key(event)] = event
+                versions[version_key(event)] = {k: v for k, v in event.items()
+                                                if k not in ("ts", "kind")}
             elif kind == "tools":
                 tool_sets[str(event.get("sha"))] = list(event.get("tools") or [])
             elif kind == "model_call":
