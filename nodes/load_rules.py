@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from engram.graph.compaction.history_rules import commit_messages
@@ -43,7 +43,7 @@ async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
             f"{sum(f.included_chars for f in rules.files)} fit the rules budget"
         )
     update: dict[str, Any] = {}
-    history = list(state.messages)
+    history: list[BaseMessage] = list(state.messages)
     # A new request after a fork or replay at a pending tool step would leave those calls
     # unanswered, and the endpoint would refuse the whole history: close them first.
     repair = close_unanswered_calls(history)

@@ -102,6 +102,8 @@ def episodes(project: Path) -> int:
 
 
 def test_fork_and_replay_at_every_checkpoint_then_a_new_task(project: Path, stub: OpenAIStub):
+    # A remembered fact, so the first request carries an appended memory block.
+    cli(project, "memory", "save", "The settings file app.toml is parsed by load_settings")
     done = subprocess.run([str(ENGRAM), "run", TASK, "--thread", THREAD, "--path", str(project),
                            "--json"], env=dict(os.environ), capture_output=True, text=True,
                           timeout=300, check=False)
