@@ -96,8 +96,9 @@ def test_thread_and_checkpoint_prefixes_resolve_against_the_checkpointer(saver):
     assert resolve_thread(saver, "nope", new_ok=True) == "nope"
     short = unique_prefixes([first, second], 8)
     assert resolve_checkpoint(saver, "20260101-aaa", short[second]) == second
+    assert resolve_checkpoint(saver, "20260101-aaa", second) == second
     with pytest.raises(SessionError, match="no checkpoint"):
-        resolve_checkpoint(saver, "20260102-bbb", short[second])
+        resolve_checkpoint(saver, "20260102-bbb", first)
 
 
 def _status_error(status: int, message: str) -> openai.APIStatusError:
