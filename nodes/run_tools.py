@@ -8,17 +8,13 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
-from pydantic import ValidationError
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
-from engram.graph.errors import EngramError
 from engram.graph.state import State
 from engram.graph.tools.available_tools import build_tools
-from engram.graph.tools.project_tools import wrap_tool_result
+from engram.graph.tools.tool_output import TOOL_ERRORS, deliver_tool_output, tool_error_text
 from engram.nodes.node_support import record_messages
-from engram.stores.errors import StoreError
-from engram.stores.spill import spill_if_large
 
 __all__ = ["run_tools"]
 
@@ -32,9 +28,8 @@ async def _run_one(tool: BaseTool | None, call: dict[str, Any]) -> tuple[str, bo
         return f"error: unknown tool {call['name']!r}", True
     try:
         result = await tool.ainvoke(call.get("args") or {})
-    except (EngramError, StoreError, ValidationError, OSError, ValueError) as exc:
-        hint = getattr(exc, "hint", "")
-        return f"error: {exc}" + (f"\nhint: {hint}" if hint else ""), True
+    except TOOL_ERRORS as exc:
+        return tool_error_text(exc), True
     return str(result), False
 
 
@@ -49,16 +44,13 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     results: list[ToolMessage] = []
     notes: list[str] = []
     for call, (raw, failed) in zip(calls, outcomes, strict=True):
-        try:
-            text = spill_if_large(
-                runtime.context.project_path, call["name"], str(call["id"]), raw
-            ).text
-        except OSError as exc:
-            notes.append(f"could not save a large {call['name']} output: {exc}")
-            text = raw
+        text, note = deliver_tool_output(
+            runtime.context.project_path, call["name"], str(call["id"]), raw
+        )
+        notes.extend([note] if note else [])
         results.append(
             ToolMessage(
-                content=wrap_tool_result(call["name"], text),
+                content=text,
                 tool_call_id=call["id"],
                 name=call["name"],
                 status="error" if failed else "success",
