@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engram.graph.errors import PathOutsideProjectError, ToolError
-from engram.stores.paths import PathEscapeError, UnsafeFileError, confine, display_path, open_regular
+from engram.stores.paths import (
+    PathEscapeError,
+    UnsafeFileError,
+    confine,
+    display_path,
+    open_regular,
+)
 
 __all__ = ["READ_MAX_CHARS", "READ_MAX_LINES", "read_project_file"]
 
