@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from pydantic import BaseModel, Field
 from engram.graph.context import Context
 from engram.graph.errors import ToolError
 from engram.graph.tools.file_reading import read_project_file
-from engram.stores.codeindex.ripgrep_search import grep
+from engram.stores.codeindex.ripgrep_search import RG_TIMEOUT_S, grep
 from engram.stores.errors import StoreError
 from engram.stores.paths import display_path
 from engram.stores.walk import walk_project
@@ -73,6 +74,9 @@ def _grep(
         )
     except StoreError as exc:
         raise ToolError(str(exc)) from None
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"the search for {pattern!r} took longer than "
+                        f"{RG_TIMEOUT_S:g} s; use a more specific pattern or a glob") from None
     if not matches:
         return f"no matches for {pattern!r}"
     lines = [f"{display_path(m.path)}:{m.line}: {m.text}" for m in matches[:limit]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,14 +15,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engram.stores.errors import StoreError
-from engram.stores.paths import SECRET_PATH_PATTERNS, SECRET_PATTERNS, SKIP_DIRS, listable
+from engram.stores.paths import (
+    SECRET_PATH_PATTERNS,
+    SECRET_PATTERNS,
+    SKIP_DIRS,
+    is_skipped_dir,
+    listable,
+)
 from engram.stores.walk import read_text, walk_project
 
-__all__ = ["GrepMatch", "InvalidPatternError", "find_rg", "grep"]
+__all__ = ["RG_TIMEOUT_S", "GrepMatch", "InvalidPatternError", "find_rg", "grep"]
 
 DEFAULT_MAX_RESULTS = 200
 MAX_LINE_CHARS = 400
 RG_TIMEOUT_S = 30.0
+RG_IGNORE_FILES = frozenset({".gitignore", ".ignore", ".rgignore"})
+"""Per-folder ignore files ripgrep opens as it walks."""
 
 
 class InvalidPatternError(StoreError, ValueError):
@@ -78,9 +87,31 @@ def grep(
     """
     root = root.resolve()
     binary = find_rg() if rg_path == "auto" else rg_path
-    if binary:
+    if binary and not _has_unsafe_ignore_file(root):
         return _grep_rg(binary, root, pattern, literal, ignore_case, max_results, glob)
     return _grep_python(root, pattern, literal, ignore_case, max_results, glob)
+
+
+def _has_unsafe_ignore_file(root: Path) -> bool:
+    """Return True when an ignore file ripgrep would open is not a regular file.
+
+    ripgrep reads every ignore file it meets with a blocking open, so a FIFO named
+    ``.gitignore`` would hang it; such a tree is searched by the Python fallback instead,
+    which opens only regular files. Listing the folders costs a fraction of the search.
+    """
+    stack = [str(root)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as scan:
+                for entry in scan:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not is_skipped_dir(entry.name):
+                            stack.append(entry.path)
+                    elif entry.name in RG_IGNORE_FILES and not entry.is_file():
+                        return True
+        except OSError:
+            continue
+    return False
 
 
 def _grep_rg(
