@@ -107,3 +107,11 @@ def test_a_fifo_does_not_hang_a_run_of_the_tools_through_the_graph(hostile, engr
         pytest.skip("no FIFOs on this OS")
     result = _engram(engram_home, "search", "needle", "--mode", "exact", "--path", str(hostile.root))
     assert result.returncode == 0 and "src/app.py" in result.stdout
+
+
+def test_the_confinement_bench_holds_everywhere(capsys):
+    from bench.reliability.confinement import main
+
+    assert main(["--no-mcp"]) == 0
+    table = capsys.readouterr().out
+    assert "grep_code" in table and "FAILED" not in table
