@@ -45,12 +45,13 @@ async def call_with_timeout(name: str, func: Callable[[], T], timeout_s: float) 
     context = contextvars.copy_context()
 
     def work() -> None:
+        outcome: object
         try:
-            value, failed = context.run(func), False
+            outcome, failed = context.run(func), False
         except BaseException as exc:  # handed to the awaiting caller, which re-raises it
-            value, failed = exc, True
+            outcome, failed = exc, True
         try:
-            loop.call_soon_threadsafe(_settle, future, value, failed)
+            loop.call_soon_threadsafe(_settle, future, outcome, failed)
         except RuntimeError:  # the loop closed after the caller timed out
             return
 

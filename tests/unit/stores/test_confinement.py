@@ -138,3 +138,21 @@ def test_rules_files_never_follow_links_to_secrets(hostile, tmp_path):
     rules = load_rules_files(hostile.root, tmp_path / "home")
     assert MARKER not in rules.text
     assert "use tabs" in rules.text
+
+
+def test_a_session_reads_its_own_spilled_outputs_and_no_other(hostile):
+    from engram.stores.spill import session_spill_folder, spill_if_large
+
+    mine = spill_if_large(hostile.root, "grep_code", "c1", "x" * 50, session="me", limit=10)
+    theirs = spill_if_large(hostile.root, "grep_code", "c2", "y" * 50, session="them", limit=10)
+    assert mine.path and theirs.path
+    context = Context(project=str(hostile.root))
+    own = {t.name: t for t in build_core_tools(context, spill_folder=session_spill_folder("me"))}
+    assert "x" * 50 in own["read_file"].invoke({"path": mine.path})
+    for path in (theirs.path, ".engram/ledger/other-session.jsonl",
+                 session_spill_folder("me") + "/../them/" + theirs.path.rsplit("/", 1)[1]):
+        with pytest.raises(ToolError):
+            own["read_file"].invoke({"path": path})
+    over_mcp = {t.name: t for t in build_core_tools(context)}
+    with pytest.raises(ToolError):
+        over_mcp["read_file"].invoke({"path": mine.path})
