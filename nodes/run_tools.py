@@ -14,7 +14,9 @@ from engram.graph.deps import Deps
 from engram.graph.state import State
 from engram.graph.tools.available_tools import build_tools
 from engram.graph.tools.tool_output import TOOL_ERRORS, deliver_tool_output, tool_error_text
-from engram.nodes.node_support import record_messages
+from engram.graph.tools.tool_timeout import call_with_timeout
+from engram.nodes.node_support import current_thread_id, record_messages
+from engram.stores.spill import session_spill_folder
 
 __all__ = ["run_tools"]
 
@@ -22,12 +24,15 @@ EXTERNAL_TOOLS: frozenset[str] = frozenset()
 """Tools whose output comes from outside the project (web, MCP); none are built in yet."""
 
 
-async def _run_one(tool: BaseTool | None, call: dict[str, Any]) -> tuple[str, bool]:
+async def _run_one(
+    tool: BaseTool | None, call: dict[str, Any], timeout_s: float
+) -> tuple[str, bool]:
     """Return (output text, failed) for one tool call; failures go back to the model."""
     if tool is None:
         return f"error: unknown tool {call['name']!r}", True
+    args = call.get("args") or {}
     try:
-        result = await tool.ainvoke(call.get("args") or {})
+        result = await call_with_timeout(tool.name, lambda: tool.invoke(args), timeout_s)
     except TOOL_ERRORS as exc:
         return tool_error_text(exc), True
     return str(result), False
@@ -38,14 +43,20 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     last = state.messages[-1] if state.messages else None
     if not isinstance(last, AIMessage) or not last.tool_calls:
         raise ValueError("run_tools was reached without pending tool calls")
-    tools = {t.name: t for t in build_tools(runtime.context, deps, runtime.store)}
+    session = current_thread_id()
+    available = build_tools(runtime.context, deps, runtime.store,
+                            spill_folder=session_spill_folder(session))
+    tools = {t.name: t for t in available}
     calls = list(last.tool_calls)
-    outcomes = await asyncio.gather(*(_run_one(tools.get(c["name"]), dict(c)) for c in calls))
+    timeout_s = runtime.context.tool_timeout_s
+    outcomes = await asyncio.gather(
+        *(_run_one(tools.get(c["name"]), dict(c), timeout_s) for c in calls)
+    )
     results: list[ToolMessage] = []
     notes: list[str] = []
     for call, (raw, failed) in zip(calls, outcomes, strict=True):
         text, note = deliver_tool_output(
-            runtime.context.project_path, call["name"], str(call["id"]), raw
+            runtime.context.project_path, call["name"], str(call["id"]), raw, session=session
         )
         notes.extend([note] if note else [])
         results.append(

@@ -13,6 +13,7 @@ from engram.graph.retrieval.open_code_index import embedder_for, open_project_in
 from engram.stores.codeindex.code_index import CodeHit
 from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, locate_on_the_fly
 from engram.stores.errors import IndexNotBuiltError, StoreError
+from engram.stores.paths import display_path
 
 __all__ = [
     "SEARCH_CODE_DEFAULT_K",
@@ -53,7 +54,7 @@ def _render(hits: list[CodeHit], note: str = "") -> str:
     for hit in hits:
         symbol = f"  {hit.symbol}" if hit.symbol else ""
         lines.append(
-            f"{hit.path}:{hit.start_line}-{hit.end_line}{symbol} "
+            f"{display_path(hit.path)}:{hit.start_line}-{hit.end_line}{symbol} "
             f"({hit.kind}, {hit.source}, score {hit.score:.4f})"
         )
     return "\n".join(lines)

@@ -33,7 +33,7 @@ def tool_error_text(error: BaseException) -> str:
 
 
 def deliver_tool_output(
-    project_root: Path, tool: str, call_id: str, raw: str
+    project_root: Path, tool: str, call_id: str, raw: str, *, session: str = "default"
 ) -> tuple[str, str]:
     """Return the wrapped text for the model and a note ("" unless spilling failed).
 
@@ -42,10 +42,11 @@ def deliver_tool_output(
         tool: Name of the tool.
         call_id: The tool call id (names the spill file).
         raw: The tool's output (or error text).
+        session: The thread whose spill folder takes it (see ``stores.spill``).
     """
     note = ""
     try:
-        text = spill_if_large(project_root, tool, call_id, raw).text
+        text = spill_if_large(project_root, tool, call_id, raw, session=session).text
     except OSError as exc:
         note = f"could not save a large {tool} output: {exc}"
         text = raw

@@ -24,6 +24,7 @@ from engram.stores.codegraph.symbol_extraction import FileFacts, extract_file
 from engram.stores.codegraph.symbol_tables import ProjectIndex
 from engram.stores.errors import IndexCorruptError, IndexNotBuiltError
 from engram.stores.languages import language_of
+from engram.stores.paths import read_regular
 from engram.stores.walk import ProjectFile, walk_project
 
 __all__ = [
@@ -106,7 +107,7 @@ def _build(
     new_facts: dict[str, FileFacts] = {}
     for f in changed:
         try:
-            source = f.abs_path.read_bytes()
+            source = read_regular(f.abs_path)
         except OSError:
             continue
         facts = extract_file(f.path, source, _language(f.path) or "")

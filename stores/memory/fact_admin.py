@@ -9,7 +9,7 @@ from datetime import datetime
 
 from langgraph.store.base import BaseStore, PutOp
 
-from engram.stores.errors import StoreError
+from engram.stores.errors import SecretRefusedError, StoreError
 from engram.stores.memory.fact_store import (
     GLOBAL_NAMESPACE,
     Fact,
@@ -22,6 +22,7 @@ from engram.stores.memory.fact_store import (
     new_fact_id,
 )
 from engram.stores.memory.memory_conflicts import ConflictIndex
+from engram.stores.secrets import find_secret_in
 from engram.stores.write_lock import write_lock
 
 __all__ = [
@@ -158,7 +159,7 @@ def import_jsonl(
             record.setdefault("id", new_fact_id())
             record.setdefault("seq", number)
             fact = Fact.from_record(record, project_key=project_key, now=now)
-            check_secret(fact.text)
+            _check_fields(fact)
         except (ValueError, StoreError) as exc:
             skipped.append((number, str(exc)))
             continue
@@ -174,6 +175,17 @@ def import_jsonl(
     for namespace in sorted(touched):
         bump_revision(store, namespace)
     return ImportReport(imported=len(pending), skipped=tuple(skipped))
+
+
+def _check_fields(fact: Fact) -> None:
+    """Refuse a fact any of whose stored fields (not only its text) holds a credential.
+
+    Raises:
+        SecretRefusedError: A field looks like it holds a secret.
+    """
+    kind = find_secret_in(fact.to_record())
+    if kind is not None:
+        raise SecretRefusedError(f"refused to import this fact: a field contains a {kind}")
 
 
 def _write(store: BaseStore, fact: Fact) -> None:
