@@ -49,6 +49,7 @@ __all__ = [
 MEMORY_DB = "memory.sqlite"
 CHECKPOINT_DB = "checkpoints.sqlite"
 SQLITE_BUSY_TIMEOUT_S = 30.0
+PRIVATE_FILE_MODE = 0o600
 
 
 def database_url() -> str:
@@ -69,6 +70,8 @@ def sqlite_connect(path: Path) -> sqlite3.Connection:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite_lock(path)("open"):
+        if not path.exists():  # created owner-only, like the ledger: it holds memory and code
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
         conn = sqlite3.connect(
             str(path), check_same_thread=False, isolation_level=None,
             timeout=SQLITE_BUSY_TIMEOUT_S,

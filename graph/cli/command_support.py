@@ -40,8 +40,8 @@ ENDPOINT_HINT = (
 
 
 def load_context(path: Path | None = None, **overrides: Any) -> Context:
-    """Build run settings from the environment, with the project from ``--path`` or the CWD."""
-    root = (path or Path.cwd()).expanduser().resolve()
+    """Build run settings: the project from ``--path``, else ``ENGRAM_PROJECT``, else the CWD."""
+    root = (path or Path(os.environ.get("ENGRAM_PROJECT") or Path.cwd())).expanduser().resolve()
     if not root.is_dir():
         what = "is not a folder" if root.exists() else "does not exist"
         raise ConfigError(f"project path {root} {what}",
