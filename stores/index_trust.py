@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import logging
 import os
 import shutil
 import socket
@@ -36,8 +35,6 @@ INDEX_FORMAT_VERSION = 5
 """Version of everything under ``.engram/index``; another version is rebuilt, not read."""
 MAX_STAMP_BYTES = 4096
 MACHINE_ID_FILES = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
-
-log = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=1)
@@ -83,17 +80,22 @@ def is_trusted(index_dir: Path, root: Path) -> bool:
     return stamp == expected_stamp(root)
 
 
-def claim_index_dir(index_dir: Path, root: Path) -> bool:
+def claim_index_dir(index_dir: Path, root: Path, *, discard: bool = False) -> bool:
     """Make ``index_dir`` a trusted, stamped folder; discard whatever it held otherwise.
 
+    Args:
+        index_dir: The project's index folder.
+        root: The project root it indexes.
+        discard: Discard the contents even when stamped (they were found unreadable).
+
     Returns:
-        True when untrusted contents were discarded (the caller rebuilds from the files).
+        True when contents were discarded (the caller rebuilds from the files).
     """
-    if is_trusted(index_dir, root):
+    if not discard and is_trusted(index_dir, root):
         return False
     make_private_dir(index_dir.parent)
     with file_lock(index_dir.parent / "index.lock")("claim"):
-        if is_trusted(index_dir, root):  # another process claimed it meanwhile
+        if not discard and is_trusted(index_dir, root):  # another process claimed it meanwhile
             return False
         discarded = index_dir.is_symlink() or (index_dir.is_dir() and any(index_dir.iterdir()))
         if discarded:
@@ -103,9 +105,6 @@ def claim_index_dir(index_dir: Path, root: Path) -> bool:
                 aside.unlink()
             else:
                 shutil.rmtree(aside, ignore_errors=True)
-            log.warning(
-                "engram: discarded %s (written on another machine, by another engram version, "
-                "or shipped with the repository); rebuilding it from the files", index_dir)
         elif index_dir.exists() and not index_dir.is_dir():
             index_dir.unlink()
         make_private_dir(index_dir)

@@ -13,6 +13,7 @@ from typing import Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
+from engram.graph.cli.storage_errors import storage_failures, storage_message
 from engram.graph.context import Context
 from engram.graph.errors import ConfigError, EngramError, ModelNotConfiguredError
 from engram.stores.errors import StoreError
@@ -96,7 +97,7 @@ def _endpoint_message(exc: BaseException) -> str:
 
 
 def handle_errors(func: F) -> F:
-    """Turn engram's own errors into a message and exit code instead of a traceback."""
+    """Turn engram's own errors, and storage failures, into a message and exit code."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -106,6 +107,11 @@ def handle_errors(func: F) -> F:
             fail(str(exc), getattr(exc, "hint", ""))
         except _endpoint_errors() as exc:
             fail(_endpoint_message(exc), ENDPOINT_HINT, code=EXIT_FAILURE)
+        except storage_failures() as exc:
+            found = storage_message(exc)
+            if found is None:
+                raise
+            fail(*found, code=EXIT_FAILURE)
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/]")
             raise typer.Exit(130) from None
