@@ -28,11 +28,13 @@ def make_private_dir(folder: Path) -> Path:
     Returns:
         ``folder``.
     """
-    folder.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     for candidate in (folder, *folder.parents):
         if candidate.name == ENGRAM_DIR:
+            # Made first: ``mkdir(parents=True)`` gives only the last folder ``mode``.
+            candidate.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
             _write_gitignore(candidate)
             break
+    folder.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     return folder
 
 

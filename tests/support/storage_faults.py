@@ -191,6 +191,11 @@ def _both_facts_imported(project: Path, home: Path) -> str:
     return "" if found else f"the good lines were not imported: {done.stdout[-300:]}"
 
 
+def _memory_untouched(project: Path, home: Path) -> str:
+    size = (home / "memory.sqlite").stat().st_size
+    return "" if size == 3000 else f"doctor changed the damaged memory.sqlite ({size} bytes)"
+
+
 CASES: tuple[Case, ...] = (
     Case("hostile repository", "pickles shipped, `engram graph`", ship_pickles,
          ("graph", "sum_prices", "--relation", "callers"), after=graph_rebuilt),
@@ -217,6 +222,11 @@ CASES: tuple[Case, ...] = (
     Case("unavailable store", "invalid ENGRAM_DATABASE_URL", lambda project, home: None,
          ("memory", "list"), env={"ENGRAM_DATABASE_URL": "host=db user"}, exit_ok=False,
          says="ENGRAM_DATABASE_URL"),
+    Case("doctor", "damaged manifest is rebuilt", stamped(_garbage("manifest.sqlite")),
+         ("doctor",), says="repaired", after=search_works),
+    Case("doctor", "truncated memory.sqlite is reported, not touched",
+         _truncated("memory.sqlite", ("memory", "save", "Deploys run from main")),
+         ("doctor",), exit_ok=False, says="broken", after=_memory_untouched),
     Case("bad import", "5,000-deep line and huge integers", _import_file,
          ("memory", "import", "facts.jsonl"), says="skipped line 2",
          after=_both_facts_imported),
