@@ -9,6 +9,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from engram.stores.project_dir import make_private_dir
+
 __all__ = [
     "SPILL_DIR",
     "SPILL_LIMIT_CHARS",
@@ -46,7 +48,7 @@ def _safe(part: str) -> str:
 
 
 def _atomic_write(target: Path, text: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(target.parent)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".txt")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

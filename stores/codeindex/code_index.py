@@ -8,6 +8,7 @@ is in ``engram.stores.codeindex.incremental_index``.
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,9 +29,15 @@ from engram.stores.codeindex.incremental_index import IndexProgress, IndexStats,
 from engram.stores.codeindex.index_manifest import Manifest
 from engram.stores.codeindex.issue_reading import read_issue
 from engram.stores.codeindex.rank_fusion import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
-from engram.stores.codeindex.vector_store import InMemoryVectors, VectorStore, open_chroma_vectors
+from engram.stores.codeindex.vector_store import (
+    InMemoryVectors,
+    VectorStore,
+    open_chroma_vectors,
+    release_embedded_chroma,
+)
 from engram.stores.embeddings.embedders import Embedder
-from engram.stores.errors import IndexNotBuiltError
+from engram.stores.errors import DatabaseUnreadableError, IndexCorruptError, IndexNotBuiltError
+from engram.stores.index_trust import claim_index_dir
 from engram.stores.walk import WalkReport
 
 __all__ = [
@@ -45,6 +52,8 @@ __all__ = [
     "open_code_index",
     "open_memory_code_index",
 ]
+
+log = logging.getLogger(__name__)
 
 INDEX_DIR = Path(".engram") / "index"
 """Where a project's index lives, relative to its root."""
@@ -409,13 +418,38 @@ def open_code_index(
 ) -> ProjectCodeIndex:
     """Open (creating if needed) the persistent code index of ``project``.
 
+    An index folder this engram did not stamp for this project is discarded unread first
+    (``engram.stores.index_trust``).
+
+    An index whose files cannot be read (a damaged manifest or Chroma store) is discarded and
+    started afresh; the next update rebuilds it.
+
     Raises:
         BackendUnavailableError: ``chroma_url`` is set and the server cannot be reached.
-        IndexCorruptError: The embedded Chroma files cannot be opened.
     """
     root = project.expanduser().resolve()
     index_dir = root / INDEX_DIR
-    index_dir.mkdir(parents=True, exist_ok=True)
+    if claim_index_dir(index_dir, root):
+        log.warning("engram: discarded the code index in %s (written on another machine, by "
+                    "another engram version, or shipped with the repository); `engram index` "
+                    "rebuilds it", index_dir)
+    try:
+        return _open_index(root, index_dir, embedder, chroma_url, weights)
+    except (IndexCorruptError, DatabaseUnreadableError) as exc:
+        log.warning("engram: the code index in %s cannot be read (%s); starting it afresh, "
+                    "`engram index` rebuilds it", index_dir, exc)
+        release_embedded_chroma()
+        claim_index_dir(index_dir, root, discard=True)
+        return _open_index(root, index_dir, embedder, chroma_url, weights)
+
+
+def _open_index(
+    root: Path,
+    index_dir: Path,
+    embedder: Embedder,
+    chroma_url: str,
+    weights: Mapping[str, float] | None,
+) -> ProjectCodeIndex:
     vectors = open_chroma_vectors(index_dir, embedder.model_id, chroma_url)
     manifest = Manifest.open(index_dir / "manifest.sqlite")
     return ProjectCodeIndex(
