@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -25,6 +24,7 @@ from langgraph.store.base import BaseStore
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.node_entry import node_entry
 from engram.graph.retrieval.branch_timeout import wire_retrieval
 from engram.graph.routes import (
     route_after_call_model,
@@ -55,14 +55,13 @@ Node = Callable[..., Any]
 
 
 def _add(graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps) -> None:
-    """Add a node under its function name with the live handles bound.
+    """Add a node under its function name with the live handles bound (sync and async).
 
     Nodes whose work blocks (files, SQLite, Chroma, ripgrep, tree-sitter) are plain functions,
-    which LangGraph runs in its worker threads, away from the event loop (the LangGraph server
-    refuses blocking calls on its loop); the async nodes send their blocking parts to
-    ``asyncio.to_thread``.
+    run in worker threads, away from the event loop (the LangGraph server refuses blocking
+    calls on its loop); the async nodes send their blocking parts to ``asyncio.to_thread``.
     """
-    graph.add_node(node.__name__, partial(node, deps=deps))
+    graph.add_node(node.__name__, node_entry(node, deps))
 
 
 def builder(
@@ -99,7 +98,7 @@ def builder(
     return graph
 
 
-async def _retrieve_gate(state: State) -> dict[str, Any]:
+def _retrieve_gate(state: State) -> dict[str, Any]:
     """Join point before the parallel retrieval branches (no state change)."""
     return {}
 

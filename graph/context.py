@@ -83,6 +83,10 @@ class Context:
         default=500,
         metadata={"description": "Timeout of each parallel retrieval branch in milliseconds."},
     )
+    tool_timeout_s: float = field(
+        default=60.0,
+        metadata={"description": "Seconds one tool call may run before it fails with an error."},
+    )
     embedding_provider: EmbeddingProvider = field(
         default="default",
         metadata={
@@ -135,8 +139,8 @@ class Context:
 
         Args:
             env: The environment to read; ``os.environ`` when omitted.
-            **overrides: Values that win over the environment (e.g. CLI flags); ``None``
-                values are ignored.
+            **overrides: Values that win over the environment (e.g. CLI flags, a run's
+                context); ``None`` and empty strings mean "not set" and are ignored.
 
         Raises:
             ConfigError: A variable holds a value of the wrong type or outside its choices.
@@ -150,7 +154,7 @@ class Context:
             if raw is None or raw == "":
                 continue
             values[f.name] = _convert(f, raw)
-        values.update({k: v for k, v in overrides.items() if v is not None})
+        values.update({k: v for k, v in overrides.items() if v not in (None, "")})
         context = cls(**values)
         context.validate()
         return context
@@ -202,8 +206,9 @@ class Context:
             )
         if self.mode not in get_args(Mode):
             raise ConfigError(f"unknown mode {self.mode!r}", hint="use 'agent' or 'context'")
-        if self.budget < 0 or self.branch_timeout_ms <= 0 or self.max_steps <= 0:
-            raise ConfigError("budget, branch timeout and max steps must be positive")
+        if (self.budget < 0 or self.branch_timeout_ms <= 0 or self.max_steps <= 0
+                or not self.tool_timeout_s > 0):
+            raise ConfigError("budget, branch and tool timeouts and max steps must be positive")
 
 
 def _env_name(field_name: str) -> str:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
 
+from engram.graph.compaction.history_rules import commit_messages
+from engram.graph.compaction.tool_pairing import close_unanswered_calls
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.errors import ConfigError
 from engram.graph.prompts import render_system_prompt
 from engram.graph.state import State
-from engram.nodes.node_support import record_messages
+from engram.nodes.node_support import current_thread_id
+from engram.stores.ledger import Ledger
 from engram.stores.rules import load_rules_files
 
 __all__ = ["latest_user_text", "load_rules"]
@@ -51,9 +54,21 @@ def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[s
             f"rules files total {rules.total_chars} characters; only the first "
             f"{sum(f.included_chars for f in rules.files)} fit the rules budget"
         )
-    if state.messages and isinstance(state.messages[-1], HumanMessage):
-        record_messages(context, [state.messages[-1]])
+    update: dict[str, Any] = {}
+    history: list[BaseMessage] = list(state.messages)
+    # A new request after a fork or replay at a pending tool step would leave those calls
+    # unanswered, and the endpoint would refuse the whole history: close them first.
+    repair = close_unanswered_calls(history)
+    if repair is not None:
+        history = repair.messages
+        update["messages"] = commit_messages(history)
+        notes.append(repair.note())
+    # Messages can also enter through ``update_state`` (API, Studio) without any node running;
+    # the ledger records every version it has not seen yet when the next turn starts.
+    if history:
+        Ledger.for_project(context.project_path).append_messages(current_thread_id(), history)
     return {
+        **update,
         "task": latest_user_text(state),
         "system_prompt": render_system_prompt(rules.text, rules.truncated),
         "rules_report": {

@@ -15,6 +15,8 @@ from engram.graph.deps import Deps
 from engram.graph.profile.phase0_loading import FactsRecaller, run_phase0
 from engram.graph.state import State
 from engram.graph.tokens import count_text
+from engram.nodes.node_support import current_thread_id
+from engram.stores.ledger import Ledger
 from engram.stores.memory.fact_recall import recall_facts
 from engram.stores.memory.fact_store import FactStore
 
@@ -61,6 +63,8 @@ def retrieve_memory(
     approval: dict[str, Any] = {}
     if result.profile.risk == "high" and context.auto_approve:
         approval = {"action": "approve", "approved": True, "constraints": "", "auto": True}
+        Ledger.for_project(context.project_path).append(
+            current_thread_id(), "approval", {**approval, "task": task})
     return {
         "task": task,
         "task_profile": result.profile.to_dict(),

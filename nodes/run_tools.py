@@ -8,17 +8,15 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
-from pydantic import ValidationError
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
-from engram.graph.errors import EngramError
 from engram.graph.state import State
 from engram.graph.tools.available_tools import build_tools
-from engram.graph.tools.project_tools import wrap_tool_result
-from engram.nodes.node_support import record_messages
-from engram.stores.errors import StoreError
-from engram.stores.spill import spill_if_large
+from engram.graph.tools.tool_output import TOOL_ERRORS, deliver_tool_output, tool_error_text
+from engram.graph.tools.tool_timeout import call_with_timeout
+from engram.nodes.node_support import current_thread_id, record_messages
+from engram.stores.spill import session_spill_folder
 
 __all__ = ["run_tools"]
 
@@ -26,39 +24,39 @@ EXTERNAL_TOOLS: frozenset[str] = frozenset()
 """Tools whose output comes from outside the project (web, MCP); none are built in yet."""
 
 
-async def _run_one(tool: BaseTool | None, call: dict[str, Any]) -> tuple[str, bool]:
+async def _run_one(
+    tool: BaseTool | None, call: dict[str, Any], timeout_s: float
+) -> tuple[str, bool]:
     """Return (output text, failed) for one tool call; failures go back to the model."""
     if tool is None:
         return f"error: unknown tool {call['name']!r}", True
+    args = call.get("args") or {}
     try:
-        result = await tool.ainvoke(call.get("args") or {})
-    except (EngramError, StoreError, ValidationError, OSError, ValueError) as exc:
-        hint = getattr(exc, "hint", "")
-        return f"error: {exc}" + (f"\nhint: {hint}" if hint else ""), True
+        result = await call_with_timeout(tool.name, lambda: tool.invoke(args), timeout_s)
+    except TOOL_ERRORS as exc:
+        return tool_error_text(exc), True
     return str(result), False
 
 
 def _tool_messages(
-    context: Context, calls: list[Any], outcomes: list[tuple[str, bool]]
+    context: Context, calls: list[Any], outcomes: list[tuple[str, bool]], session: str
 ) -> tuple[list[ToolMessage], list[str]]:
-    """Spill large outputs, wrap each result as untrusted data and record them (blocking)."""
+    """Spill large outputs and wrap each result as untrusted data (blocking: writes files)."""
     results: list[ToolMessage] = []
     notes: list[str] = []
     for call, (raw, failed) in zip(calls, outcomes, strict=True):
-        try:
-            text = spill_if_large(context.project_path, call["name"], str(call["id"]), raw).text
-        except OSError as exc:
-            notes.append(f"could not save a large {call['name']} output: {exc}")
-            text = raw
+        text, note = deliver_tool_output(
+            context.project_path, call["name"], str(call["id"]), raw, session=session
+        )
+        notes.extend([note] if note else [])
         results.append(
             ToolMessage(
-                content=wrap_tool_result(call["name"], text),
+                content=text,
                 tool_call_id=call["id"],
                 name=call["name"],
                 status="error" if failed else "success",
             )
         )
-    record_messages(context, list(results))
     return results, notes
 
 
@@ -67,12 +65,20 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     last = state.messages[-1] if state.messages else None
     if not isinstance(last, AIMessage) or not last.tool_calls:
         raise ValueError("run_tools was reached without pending tool calls")
-    built = await asyncio.to_thread(build_tools, runtime.context, deps, runtime.store)
-    tools = {t.name: t for t in built}
+    session = current_thread_id()
+    # Building the tools and delivering their outputs touch the file system: off the loop.
+    available = await asyncio.to_thread(build_tools, runtime.context, deps, runtime.store,
+                                        spill_folder=session_spill_folder(session))
+    tools = {t.name: t for t in available}
     calls = list(last.tool_calls)
-    outcomes = await asyncio.gather(*(_run_one(tools.get(c["name"]), dict(c)) for c in calls))
-    # Writing spilled outputs and the ledger blocks; keep it off the event loop.
-    results, notes = await asyncio.to_thread(_tool_messages, runtime.context, calls, outcomes)
+    timeout_s = runtime.context.tool_timeout_s
+    outcomes = await asyncio.gather(
+        *(_run_one(tools.get(c["name"]), dict(c), timeout_s) for c in calls)
+    )
+    results, notes = await asyncio.to_thread(
+        _tool_messages, runtime.context, calls, list(outcomes), session
+    )
+    await record_messages(runtime.context, list(results))
     return {
         "messages": results,
         "tool_errors": state.tool_errors + sum(1 for _, failed in outcomes if failed),
