@@ -53,8 +53,9 @@ async def compact_history(
     )
     users = sum(1 for m in result.messages if isinstance(m, HumanMessage))
     event = {**result.event(), "user_turns": users}
-    ledger = Ledger.for_project(context.project_path)
-    await asyncio.to_thread(ledger.append, current_thread_id(), "compaction", event)
+    thread = current_thread_id()
+    await asyncio.to_thread(
+        lambda: Ledger.for_project(context.project_path).append(thread, "compaction", event))
     limits = thresholds(context.context_window)
     reported = state.last_usage.get("input") if state.last_usage else None
     estimate = reconcile(result.tokens_after, reported, state.budget.get("raw_estimate"))
