@@ -16,14 +16,21 @@ from engram.graph.errors import EngramError
 from engram.graph.state import State
 from engram.graph.tools.available_tools import build_tools
 from engram.graph.tools.project_tools import wrap_tool_result
+from engram.graph.tools.save_memory_tool import SAVE_MEMORY_TOOL
 from engram.nodes.node_support import record_messages
 from engram.stores.errors import StoreError
 from engram.stores.spill import spill_if_large
 
-__all__ = ["run_tools"]
+__all__ = ["TRUSTED_TOOLS", "run_tools", "untrusted_of"]
 
-EXTERNAL_TOOLS: frozenset[str] = frozenset()
-"""Tools whose output comes from outside the project (web, MCP); none are built in yet."""
+TRUSTED_TOOLS: frozenset[str] = frozenset({SAVE_MEMORY_TOOL})
+"""Tools whose results are engram's own words; every other result (project files, search
+output, MCP) is untrusted content."""
+
+
+def untrusted_of(calls: list[Any]) -> list[str]:
+    """Return the names of the tools among ``calls`` whose results are untrusted content."""
+    return list(dict.fromkeys(c["name"] for c in calls if c["name"] not in TRUSTED_TOOLS))
 
 
 async def _run_one(tool: BaseTool | None, call: dict[str, Any]) -> tuple[str, bool]:
@@ -43,7 +50,9 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     last = state.messages[-1] if state.messages else None
     if not isinstance(last, AIMessage) or not last.tool_calls:
         raise ValueError("run_tools was reached without pending tool calls")
-    tools = {t.name: t for t in build_tools(runtime.context, deps, runtime.store)}
+    # Calls of one step run together: a save sees only the results of earlier steps.
+    tools = {t.name: t for t in build_tools(runtime.context, deps, runtime.store,
+                                            after=state.untrusted_sources)}
     calls = list(last.tool_calls)
     outcomes = await asyncio.gather(*(_run_one(tools.get(c["name"]), dict(c)) for c in calls))
     results: list[ToolMessage] = []
@@ -68,6 +77,7 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     return {
         "messages": results,
         "tool_errors": state.tool_errors + sum(1 for _, failed in outcomes if failed),
-        "external_content_seen": any(c["name"] in EXTERNAL_TOOLS for c in calls),
+        "external_content_seen": bool(untrusted_of(calls)),
+        "untrusted_sources": untrusted_of(calls),
         "notes": notes,
     }

@@ -176,9 +176,14 @@ def _postgres(database_url: str) -> Iterator[None]:
 def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]:
     """Yield the memory store: ``SqliteStore`` in ``home`` or ``PostgresStore`` at a URL.
 
+    Stored facts are migrated to the current record schema on open (``migrate_facts``).
+
     Raises:
         BackendUnavailableError: Postgres was asked for but cannot be reached or imported.
     """
+    # The facts modules load BM25 and SciPy: only commands that open memory pay for them.
+    from engram.stores.memory.fact_migration import migrate_facts
+
     if database_url:
         with _postgres(database_url):
             from langgraph.store.postgres import PostgresStore
@@ -188,6 +193,7 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
                 advisory = PostgresAdvisoryLock(database_url)
                 register_write_lock(pg_store, advisory)
                 try:
+                    migrate_facts(pg_store)
                     yield pg_store
                 finally:
                     advisory.close()
@@ -199,6 +205,7 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
         with lock("setup"):  # two processes starting at once must not both migrate
             store.setup()
         register_write_lock(store, lock)
+        migrate_facts(store)
         yield store
     finally:
         conn.close()

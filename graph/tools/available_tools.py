@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 
@@ -16,16 +18,17 @@ __all__ = ["build_tools"]
 
 
 def build_tools(
-    context: Context, deps: Deps, store: BaseStore | None = None
+    context: Context, deps: Deps, store: BaseStore | None = None, *, after: Sequence[str] = ()
 ) -> list[BaseTool]:
     """Return the read-only project tools, semantic search, the code graph and memory saving.
 
     ``save_memory`` is offered only when a memory store is available: ``store`` (the one a
-    LangGraph server injects through the node's runtime) or else ``deps.store``.
+    LangGraph server injects through the node's runtime) or else ``deps.store``. ``after``
+    names the untrusted content read so far; ``save_memory`` quarantines what it saves then.
     """
     memory = store if store is not None else deps.store
     tools = build_core_tools(context)
     tools += [build_search_code_tool(context, deps), build_code_graph_tool(context, deps)]
     if memory is not None:
-        tools.append(build_save_memory_tool(context, memory))
+        tools.append(build_save_memory_tool(context, memory, after=after))
     return tools
