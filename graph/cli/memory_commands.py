@@ -151,7 +151,8 @@ def list_(
     with _opened(path) as (_, store, key):
         facts = all_facts(store, project_key=None if all_projects else key)
     if unverified:
-        facts = sorted((f for f in facts if f.status != "verified"), key=lambda f: not f.quarantined)
+        facts = sorted((f for f in facts if f.status != "verified"),
+                       key=lambda f: not f.quarantined)
     if as_json:
         print_json([f.to_record() for f in facts])
         return

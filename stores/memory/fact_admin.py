@@ -13,9 +13,9 @@ from engram.stores.errors import StoreError
 from engram.stores.memory.fact_store import (
     GLOBAL_NAMESPACE,
     Fact,
-    Scope,
     FactConflictError,
     FactStore,
+    Scope,
     bump_revision,
     check_secret,
     fact_namespace,

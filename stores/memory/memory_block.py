@@ -48,7 +48,10 @@ def is_stale(fact: Fact, now: datetime, *, after_days: int = STALE_AFTER_DAYS) -
 
 
 def provenance_mark(fact: Fact) -> str:
-    """Say who proposed ``fact`` and what untrusted content preceded it ("by model after read_file")."""
+    """Say who proposed ``fact`` and what untrusted content preceded it.
+
+    For example ``by user``, or ``by model after read_file, grep_code``.
+    """
     mark = f"by {SOURCE_LABELS.get(fact.source, fact.source)}"
     return f"{mark} after {', '.join(fact.after)}" if fact.after else mark
 
