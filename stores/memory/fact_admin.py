@@ -140,7 +140,9 @@ def replace_fact(
             matches = ConflictIndex(f.text for f in others).matches(text)
             if matches:
                 raise FactConflictError(text, [others[m.index] for m in matches], matches)
-        fact = replace(old, text=text, status="verified", last_verified=now, source="user")
+        # The person's own words now: no model proposed this text, nothing preceded it.
+        fact = replace(old, text=text, status="verified", last_verified=now, source="user",
+                       after=())
         _write(store, fact)
     return fact
 
