@@ -106,9 +106,9 @@ def pack_case(name: str, payload: str, work: Path) -> list[Outcome]:
     system, user = stub.requests[0]["messages"][:2]
     turn = str(user["content"])
     problem = structure_problems(turn, ["code_map", "slices"], payload)
-    tool_tags = [m for m in forged_markers(turn) if "tool_result" in m.lower()]
+    others = [m for m in forged_markers(turn) if not m.lower().startswith("[engram")]
     rules = str(system["content"]).split("Project and team rules", 1)[-1]
-    if not problem and (context_line_count(turn) != 1 or tool_tags):
+    if not problem and (context_line_count(turn) != 1 or others):
         problem = f"forged markers in the user turn: {forged_markers(turn)}"
     if not problem and (forged_markers(rules) or "<section" in rules.lower()):
         problem = f"forged markers in the system prompt's rules: {forged_markers(rules)}"

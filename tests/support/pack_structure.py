@@ -16,6 +16,7 @@ _OPEN = re.compile(r'<section name="([a-z_]+)">')
 _CLOSE = "</section>"
 _TOOL_TAG = re.compile(r"<\s*/?\s*tool_result\b", re.IGNORECASE)
 _CONTEXT_LINE = re.compile(r"\[\s*engram\b", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"\[\s*cleared tool result\b", re.IGNORECASE)
 
 
 class StructureError(AssertionError):
@@ -48,8 +49,13 @@ def pack_sections(text: str) -> list[str]:
 
 
 def forged_markers(text: str) -> list[str]:
-    """Return tool-result tags and ``[engram`` lines in ``text`` (pack text has none of its own)."""
-    return [m.group(0) for m in (*_TOOL_TAG.finditer(text), *_CONTEXT_LINE.finditer(text))]
+    """Return tool-result tags, ``[engram`` lines and compaction placeholders in ``text``.
+
+    Pack text has none of its own; a user turn has exactly one ``[engram context]`` line.
+    """
+    found = (*_TOOL_TAG.finditer(text), *_CONTEXT_LINE.finditer(text),
+             *_PLACEHOLDER.finditer(text))
+    return [m.group(0) for m in found]
 
 
 def context_line_count(text: str) -> int:
