@@ -8,18 +8,16 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
-from pydantic import ValidationError
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
-from engram.graph.errors import EngramError
 from engram.graph.state import State
 from engram.graph.tools.available_tools import build_tools
-from engram.graph.tools.project_tools import wrap_tool_result
 from engram.graph.tools.save_memory_tool import SAVE_MEMORY_TOOL
-from engram.nodes.node_support import record_messages
-from engram.stores.errors import StoreError
-from engram.stores.spill import spill_if_large
+from engram.graph.tools.tool_output import TOOL_ERRORS, deliver_tool_output, tool_error_text
+from engram.graph.tools.tool_timeout import call_with_timeout
+from engram.nodes.node_support import current_thread_id, record_messages
+from engram.stores.spill import session_spill_folder
 
 __all__ = ["TRUSTED_TOOLS", "run_tools", "untrusted_of"]
 
@@ -33,15 +31,17 @@ def untrusted_of(calls: list[Any]) -> list[str]:
     return list(dict.fromkeys(c["name"] for c in calls if c["name"] not in TRUSTED_TOOLS))
 
 
-async def _run_one(tool: BaseTool | None, call: dict[str, Any]) -> tuple[str, bool]:
+async def _run_one(
+    tool: BaseTool | None, call: dict[str, Any], timeout_s: float
+) -> tuple[str, bool]:
     """Return (output text, failed) for one tool call; failures go back to the model."""
     if tool is None:
         return f"error: unknown tool {call['name']!r}", True
+    args = call.get("args") or {}
     try:
-        result = await tool.ainvoke(call.get("args") or {})
-    except (EngramError, StoreError, ValidationError, OSError, ValueError) as exc:
-        hint = getattr(exc, "hint", "")
-        return f"error: {exc}" + (f"\nhint: {hint}" if hint else ""), True
+        result = await call_with_timeout(tool.name, lambda: tool.invoke(args), timeout_s)
+    except TOOL_ERRORS as exc:
+        return tool_error_text(exc), True
     return str(result), False
 
 
@@ -50,24 +50,27 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     last = state.messages[-1] if state.messages else None
     if not isinstance(last, AIMessage) or not last.tool_calls:
         raise ValueError("run_tools was reached without pending tool calls")
+    session = current_thread_id()
     # Calls of one step run together: a save sees only the results of earlier steps.
-    tools = {t.name: t for t in build_tools(runtime.context, deps, runtime.store,
-                                            after=state.untrusted_sources)}
+    available = build_tools(runtime.context, deps, runtime.store,
+                            spill_folder=session_spill_folder(session),
+                            after=state.untrusted_sources)
+    tools = {t.name: t for t in available}
     calls = list(last.tool_calls)
-    outcomes = await asyncio.gather(*(_run_one(tools.get(c["name"]), dict(c)) for c in calls))
+    timeout_s = runtime.context.tool_timeout_s
+    outcomes = await asyncio.gather(
+        *(_run_one(tools.get(c["name"]), dict(c), timeout_s) for c in calls)
+    )
     results: list[ToolMessage] = []
     notes: list[str] = []
     for call, (raw, failed) in zip(calls, outcomes, strict=True):
-        try:
-            text = spill_if_large(
-                runtime.context.project_path, call["name"], str(call["id"]), raw
-            ).text
-        except OSError as exc:
-            notes.append(f"could not save a large {call['name']} output: {exc}")
-            text = raw
+        text, note = deliver_tool_output(
+            runtime.context.project_path, call["name"], str(call["id"]), raw, session=session
+        )
+        notes.extend([note] if note else [])
         results.append(
             ToolMessage(
-                content=wrap_tool_result(call["name"], text),
+                content=text,
                 tool_call_id=call["id"],
                 name=call["name"],
                 status="error" if failed else "success",

@@ -9,11 +9,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from engram.stores.project_dir import make_private_dir
+
 __all__ = [
     "SPILL_DIR",
     "SPILL_LIMIT_CHARS",
     "SpillResult",
     "find_spill_path",
+    "session_spill_folder",
     "spill_if_large",
 ]
 
@@ -45,7 +48,7 @@ def _safe(part: str) -> str:
 
 
 def _atomic_write(target: Path, text: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(target.parent)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".txt")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
@@ -56,15 +59,25 @@ def _atomic_write(target: Path, text: str) -> None:
         raise
 
 
+def session_spill_folder(session: str) -> str:
+    """Return the project-relative folder holding one session's spilled outputs.
+
+    Each session gets its own folder so its ``read_file`` can open its own outputs and no
+    other session's.
+    """
+    return (SPILL_DIR / _safe(session)).as_posix()
+
+
 def spill_if_large(
     project_root: Path,
     tool_name: str,
     call_id: str,
     text: str,
     *,
+    session: str = "default",
     limit: int = SPILL_LIMIT_CHARS,
 ) -> SpillResult:
-    """Spill ``text`` to ``<project>/.engram/tool-outputs/`` when it exceeds ``limit`` chars.
+    """Spill ``text`` to ``<project>/.engram/tool-outputs/<session>/`` past ``limit`` chars.
 
     The full output is written atomically (temp file, then rename) and replaced in context by
     a note with its project-relative path and line count, plus head and tail previews, so the
@@ -75,6 +88,7 @@ def spill_if_large(
         tool_name: Name of the tool that produced the output (part of the file name).
         call_id: The tool call id (part of the file name).
         text: The tool output.
+        session: The session (thread id) the output belongs to.
         limit: Spill threshold in characters.
 
     Returns:
@@ -87,8 +101,8 @@ def spill_if_large(
         return SpillResult(text=text, path=None)
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
     name = f"{_safe(tool_name)}-{_safe(call_id)}-{digest}.txt"
-    relative = (SPILL_DIR / name).as_posix()
-    _atomic_write(Path(project_root) / SPILL_DIR / name, text)
+    relative = f"{session_spill_folder(session)}/{name}"
+    _atomic_write(Path(project_root) / relative, text)
     lines = text.count("\n") + 1
     head = text[:PREVIEW_HEAD_CHARS]
     tail = text[-PREVIEW_TAIL_CHARS:]

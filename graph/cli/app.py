@@ -16,6 +16,7 @@ from engram.graph.cli.command_support import (
     run_async,
 )
 from engram.graph.cli.context_commands import register as register_context
+from engram.graph.cli.doctor_command import register as register_doctor
 from engram.graph.cli.experience_commands import register as register_experience
 from engram.graph.cli.graph_commands import register as register_graph
 from engram.graph.cli.index_commands import register as register_index
@@ -64,25 +65,32 @@ def run(
     thread: str | None = typer.Option(None, "--thread", "-t", help="Continue this session."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    show_prompt: bool = typer.Option(False, "--show-prompt",
+                                     help="Print each model request in full before sending it."),
 ) -> None:
     """Run one task to completion and print the answer."""
     from langchain_core.messages import HumanMessage
 
     from engram.graph.cli.cli_runtime import open_app
+    from engram.graph.cli.prompt_view import PromptPrinter
+    from engram.graph.cli.session_ids import resolve_thread
     from engram.graph.cli.turn_runner import (
         ask_approval,
         new_thread_id,
         print_answer,
         run_turn,
+        session_config,
         status_line,
-        thread_config,
     )
 
     context = load_context(path, auto_approve=True if yes else None)
     require_model(context)
-    thread_id = thread or new_thread_id()
     with open_app(context) as engram:
-        config = thread_config(thread_id, context, task)
+        thread_id = resolve_thread(engram.checkpointer, thread, new_ok=True) if thread \
+            else new_thread_id()
+        config = session_config(engram.checkpointer, thread_id, context, task)
+        if show_prompt:
+            config["callbacks"] = [PromptPrinter(err_console)]
         result = run_async(
             run_turn(
                 engram.graph, config, context, {"messages": [HumanMessage(content=task)]},
@@ -139,3 +147,4 @@ register_graph(app)
 register_context(app)
 register_experience(app, register_memory(app))
 register_sessions(app)
+register_doctor(app)

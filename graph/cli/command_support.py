@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -13,12 +14,14 @@ from typing import Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
+from engram.graph.cli.storage_errors import storage_failures, storage_message
 from engram.graph.context import Context
 from engram.graph.errors import ConfigError, EngramError, ModelNotConfiguredError
 from engram.stores.errors import StoreError
 
 __all__ = [
-    "err_console", "fail", "handle_errors", "load_context", "out_console", "print_json",
+    "err_console", "fail", "handle_errors", "is_history_rejection", "load_context", "out_console",
+    "print_json",
     "print_table", "require_model", "run_async",
 ]
 
@@ -38,10 +41,22 @@ ENDPOINT_HINT = (
     "ENGRAM_MODEL and OPENAI_API_KEY are right"
 )
 
+HISTORY_HINT = (
+    "engram now closes tool calls left without results before each model call, so "
+    "`engram sessions resume ID` (or continuing with `engram run --thread ID TASK`) repairs a "
+    "session an older version left broken; if the endpoint still refuses it, fork from an "
+    "earlier checkpoint: `engram sessions history ID`, then `engram sessions fork ID "
+    "--checkpoint C`"
+)
+HISTORY_REJECTION = re.compile(
+    r"tool[_ ]call|role ['\"]?tool|tool message|invalid_messages|messages\[\d+\]", re.IGNORECASE
+)
+"""What a 400 about the message history says (OpenAI, DeepSeek, vLLM, Ollama wordings)."""
+
 
 def load_context(path: Path | None = None, **overrides: Any) -> Context:
-    """Build run settings from the environment, with the project from ``--path`` or the CWD."""
-    root = (path or Path.cwd()).expanduser().resolve()
+    """Build run settings: the project from ``--path``, else ``ENGRAM_PROJECT``, else the CWD."""
+    root = (path or Path(os.environ.get("ENGRAM_PROJECT") or Path.cwd())).expanduser().resolve()
     if not root.is_dir():
         what = "is not a folder" if root.exists() else "does not exist"
         raise ConfigError(f"project path {root} {what}",
@@ -82,6 +97,14 @@ def _endpoint_errors() -> tuple[type[BaseException], ...]:
     return (openai.APIConnectionError, openai.APIStatusError)
 
 
+def is_history_rejection(exc: BaseException) -> bool:
+    """Return True when the endpoint refused the request because of its message history."""
+    if getattr(exc, "status_code", None) != 400:
+        return False
+    text = f"{getattr(exc, 'code', '') or ''} {getattr(exc, 'message', '') or exc}"
+    return HISTORY_REJECTION.search(text) is not None
+
+
 def _endpoint_message(exc: BaseException) -> str:
     """Describe a failed model call, naming the endpoint's base URL."""
     request = getattr(exc, "request", None)
@@ -92,11 +115,14 @@ def _endpoint_message(exc: BaseException) -> str:
     if status is None:
         return f"cannot reach the model endpoint {base}: {detail}"
     detail = detail.removeprefix(f"Error code: {status} - ")
+    if is_history_rejection(exc):
+        return (f"the session history was invalid: the model endpoint {base} refused it "
+                f"({status}: {detail})")
     return f"the model endpoint {base} answered {status}: {detail}"
 
 
 def handle_errors(func: F) -> F:
-    """Turn engram's own errors into a message and exit code instead of a traceback."""
+    """Turn engram's own errors, and storage failures, into a message and exit code."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -105,7 +131,13 @@ def handle_errors(func: F) -> F:
         except (EngramError, StoreError) as exc:
             fail(str(exc), getattr(exc, "hint", ""))
         except _endpoint_errors() as exc:
-            fail(_endpoint_message(exc), ENDPOINT_HINT, code=EXIT_FAILURE)
+            hint = HISTORY_HINT if is_history_rejection(exc) else ENDPOINT_HINT
+            fail(_endpoint_message(exc), hint, code=EXIT_FAILURE)
+        except storage_failures() as exc:
+            found = storage_message(exc)
+            if found is None:
+                raise
+            fail(*found, code=EXIT_FAILURE)
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/]")
             raise typer.Exit(130) from None

@@ -18,16 +18,24 @@ __all__ = ["build_tools"]
 
 
 def build_tools(
-    context: Context, deps: Deps, store: BaseStore | None = None, *, after: Sequence[str] = ()
+    context: Context,
+    deps: Deps,
+    store: BaseStore | None = None,
+    *,
+    spill_folder: str | None = None,
+    after: Sequence[str] = (),
 ) -> list[BaseTool]:
     """Return the read-only project tools, semantic search, the code graph and memory saving.
 
     ``save_memory`` is offered only when a memory store is available: ``store`` (the one a
-    LangGraph server injects through the node's runtime) or else ``deps.store``. ``after``
-    names the untrusted content read so far; ``save_memory`` quarantines what it saves then.
+    LangGraph server injects through the node's runtime) or else ``deps.store``.
+    ``spill_folder`` is the session's own spilled-output folder, the only part of
+    ``.engram/`` that ``read_file`` opens (None over MCP: no session's outputs are shown).
+    ``after`` names the untrusted content read so far; ``save_memory`` quarantines what it
+    saves then.
     """
     memory = store if store is not None else deps.store
-    tools = build_core_tools(context)
+    tools = build_core_tools(context, spill_folder=spill_folder)
     tools += [build_search_code_tool(context, deps), build_code_graph_tool(context, deps)]
     if memory is not None:
         tools.append(build_save_memory_tool(context, memory, after=after))

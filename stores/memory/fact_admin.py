@@ -6,10 +6,11 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 
-from engram.stores.errors import StoreError
+from engram.stores.errors import SecretRefusedError, StoreError
 from engram.stores.memory.fact_store import (
     GLOBAL_NAMESPACE,
     Fact,
@@ -23,6 +24,7 @@ from engram.stores.memory.fact_store import (
     new_fact_id,
 )
 from engram.stores.memory.memory_conflicts import ConflictIndex
+from engram.stores.secrets import find_secret_in
 from engram.stores.write_lock import write_lock
 
 __all__ = [
@@ -185,12 +187,16 @@ def import_jsonl(
             record = json.loads(line)
             if not isinstance(record, dict):
                 raise ValueError("a line must hold a JSON object")
+            _check_storable(record)
             record.setdefault("id", new_fact_id())
             record.setdefault("seq", number)
             fact = Fact.from_record(record, project_key=project_key, now=now)
-            check_secret(fact.text)
+            _check_fields(fact)
         except (ValueError, StoreError) as exc:
             skipped.append((number, str(exc)))
+            continue
+        except RecursionError:
+            skipped.append((number, "the line nests too deeply"))
             continue
         pending.append(fact)
     touched: set[tuple[str, ...]] = set()
@@ -204,6 +210,34 @@ def import_jsonl(
     for namespace in sorted(touched):
         bump_revision(store, namespace)
     return ImportReport(imported=len(pending), skipped=tuple(skipped))
+
+
+def _check_fields(fact: Fact) -> None:
+    """Refuse a fact any of whose stored fields (not only its text) holds a credential.
+
+    Raises:
+        SecretRefusedError: A field looks like it holds a secret.
+    """
+    kind = find_secret_in(fact.to_record())
+    if kind is not None:
+        raise SecretRefusedError(f"refused to import this fact: a field contains a {kind}")
+
+
+STORABLE_INT = 2**63
+"""Integers a stored record may hold: the stores encode values as JSON with 64-bit integers."""
+
+
+def _check_storable(value: Any) -> None:
+    """Raise ``ValueError`` when an imported value holds an integer the stores cannot keep."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, int) and not -STORABLE_INT <= item < STORABLE_INT:
+            raise ValueError("a number in the line is too large to store")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _write(store: BaseStore, fact: Fact) -> None:
