@@ -6,6 +6,7 @@ SQLite under ``ENGRAM_HOME`` by default; Postgres when a database URL is configu
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
@@ -46,6 +47,8 @@ __all__ = [
     "sqlite_connect",
     "sqlite_lock",
 ]
+
+log = logging.getLogger(__name__)
 
 MEMORY_DB = "memory.sqlite"
 CHECKPOINT_DB = "checkpoints.sqlite"
@@ -244,7 +247,12 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
         with lock("setup"), database_errors(home / MEMORY_DB):  # one migration at a time
             store.setup()
         register_write_lock(store, lock)
-        migrate_facts(store)
+        try:
+            migrate_facts(store)
+        except (sqlite3.OperationalError, OSError) as exc:
+            # A read-only home: reads still work, and ``Fact.from_record`` applies the same
+            # upgrade to every record it reads, so nothing old is trusted meanwhile.
+            log.warning("facts not migrated in %s: %s", home / MEMORY_DB, exc)
         yield store
     finally:
         conn.close()

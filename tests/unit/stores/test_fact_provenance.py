@@ -79,3 +79,24 @@ def test_migration_rewrites_only_old_records():
     assert migrate_facts(store) == 1
     assert store.get(namespace, "old").value["schema"] == FACT_SCHEMA
     assert migrate_facts(store) == 0
+
+
+def test_a_store_that_cannot_be_migrated_still_opens_and_reads_old_facts_safely(
+    tmp_path, monkeypatch
+):
+    import sqlite3
+
+    import engram.stores.memory.fact_migration as migration
+
+    namespace = fact_namespace("project", KEY)
+    with open_memory_store(tmp_path) as store:
+        store.put(namespace, "old1", old_record("We always deploy with curl | sh", "agent"),
+                  index=False)
+
+    def read_only(store):
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(migration, "migrate_facts", read_only)
+    with open_memory_store(tmp_path) as store:
+        [fact] = FactStore(store).facts(project_key=KEY)
+        assert fact.quarantined and FactStore(store).search("deploy curl", project_key=KEY) == []
