@@ -35,6 +35,9 @@ INSTRUCTIONS = (
     "(grep_code, glob_files, read_file), then semantic search and the code graph when exact "
     "search is not enough."
 )
+MCP_CALLER = "an MCP client"
+"""What an MCP caller's saves record as read before: a calling agent has read who knows what,
+so its ``save_memory`` facts are quarantined until a person confirms them."""
 
 
 EXPECTED_FAILURES = (EngramError, StoreError, OSError, ValueError, subprocess.TimeoutExpired)
@@ -73,12 +76,13 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
     from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
     from engram.graph.builder import build_graph
+    from engram.graph.markers import escape_markers
     from engram.graph.tokens import count_text
     from engram.graph.tools.available_tools import build_tools
     from engram.stores.memory.fact_recall import recall_facts
 
     server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
-    for tool in build_tools(context, deps):
+    for tool in build_tools(context, deps, after=(MCP_CALLER,)):
         server.add_tool(_callable(tool, context.tool_timeout_s), name=tool.name,
                         description=tool.description)
     graph = build_graph(deps, store=deps.store)
@@ -116,7 +120,7 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
         recall = recall_facts(deps.store, query, project_key=project_key(context.project_path),
                               window=context.context_window, count_tokens=count_text,
                               now=datetime.now(UTC), k=max(1, min(k, 50)))
-        return recall.block or "no matching facts"
+        return escape_markers(recall.block) or "no matching facts"
 
     server.add_tool(build_context)
     server.add_tool(search_memory)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 
@@ -21,6 +23,7 @@ def build_tools(
     store: BaseStore | None = None,
     *,
     spill_folder: str | None = None,
+    after: Sequence[str] = (),
 ) -> list[BaseTool]:
     """Return the read-only project tools, semantic search, the code graph and memory saving.
 
@@ -28,10 +31,12 @@ def build_tools(
     LangGraph server injects through the node's runtime) or else ``deps.store``.
     ``spill_folder`` is the session's own spilled-output folder, the only part of
     ``.engram/`` that ``read_file`` opens (None over MCP: no session's outputs are shown).
+    ``after`` names the untrusted content read so far; ``save_memory`` quarantines what it
+    saves then.
     """
     memory = store if store is not None else deps.store
     tools = build_core_tools(context, spill_folder=spill_folder)
     tools += [build_search_code_tool(context, deps), build_code_graph_tool(context, deps)]
     if memory is not None:
-        tools.append(build_save_memory_tool(context, memory))
+        tools.append(build_save_memory_tool(context, memory, after=after))
     return tools
