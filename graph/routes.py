@@ -15,9 +15,15 @@ __all__ = [
     "route_after_call_model",
     "route_after_check_budget",
     "route_after_confirm_task",
+    "route_after_load_rules",
     "route_after_pack_context",
     "route_after_retrieve_memory",
 ]
+
+def route_after_load_rules(state: State) -> Literal["retrieve_memory", "__end__"]:
+    """A turn whose settings were refused ends at once (``load_rules`` already replied)."""
+    return "__end__" if state.error else "retrieve_memory"
+
 
 def route_after_retrieve_memory(
     state: State, runtime: Runtime[Context]

@@ -175,3 +175,6 @@ class State(InputState):
 
     outcome: str = ""
     """Outcome of the finished task: success, failure, or empty while unknown."""
+
+    error: str = ""
+    """Why this turn stopped before its work (unusable run settings); empty when it did not."""

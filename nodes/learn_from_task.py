@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
@@ -196,7 +195,7 @@ def _flag_conflicts(repo: ExperienceStore, conflicts: Sequence[Mapping[str, Any]
     return flagged
 
 
-async def learn_from_task(
+def learn_from_task(
     state: State,
     runtime: Runtime[Context],
     *,
@@ -218,8 +217,8 @@ async def learn_from_task(
         return {"notes": ["no memory store is configured: nothing was learned from this task"]}
     thread_id = current_thread_id()
     try:
-        learned = await asyncio.to_thread(learn, store, state, runtime.context, now=clock(),
-                                          thread_id=thread_id, extract=extract)
+        learned = learn(store, state, runtime.context, now=clock(), thread_id=thread_id,
+                        extract=extract)
     except StoreError as exc:
         return {"notes": [f"could not record what this task taught: {exc}"]}
     if learned.repeated:

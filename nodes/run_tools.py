@@ -45,27 +45,15 @@ async def _run_one(
     return str(result), False
 
 
-async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
-    """Run every tool call of the last assistant message, one tool message per call id."""
-    last = state.messages[-1] if state.messages else None
-    if not isinstance(last, AIMessage) or not last.tool_calls:
-        raise ValueError("run_tools was reached without pending tool calls")
-    session = current_thread_id()
-    # Calls of one step run together: a save sees only the results of earlier steps.
-    available = build_tools(runtime.context, deps, runtime.store,
-                            spill_folder=session_spill_folder(session),
-                            after=state.untrusted_sources)
-    tools = {t.name: t for t in available}
-    calls = list(last.tool_calls)
-    timeout_s = runtime.context.tool_timeout_s
-    outcomes = await asyncio.gather(
-        *(_run_one(tools.get(c["name"]), dict(c), timeout_s) for c in calls)
-    )
+def _tool_messages(
+    context: Context, calls: list[Any], outcomes: list[tuple[str, bool]], session: str
+) -> tuple[list[ToolMessage], list[str]]:
+    """Spill large outputs and wrap each result as untrusted data (blocking: writes files)."""
     results: list[ToolMessage] = []
     notes: list[str] = []
     for call, (raw, failed) in zip(calls, outcomes, strict=True):
         text, note = deliver_tool_output(
-            runtime.context.project_path, call["name"], str(call["id"]), raw, session=session
+            context.project_path, call["name"], str(call["id"]), raw, session=session
         )
         notes.extend([note] if note else [])
         results.append(
@@ -76,6 +64,29 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
                 status="error" if failed else "success",
             )
         )
+    return results, notes
+
+
+async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Run every tool call of the last assistant message, one tool message per call id."""
+    last = state.messages[-1] if state.messages else None
+    if not isinstance(last, AIMessage) or not last.tool_calls:
+        raise ValueError("run_tools was reached without pending tool calls")
+    session = current_thread_id()
+    # Calls of one step run together: a save sees only the results of earlier steps.
+    # Building the tools and delivering their outputs touch the file system: off the loop.
+    available = await asyncio.to_thread(build_tools, runtime.context, deps, runtime.store,
+                                        spill_folder=session_spill_folder(session),
+                                        after=state.untrusted_sources)
+    tools = {t.name: t for t in available}
+    calls = list(last.tool_calls)
+    timeout_s = runtime.context.tool_timeout_s
+    outcomes = await asyncio.gather(
+        *(_run_one(tools.get(c["name"]), dict(c), timeout_s) for c in calls)
+    )
+    results, notes = await asyncio.to_thread(
+        _tool_messages, runtime.context, calls, list(outcomes), session
+    )
     await record_messages(runtime.context, list(results))
     return {
         "messages": results,

@@ -50,8 +50,8 @@ async def test_chroma_server_down_degrades_to_notes_and_exact_search(tmp_path):
     with pytest.raises(BackendUnavailableError):
         open_project_index(context, create=True)
     deps = Deps(open_code_index=lambda c: open_project_index(c, create=True))
-    out = await search_semantic(State(task="database connection"), Runtime(context=context),
-                                deps=deps)
+    out = search_semantic(State(task="database connection"), Runtime(context=context),
+                          deps=deps)
     assert out["notes"][0].startswith("semantic search unavailable")
     text = build_search_code_tool(context, deps).invoke({"query": "open_connection"})
     assert "code index unavailable" in text and "db.py:1-3" in text
