@@ -13,15 +13,22 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.state import State
 from engram.graph.tools.available_tools import build_tools
+from engram.graph.tools.save_memory_tool import SAVE_MEMORY_TOOL
 from engram.graph.tools.tool_output import TOOL_ERRORS, deliver_tool_output, tool_error_text
 from engram.graph.tools.tool_timeout import call_with_timeout
 from engram.nodes.node_support import current_thread_id, record_messages
 from engram.stores.spill import session_spill_folder
 
-__all__ = ["run_tools"]
+__all__ = ["TRUSTED_TOOLS", "run_tools", "untrusted_of"]
 
-EXTERNAL_TOOLS: frozenset[str] = frozenset()
-"""Tools whose output comes from outside the project (web, MCP); none are built in yet."""
+TRUSTED_TOOLS: frozenset[str] = frozenset({SAVE_MEMORY_TOOL})
+"""Tools whose results are engram's own words; every other result (project files, search
+output, MCP) is untrusted content."""
+
+
+def untrusted_of(calls: list[Any]) -> list[str]:
+    """Return the names of the tools among ``calls`` whose results are untrusted content."""
+    return list(dict.fromkeys(c["name"] for c in calls if c["name"] not in TRUSTED_TOOLS))
 
 
 async def _run_one(
@@ -44,8 +51,10 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     if not isinstance(last, AIMessage) or not last.tool_calls:
         raise ValueError("run_tools was reached without pending tool calls")
     session = current_thread_id()
+    # Calls of one step run together: a save sees only the results of earlier steps.
     available = build_tools(runtime.context, deps, runtime.store,
-                            spill_folder=session_spill_folder(session))
+                            spill_folder=session_spill_folder(session),
+                            after=state.untrusted_sources)
     tools = {t.name: t for t in available}
     calls = list(last.tool_calls)
     timeout_s = runtime.context.tool_timeout_s
@@ -71,6 +80,7 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     return {
         "messages": results,
         "tool_errors": state.tool_errors + sum(1 for _, failed in outcomes if failed),
-        "external_content_seen": any(c["name"] in EXTERNAL_TOOLS for c in calls),
+        "external_content_seen": bool(untrusted_of(calls)),
+        "untrusted_sources": untrusted_of(calls),
         "notes": notes,
     }

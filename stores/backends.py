@@ -6,6 +6,7 @@ SQLite under ``ENGRAM_HOME`` by default; Postgres when a database URL is configu
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
@@ -46,6 +47,8 @@ __all__ = [
     "sqlite_connect",
     "sqlite_lock",
 ]
+
+log = logging.getLogger(__name__)
 
 MEMORY_DB = "memory.sqlite"
 CHECKPOINT_DB = "checkpoints.sqlite"
@@ -215,9 +218,14 @@ def _postgres(database_url: str) -> Iterator[None]:
 def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]:
     """Yield the memory store: ``SqliteStore`` in ``home`` or ``PostgresStore`` at a URL.
 
+    Stored facts are migrated to the current record schema on open (``migrate_facts``).
+
     Raises:
         BackendUnavailableError: Postgres was asked for but cannot be reached or imported.
     """
+    # The facts modules load BM25 and SciPy: only commands that open memory pay for them.
+    from engram.stores.memory.fact_migration import migrate_facts
+
     if database_url:
         with _postgres(database_url):
             from langgraph.store.postgres import PostgresStore
@@ -227,6 +235,7 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
                 advisory = PostgresAdvisoryLock(database_url)
                 register_write_lock(pg_store, advisory)
                 try:
+                    migrate_facts(pg_store)
                     yield pg_store
                 finally:
                     advisory.close()
@@ -238,6 +247,12 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
         with lock("setup"), database_errors(home / MEMORY_DB):  # one migration at a time
             store.setup()
         register_write_lock(store, lock)
+        try:
+            migrate_facts(store)
+        except (sqlite3.OperationalError, OSError) as exc:
+            # A read-only home: reads still work, and ``Fact.from_record`` applies the same
+            # upgrade to every record it reads, so nothing old is trusted meanwhile.
+            log.warning("facts not migrated in %s: %s", home / MEMORY_DB, exc)
         yield store
     finally:
         conn.close()

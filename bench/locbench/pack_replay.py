@@ -1,7 +1,8 @@
 """Re-pack captured cases with other pack settings: quick A/B of fusion and slicing.
 
     .venv/bin/python bench/locbench/pack_replay.py CAPTURE.pkl [--budgets 4000,8000,16000] \
-        [--set localizer=4 --set depth_share=0.4 --set focus_per_file=16 --set map_files=25]
+        [--set localizer=4 --set depth_share=0.4 --set focus_per_file=16 --set map_files=25
+         --set focus_tokens=640 --set lead=none]
 
 CAPTURE.pkl comes from ``bench/locbench/pack_lines.py --capture`` (the retrieval evidence of
 each case, as the pack node received it). Only the assembly (fusion, slicing, filling) runs
@@ -40,6 +41,8 @@ def main() -> None:
     settings = dict(item.split("=", 1) for item in args.set)
     if "localizer" in settings:
         assembly.FUSION_WEIGHTS = {**assembly.FUSION_WEIGHTS, "localizer": float(settings["localizer"])}
+    if settings.get("lead") == "none":
+        assembly.LOCALIZER_SOURCE = ""
     if "depth_share" in settings:
         assembly.DEPTH_SHARE = float(settings["depth_share"])
     if "focus_per_file" in settings:
@@ -66,14 +69,20 @@ def main() -> None:
             pack, _, _ = assembly.assemble_pack(
                 item["state"], context, count=count_text, feedback=item["feedback"],
                 extra=item["extra"], notes=item["notes"])
-            rows.append(score_pack(pack.to_dict(),
-                                   case["gold_files"], gold_lines.get(case["instance_id"])))
+            rows.append({**score_pack(pack.to_dict(), case["gold_files"],
+                                      gold_lines.get(case["instance_id"])),
+                         "category": case["category"]})
         shares = [r["gold_lines_share"] for r in rows if r.get("gold_lines_share") is not None]
         total = sum(r.get("gold_lines_total", 0) for r in rows)
         micro = sum(r.get("gold_lines_hit", 0) for r in rows) / total if total else float("nan")
         first = statistics.mean(r["gold_code_map_rank"] == 1 for r in rows)
         print(f"| {budget} | {len(rows)} | {statistics.mean(r['covered'] for r in rows):.3f} | "
               f"{statistics.mean(shares):.3f} | {micro:.3f} | {first:.3f} |")
+        for category in sorted({r["category"] for r in rows}):
+            group = [r for r in rows if r["category"] == category]
+            print(f"|   {category} | {len(group)} | "
+                  f"{statistics.mean(r['covered'] for r in group):.3f} | "
+                  f"{statistics.mean(r['gold_lines_share'] or 0 for r in group):.3f} | | |")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,9 @@ INSTRUCTIONS = (
     "(grep_code, glob_files, read_file), then semantic search and the code graph when exact "
     "search is not enough."
 )
+MCP_CALLER = "an MCP client"
+"""What an MCP caller's saves record as read before: a calling agent has read who knows what,
+so its ``save_memory`` facts are quarantined until a person confirms them."""
 
 
 EXPECTED_FAILURES = (EngramError, StoreError, OSError, ValueError, subprocess.TimeoutExpired)
@@ -88,7 +91,7 @@ def build_mcp_server(
     from engram.graph.tools.project_tools import CORE_TOOL_NAMES
 
     server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
-    for tool in tool_functions(context, deps):
+    for tool in tool_functions(context, deps, after=(MCP_CALLER,)):
         waits = None if tool.name in CORE_TOOL_NAMES else ready
         server.add_tool(_callable(tool, context.tool_timeout_s, waits), name=tool.name,
                         description=tool.description)
@@ -136,6 +139,7 @@ def build_mcp_server(
             query: What to look for.
             k: Most facts to return.
         """
+        from engram.graph.markers import escape_markers
         from engram.graph.tokens import count_text
         from engram.stores.memory.fact_recall import recall_facts
 
@@ -144,7 +148,7 @@ def build_mcp_server(
         recall = recall_facts(deps.store, query, project_key=project_key(context.project_path),
                               window=context.context_window, count_tokens=count_text,
                               now=datetime.now(UTC), k=max(1, min(k, 50)))
-        return recall.block or "no matching facts"
+        return escape_markers(recall.block) or "no matching facts"
 
     server.add_tool(build_context)
     server.add_tool(search_memory)

@@ -4,13 +4,16 @@ The pack budget is spent in passes (DESIGN §4): PASSES[0] (rules, Phase 0 memor
 PASSES[1] (code slices), PASSES[2] (related history). A pass also gets what earlier passes left
 unused; what is left after the last pass tops up the code slices. Every section is tagged and
 token-counted with an injected counter, and the same candidates always give the same bytes.
+Item text is repository, memory or conversation content: its structural markers are escaped
+before it is counted, so no item can close its section or fake engram's own markers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from engram.graph.markers import escape_markers
 from engram.graph.state_values import ContextPackValue, PackItemValue, PackSectionValue
 from engram.graph.tokens import Counter
 
@@ -241,7 +244,7 @@ def fill_pack(
     """
     pending: dict[str, list[PackItem]] = {}
     for item in candidates:
-        pending.setdefault(item.section, []).append(item)
+        pending.setdefault(item.section, []).append(replace(item, text=escape_markers(item.text)))
     state = _Filling(count=count, pending=pending)
     spent_total = 0
     carry = 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engram.graph.context import Context
@@ -25,9 +26,11 @@ def build_tools(
     store: BaseStore | None = None,
     *,
     spill_folder: str | None = None,
+    after: Sequence[str] = (),
 ) -> list[BaseTool]:
     """Return the run's tools as LangChain tools (see ``tool_functions``)."""
-    return [f.to_tool() for f in tool_functions(context, deps, store, spill_folder=spill_folder)]
+    functions = tool_functions(context, deps, store, spill_folder=spill_folder, after=after)
+    return [f.to_tool() for f in functions]
 
 
 def tool_functions(
@@ -36,6 +39,7 @@ def tool_functions(
     store: BaseStore | None = None,
     *,
     spill_folder: str | None = None,
+    after: Sequence[str] = (),
 ) -> list[ToolFunction]:
     """Return the read-only project tools, semantic search, the code graph and memory saving.
 
@@ -43,10 +47,12 @@ def tool_functions(
     LangGraph server injects through the node's runtime) or else ``deps.store``.
     ``spill_folder`` is the session's own spilled-output folder, the only part of
     ``.engram/`` that ``read_file`` opens (None over MCP: no session's outputs are shown).
+    ``after`` names the untrusted content read so far; ``save_memory`` quarantines what it
+    saves then.
     """
     memory = store if store is not None else deps.store
     tools = core_tool_functions(context, spill_folder=spill_folder)
     tools += [search_code_function(context, deps), code_graph_function(context, deps)]
     if memory is not None:
-        tools.append(save_memory_function(context, memory))
+        tools.append(save_memory_function(context, memory, after=after))
     return tools

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
 from engram.graph.errors import ToolError
+from engram.graph.markers import escape_markers
 from engram.graph.tools.file_reading import read_project_file
 from engram.graph.tools.tool_function import ToolFunction
 from engram.stores.codeindex.ripgrep_search import RG_TIMEOUT_S, grep
@@ -27,7 +28,6 @@ __all__ = [
     "CORE_TOOL_NAMES",
     "build_core_tools",
     "core_tool_functions",
-    "escape_forged_tags",
     "wrap_tool_result",
 ]
 
@@ -36,18 +36,12 @@ GREP_DEFAULT_RESULTS = 100
 GREP_MAX_RESULTS = 500
 
 CORE_TOOL_NAMES = ("read_file", "glob_files", "grep_code")
-_FORGED_TAG = re.compile(r"<(/?)(tool_result)", re.IGNORECASE)
-
-
-def escape_forged_tags(text: str) -> str:
-    """Neutralise ``<tool_result`` and ``</tool_result`` so content cannot close the wrapper."""
-    return _FORGED_TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
 
 
 def wrap_tool_result(tool: str, content: str) -> str:
     """Wrap a tool's output as untrusted data for the model."""
     safe_name = re.sub(r"[^A-Za-z0-9_.-]", "_", tool)
-    body = escape_forged_tags(content)
+    body = escape_markers(content)  # content can neither close the wrapper nor fake a section
     return f'<tool_result tool="{safe_name}" trust="untrusted-data">\n{body}\n</tool_result>'
 
 

@@ -16,6 +16,7 @@ from engram.stores.memory.fact_store import (
     Fact,
     FactConflictError,
     FactStore,
+    Scope,
     bump_revision,
     check_secret,
     fact_namespace,
@@ -76,12 +77,39 @@ def delete_fact(store: BaseStore, fact_id: str, *, project_key: str) -> Fact:
     return fact
 
 
-def verify_fact(store: BaseStore, fact_id: str, *, project_key: str, now: datetime) -> Fact:
-    """Mark a fact as verified by the user just now."""
-    fact = replace(
-        find_fact(store, fact_id, project_key=project_key), status="verified", last_verified=now
-    )
-    _write(store, fact)
+def verify_fact(
+    store: BaseStore,
+    fact_id: str,
+    *,
+    project_key: str,
+    now: datetime,
+    scope: Scope | None = None,
+) -> Fact:
+    """Mark a fact as verified by the user just now; this also confirms a quarantined fact.
+
+    Args:
+        store: The memory store.
+        fact_id: Id of a fact visible from ``project_key``.
+        project_key: Normalized key of the current project.
+        now: Clock for the verification date.
+        scope: Move the fact to this scope as well (``global`` makes a project fact apply to
+            every project; ``project`` moves it into the current project); None keeps it.
+    """
+    if scope == "project" and not project_key:
+        raise ValueError("a project fact needs a project key")
+    with write_lock(store, "facts"):
+        old = find_fact(store, fact_id, project_key=project_key)
+        fact = replace(old, status="verified", last_verified=now)
+        if scope is not None and scope != old.scope:
+            fact = replace(fact, scope=scope, project_key=project_key if scope == "project" else "")
+        old_namespace = fact_namespace(old.scope, old.project_key)
+        namespace = fact_namespace(fact.scope, fact.project_key)
+        ops = [PutOp(namespace, fact.id, fact.to_record(), index=False)]
+        if namespace != old_namespace:  # a move: both halves in one transaction
+            ops.append(PutOp(old_namespace, old.id, None))
+        store.batch(ops)
+        for touched in dict.fromkeys([old_namespace, namespace]):
+            bump_revision(store, touched)
     return fact
 
 
@@ -114,7 +142,9 @@ def replace_fact(
             matches = ConflictIndex(f.text for f in others).matches(text)
             if matches:
                 raise FactConflictError(text, [others[m.index] for m in matches], matches)
-        fact = replace(old, text=text, status="verified", last_verified=now, source="user")
+        # The person's own words now: no model proposed this text, nothing preceded it.
+        fact = replace(old, text=text, status="verified", last_verified=now, source="user",
+                       after=())
         _write(store, fact)
     return fact
 

@@ -226,7 +226,7 @@ def test_large_tool_results_are_spilled_to_the_project(project):
     (project / "big.txt").write_text("".join(f"line {n} of a long log\n" for n in range(3000)))
     read = {t.name: t for t in engram_tools(project)}["read_file"]
     message = read.invoke(tool_call("read_file", "c1", path="big.txt"))
-    saved = list((project / SPILL_DIR).iterdir())
+    saved = [p for p in (project / SPILL_DIR).rglob("*") if p.is_file()]
     assert len(saved) == 1 and "line 1500 of a long log" in saved[0].read_text()
     assert SPILL_DIR.as_posix() in message.content and len(message.content) < 10_000
 

@@ -163,7 +163,7 @@ def test_large_tool_outputs_are_spilled_on_the_way_back(project):
         BudgetMiddleware(context_window=WINDOW, project=project)])
     state = run(agent, [HumanMessage("why did the build fail?")])
     message = next(m for m in state["messages"] if isinstance(m, ToolMessage))
-    saved = list((project / SPILL_DIR).iterdir())
+    saved = [p for p in (project / SPILL_DIR).rglob("*") if p.is_file()]
     assert len(saved) == 1 and saved[0].read_text().count("log line") == 5_000
     assert SPILL_DIR.as_posix() in message.text and len(message.text) < 10_000
 
