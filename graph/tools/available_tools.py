@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from langchain_core.tools import BaseTool
-from langgraph.store.base import BaseStore
+from typing import TYPE_CHECKING
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
-from engram.graph.tools.code_graph_tool import build_code_graph_tool
-from engram.graph.tools.project_tools import build_core_tools
-from engram.graph.tools.save_memory_tool import build_save_memory_tool
-from engram.graph.tools.search_code_tool import build_search_code_tool
+from engram.graph.tools.code_graph_tool import code_graph_function
+from engram.graph.tools.project_tools import core_tool_functions
+from engram.graph.tools.save_memory_tool import save_memory_function
+from engram.graph.tools.search_code_tool import search_code_function
+from engram.graph.tools.tool_function import ToolFunction
 
-__all__ = ["build_tools"]
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+    from langgraph.store.base import BaseStore
+
+__all__ = ["build_tools", "tool_functions"]
 
 
 def build_tools(
@@ -25,6 +28,19 @@ def build_tools(
     spill_folder: str | None = None,
     after: Sequence[str] = (),
 ) -> list[BaseTool]:
+    """Return the run's tools as LangChain tools (see ``tool_functions``)."""
+    functions = tool_functions(context, deps, store, spill_folder=spill_folder, after=after)
+    return [f.to_tool() for f in functions]
+
+
+def tool_functions(
+    context: Context,
+    deps: Deps,
+    store: BaseStore | None = None,
+    *,
+    spill_folder: str | None = None,
+    after: Sequence[str] = (),
+) -> list[ToolFunction]:
     """Return the read-only project tools, semantic search, the code graph and memory saving.
 
     ``save_memory`` is offered only when a memory store is available: ``store`` (the one a
@@ -35,8 +51,8 @@ def build_tools(
     saves then.
     """
     memory = store if store is not None else deps.store
-    tools = build_core_tools(context, spill_folder=spill_folder)
-    tools += [build_search_code_tool(context, deps), build_code_graph_tool(context, deps)]
+    tools = core_tool_functions(context, spill_folder=spill_folder)
+    tools += [search_code_function(context, deps), code_graph_function(context, deps)]
     if memory is not None:
-        tools.append(build_save_memory_tool(context, memory, after=after))
+        tools.append(save_memory_function(context, memory, after=after))
     return tools

@@ -13,8 +13,9 @@ from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.retrieval.open_code_index import open_project_index
 from engram.graph.state import State
-from engram.graph.tools.search_code_tool import build_search_code_tool, open_project_index
+from engram.graph.tools.search_code_tool import build_search_code_tool
 from engram.nodes.search_semantic import search_semantic
 from engram.stores.codeindex.code_index import open_code_index
 from engram.stores.embeddings.embedders import (
