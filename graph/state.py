@@ -170,3 +170,12 @@ class State(InputState):
 
     outcome: str = ""
     """Outcome of the finished task: success, failure, or empty while unknown."""
+
+    action_reviews: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Decisions on the pending edits and commands, by tool call id: action, reason, args."""
+
+    approved_kinds: Annotated[list[str], append_unique] = field(default_factory=list)
+    """Kinds of action (edit, command) the user approved for the rest of the session."""
+
+    files_changed: Annotated[list[str], append_or_clear] = field(default_factory=list)
+    """Project files the current task changed through the edit tools."""

@@ -56,6 +56,7 @@ async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
         "outcome": "",
         "code_hits": None,
         "degraded_branches": None,
+        "files_changed": None,
         "related_symbols": None,
         "memory_block": "",
         "context_pack": {},

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from engram.stores.atomic_file import write_atomically
 
 __all__ = [
     "SPILL_DIR",
@@ -44,18 +44,6 @@ def _safe(part: str) -> str:
     return _NAME_UNSAFE.sub("_", part).strip("._")[:64] or "x"
 
 
-def _atomic_write(target: Path, text: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".txt")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def spill_if_large(
     project_root: Path,
     tool_name: str,
@@ -88,7 +76,7 @@ def spill_if_large(
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
     name = f"{_safe(tool_name)}-{_safe(call_id)}-{digest}.txt"
     relative = (SPILL_DIR / name).as_posix()
-    _atomic_write(Path(project_root) / SPILL_DIR / name, text)
+    write_atomically(Path(project_root) / SPILL_DIR / name, text.encode("utf-8"))
     lines = text.count("\n") + 1
     head = text[:PREVIEW_HEAD_CHARS]
     tail = text[-PREVIEW_TAIL_CHARS:]

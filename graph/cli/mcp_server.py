@@ -66,7 +66,7 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
     from engram.stores.memory.fact_recall import recall_facts
 
     server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
-    for tool in build_tools(context, deps):
+    for tool in build_tools(context, deps, actions=False):
         server.add_tool(_callable(tool), name=tool.name, description=tool.description)
     graph = build_graph(deps, store=deps.store)
 

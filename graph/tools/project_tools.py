@@ -20,6 +20,7 @@ from engram.stores.walk import walk_project
 __all__ = [
     "CORE_TOOL_NAMES",
     "build_core_tools",
+    "confined_path",
     "escape_forged_tags",
     "read_project_file",
     "wrap_tool_result",
@@ -47,7 +48,12 @@ def wrap_tool_result(tool: str, content: str) -> str:
     return f'<tool_result tool="{safe_name}" trust="untrusted-data">\n{body}\n</tool_result>'
 
 
-def _confined(root: Path, path: str) -> Path:
+def confined_path(root: Path, path: str) -> Path:
+    """Resolve a model-supplied path inside ``root`` (the shared confinement rules).
+
+    Raises:
+        PathOutsideProjectError: The path leaves the project or names a protected file.
+    """
     try:
         return confine(root, path)
     except PathEscapeError as exc:
@@ -63,7 +69,7 @@ def read_project_file(
         PathOutsideProjectError: The path leaves the project or names a protected file.
         ToolError: The file does not exist, is a folder, or is binary.
     """
-    target = _confined(root, path)
+    target = confined_path(root, path)
     if not target.exists():
         raise ToolError(f"no such file: {path}")
     if target.is_dir():

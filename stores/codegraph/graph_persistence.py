@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import gc
 import io
-import os
 import pickle
-import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
+from engram.stores.atomic_file import write_atomically
 from engram.stores.codegraph.graph_model import CodeGraph
 from engram.stores.codegraph.graph_update import apply_changes
 from engram.stores.codegraph.symbol_extraction import plain
@@ -106,25 +105,10 @@ class PickleGraphStore:
         """Write the delta since the full file, or the full file when the delta grew large."""
         limit = max(DELTA_MAX_FILES, int(len(graph.facts) * DELTA_MAX_FRACTION))
         if graph._base_id and len(graph._pending) <= limit and self.path.exists():
-            _write_atomically(self.delta_path, _encode_delta(graph))
+            write_atomically(self.delta_path, _encode_delta(graph))
             return
-        _write_atomically(self.path, _encode(graph))
+        write_atomically(self.path, _encode(graph))
         self.delta_path.unlink(missing_ok=True)
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temp file next to ``path``, flush it to disk, rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @contextmanager
