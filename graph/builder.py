@@ -44,6 +44,7 @@ from engram.nodes.load_rules import load_rules
 from engram.nodes.pack_context import pack_context
 from engram.nodes.record_feedback import record_feedback
 from engram.nodes.retrieve_memory import retrieve_memory
+from engram.nodes.review_actions import review_actions
 from engram.nodes.run_tools import run_tools
 from engram.nodes.search_exact import search_exact
 from engram.nodes.search_semantic import search_semantic
@@ -82,7 +83,7 @@ def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     """Return the uncompiled engram graph with every node bound to ``deps``."""
     graph = StateGraph(State, context_schema=Context, input_schema=InputState)
     for node in (load_rules, retrieve_memory, confirm_task, check_budget, compact_history,
-                 run_tools, learn_from_task, record_feedback):
+                 review_actions, run_tools, learn_from_task, record_feedback):
         _add(graph, node, deps)
     # The model call streams tokens through LangGraph callbacks: it stays on the main loop
     # (its I/O is async; its ledger write is already off-loop).
@@ -103,7 +104,8 @@ def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
                                 ["compact_history", "call_model"])
     graph.add_edge("compact_history", "call_model")
     graph.add_conditional_edges("call_model", route_after_call_model,
-                                ["run_tools", "learn_from_task"])
+                                ["review_actions", "run_tools", "learn_from_task"])
+    graph.add_edge("review_actions", "run_tools")
     graph.add_edge("run_tools", "check_budget")
     graph.add_edge("learn_from_task", "record_feedback")
     graph.add_edge("record_feedback", END)

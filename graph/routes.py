@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.state import State
+from engram.graph.tools.action_review import ACTION_KINDS
 
 __all__ = [
     "route_after_call_model",
@@ -52,11 +53,18 @@ def route_after_check_budget(state: State) -> Literal["compact_history", "call_m
     return "compact_history" if state.budget.get("decision") == "summarize" else "call_model"
 
 
-def route_after_call_model(state: State) -> Literal["run_tools", "learn_from_task"]:
-    """Run tools while the model asks for them; a final answer goes to learning."""
+def route_after_call_model(
+    state: State,
+) -> Literal["review_actions", "run_tools", "learn_from_task"]:
+    """Run tools while the model asks for them, edits and commands after their review.
+
+    A final answer goes to learning.
+    """
     if not state.messages:
         raise ValueError("call_model produced no message")
     last = state.messages[-1]
     if isinstance(last, AIMessage) and last.tool_calls:
+        if any(call["name"] in ACTION_KINDS for call in last.tool_calls):
+            return "review_actions"
         return "run_tools"
     return "learn_from_task"

@@ -33,7 +33,7 @@ def approval_request(proposal: dict[str, Any], policy: str, high_risk: bool) -> 
     """Return the interrupt payload for one proposed action."""
     return {
         "kind": "approve_action",
-        "question": QUESTIONS[proposal["kind"]],
+        "question": QUESTIONS[proposal["category"]],
         **proposal,
         "policy": policy,
         "high_risk": high_risk,

@@ -33,6 +33,11 @@ app = typer.Typer(
 )
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
+PolicyOption = typer.Option(
+    None, "--policy",
+    help="Approval of edits and commands: ask (default), auto-edit (edits pass, commands ask) "
+    "or yolo (nothing asks; high-risk tasks still do). Also ENGRAM_POLICY.",
+)
 
 
 def _version_callback(value: bool) -> None:
@@ -63,6 +68,7 @@ def run(
     path: Path | None = PathOption,
     thread: str | None = typer.Option(None, "--thread", "-t", help="Continue this session."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
+    policy: str | None = PolicyOption,
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Run one task to completion and print the answer."""
@@ -73,12 +79,13 @@ def run(
         ask_approval,
         new_thread_id,
         print_answer,
+        run_summary,
         run_turn,
         status_line,
         thread_config,
     )
 
-    context = load_context(path, auto_approve=True if yes else None)
+    context = load_context(path, auto_approve=True if yes else None, policy=policy)
     require_model(context)
     thread_id = thread or new_thread_id()
     with open_app(context) as engram:
@@ -90,10 +97,7 @@ def run(
             )
         )
     if as_json:
-        print_json(
-            {"thread_id": thread_id, "answer": result.answer,
-             "usage": result.values.get("usage", {}), "notes": result.values.get("notes", [])}
-        )
+        print_json(run_summary(thread_id, result))
         return
     print_answer(out_console, result.answer)
     err_console.print(f"[dim]{status_line(result.values, context, thread_id)}[/]")
@@ -105,12 +109,13 @@ def chat(
     path: Path | None = PathOption,
     thread: str | None = typer.Option(None, "--thread", "-t", help="Continue this session."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
+    policy: str | None = PolicyOption,
 ) -> None:
     """Talk to the agent in a REPL (/status, /exit, /help)."""
     from engram.graph.cli.chat_repl import chat_loop
     from engram.graph.cli.turn_runner import ask_approval, new_thread_id
 
-    context = load_context(path, auto_approve=True if yes else None)
+    context = load_context(path, auto_approve=True if yes else None, policy=policy)
     require_model(context)
     chat_loop(context, thread or new_thread_id(), approve=ask_approval)
 

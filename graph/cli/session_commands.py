@@ -111,6 +111,7 @@ def show(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOpt
         "usage": values.get("usage", {}),
         "notes": values.get("notes", []),
         "compaction_log": values.get("compaction_log", []),
+        "interrupts": [i.value for i in getattr(snapshot, "interrupts", ()) or ()],
     }
     if as_json:
         print_json(data)
@@ -119,6 +120,12 @@ def show(thread_id: str, path: Path | None = PathOption, as_json: bool = JsonOpt
         text = row["content"][:PREVIEW_CHARS]
         calls = ", ".join(c["name"] for c in row.get("tool_calls", []))
         out_console.print(f"[bold]{row['role']}[/]{' → ' + calls if calls else ''}: {text}")
+    for pending in data["interrupts"]:
+        what = pending.get("command") or ", ".join(pending.get("files") or []) \
+            if isinstance(pending, dict) else ""
+        kind = pending.get("kind", "interrupt") if isinstance(pending, dict) else "interrupt"
+        out_console.print(f"[yellow]waiting for an answer:[/] {kind} {what}".rstrip(),
+                          markup=True, highlight=False)
     if snapshot.next:
         out_console.print(f"[yellow]paused before {', '.join(snapshot.next)}[/] — "
                           f"`engram sessions resume {thread_id}` continues it")
@@ -156,14 +163,19 @@ def history(thread_id: str, path: Path | None = PathOption, as_json: bool = Json
 
 
 def _continue(engram: App, config: dict[str, Any], as_json: bool) -> None:
-    from engram.graph.cli.turn_runner import ask_approval, print_answer, run_turn, status_line
+    from engram.graph.cli.turn_runner import (
+        ask_approval,
+        print_answer,
+        run_summary,
+        run_turn,
+        status_line,
+    )
 
     result = run_async(run_turn(engram.graph, config, engram.context, None,
                                 console=err_console, approve=ask_approval, quiet=as_json))
     thread_id = config["configurable"]["thread_id"]
     if as_json:
-        print_json({"thread_id": thread_id, "answer": result.answer,
-                    "usage": result.values.get("usage", {})})
+        print_json(run_summary(thread_id, result))
         return
     print_answer(out_console, result.answer)
     err_console.print(f"[dim]{status_line(result.values, engram.context, thread_id)}[/]")

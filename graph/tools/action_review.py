@@ -88,7 +88,7 @@ def propose(files: ProjectFiles, call: Mapping[str, Any]) -> dict[str, Any]:
     """
     name = str(call["name"])
     args = dict(call.get("args") or {})
-    proposal: dict[str, Any] = {"tool": name, "kind": ACTION_KINDS[name],
+    proposal: dict[str, Any] = {"tool": name, "category": ACTION_KINDS[name],
                                 "call_id": str(call.get("id") or ""), "args": args}
     if name == COMMAND_TOOL_NAME:
         proposal["command"] = str(args.get("command", ""))

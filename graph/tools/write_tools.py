@@ -33,6 +33,9 @@ MAX_WRITE_CHARS = MAX_FILE_BYTES
 RESULT_DIFF_CHARS = 4_000
 """Characters of the applied diff echoed back to the model."""
 
+Changed = tuple[str, list[str]]
+"""A write tool's result: the report for the model, and the paths changed (the artifact)."""
+
 
 class ProjectFiles:
     """Reads project files for writing, seeing the changes already planned in this batch."""
@@ -186,25 +189,31 @@ class ApplyPatchArgs(BaseModel):
 
 
 def build_write_tools(context: Context) -> list[BaseTool]:
-    """Return the file-changing tools bound to the run's project root."""
+    """Return the file-changing tools bound to the run's project root.
+
+    Invoked with a tool call, each returns a ``ToolMessage`` whose artifact lists the paths it
+    changed; invoked with plain arguments, the report alone.
+    """
     root = context.project_path
 
-    def run(tool: str, args: dict[str, Any], verb: str) -> str:
+    def run(tool: str, args: dict[str, Any], verb: str) -> Changed:
         changes = plan_edit(ProjectFiles(root), tool, args)
         apply_changes(changes)
-        return _report(verb, changes)
+        return _report(verb, changes), list(dict.fromkeys(c.path for c in changes))
 
-    def edit_file(path: str, old_string: str, new_string: str, replace_all: bool = False) -> str:
+    def edit_file(
+        path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> Changed:
         return run("edit_file", {"path": path, "old_string": old_string,
                                  "new_string": new_string, "replace_all": replace_all}, "edited")
 
-    def write_file(path: str, content: str) -> str:
+    def write_file(path: str, content: str) -> Changed:
         return run("write_file", {"path": path, "content": content}, "wrote")
 
-    def apply_patch(patch: str) -> str:
+    def apply_patch(patch: str) -> Changed:
         return run("apply_patch", {"patch": patch}, "patched")
 
-    specs: list[tuple[Callable[..., str], type[BaseModel], str]] = [
+    specs: list[tuple[Callable[..., Changed], type[BaseModel], str]] = [
         (edit_file, EditFileArgs,
          "Replace an exact passage of a project file (read it first). Fails, naming the nearest "
          "lines, when old_string is missing or matches more than once."),
@@ -213,6 +222,7 @@ def build_write_tools(context: Context) -> list[BaseTool]:
          "Apply a unified diff to one or more files; nothing changes if any hunk fails."),
     ]
     return [
-        StructuredTool.from_function(func=f, name=f.__name__, description=d, args_schema=a)
+        StructuredTool.from_function(func=f, name=f.__name__, description=d, args_schema=a,
+                                     response_format="content_and_artifact")
         for f, a, d in specs
     ]
