@@ -8,7 +8,8 @@
                                         → expand_relations → pack_context ─(context mode)→ END
     pack_context → check_budget ─(summarize)→ compact_history → call_model
     check_budget → call_model ─(tool calls)→ run_tools → check_budget
-    call_model ─(final answer)→ learn_from_task → record_feedback → END
+    call_model ─(final answer after edits)→ verify_changes ─(failed, rounds left)→ check_budget
+    call_model / verify_changes ─(done)→ learn_from_task → record_feedback → END
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from engram.graph.routes import (
     route_after_confirm_task,
     route_after_pack_context,
     route_after_retrieve_memory,
+    route_after_verify_changes,
 )
 from engram.graph.state import InputState, State
 from engram.nodes.call_model import call_model
@@ -48,6 +50,7 @@ from engram.nodes.review_actions import review_actions
 from engram.nodes.run_tools import run_tools
 from engram.nodes.search_exact import search_exact
 from engram.nodes.search_semantic import search_semantic
+from engram.nodes.verify_changes import verify_changes
 
 __all__ = ["build_graph", "builder"]
 
@@ -83,7 +86,7 @@ def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     """Return the uncompiled engram graph with every node bound to ``deps``."""
     graph = StateGraph(State, context_schema=Context, input_schema=InputState)
     for node in (load_rules, retrieve_memory, confirm_task, check_budget, compact_history,
-                 review_actions, run_tools, learn_from_task, record_feedback):
+                 review_actions, run_tools, verify_changes, learn_from_task, record_feedback):
         _add(graph, node, deps)
     # The model call streams tokens through LangGraph callbacks: it stays on the main loop
     # (its I/O is async; its ledger write is already off-loop).
@@ -104,7 +107,10 @@ def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
                                 ["compact_history", "call_model"])
     graph.add_edge("compact_history", "call_model")
     graph.add_conditional_edges("call_model", route_after_call_model,
-                                ["review_actions", "run_tools", "learn_from_task"])
+                                ["review_actions", "run_tools", "verify_changes",
+                                 "learn_from_task"])
+    graph.add_conditional_edges("verify_changes", route_after_verify_changes,
+                                ["check_budget", "learn_from_task"])
     graph.add_edge("review_actions", "run_tools")
     graph.add_edge("run_tools", "check_budget")
     graph.add_edge("learn_from_task", "record_feedback")

@@ -17,6 +17,7 @@ __all__ = [
     "route_after_confirm_task",
     "route_after_pack_context",
     "route_after_retrieve_memory",
+    "route_after_verify_changes",
 ]
 
 def route_after_retrieve_memory(
@@ -55,10 +56,10 @@ def route_after_check_budget(state: State) -> Literal["compact_history", "call_m
 
 def route_after_call_model(
     state: State,
-) -> Literal["review_actions", "run_tools", "learn_from_task"]:
+) -> Literal["review_actions", "run_tools", "verify_changes", "learn_from_task"]:
     """Run tools while the model asks for them, edits and commands after their review.
 
-    A final answer goes to learning.
+    A final answer after edits goes to verification (until it is final), otherwise to learning.
     """
     if not state.messages:
         raise ValueError("call_model produced no message")
@@ -67,4 +68,11 @@ def route_after_call_model(
         if any(call["name"] in ACTION_KINDS for call in last.tool_calls):
             return "review_actions"
         return "run_tools"
+    if state.files_changed and not state.verification.get("final"):
+        return "verify_changes"
     return "learn_from_task"
+
+
+def route_after_verify_changes(state: State) -> Literal["check_budget", "learn_from_task"]:
+    """A failure sent back to the model gives it another turn; anything final goes to learning."""
+    return "learn_from_task" if state.verification.get("final") else "check_budget"

@@ -179,3 +179,6 @@ class State(InputState):
 
     files_changed: Annotated[list[str], append_or_clear] = field(default_factory=list)
     """Project files the current task changed through the edit tools."""
+
+    verification: dict[str, Any] = field(default_factory=dict)
+    """The checks run after the task's edits: status (passed, failed, not-run), rounds, runs."""

@@ -67,11 +67,15 @@ class Learned:
 def decide_outcome(state: State) -> tuple[Outcome, bool]:
     """Return the outcome and whether it is an explicit verdict.
 
-    An explicit ``state.outcome`` (set from ``/good``, ``/bad`` or ``--outcome``) wins; tool
-    errors without a verdict mean failure but are not a verdict; otherwise unknown.
+    An explicit ``state.outcome`` (set from ``/good``, ``/bad`` or ``--outcome``) wins, then
+    the verification of the task's edits (tests passed or failed); tool errors without a
+    verdict mean failure but are not a verdict; otherwise unknown.
     """
     if state.outcome in ("success", "failure"):
         return state.outcome, True  # type: ignore[return-value]
+    checked = state.verification.get("status")
+    if checked in ("passed", "failed"):  # the project's own checks ran on the changes
+        return ("success" if checked == "passed" else "failure"), True
     if state.tool_errors > 0:
         return "failure", False
     return "unknown", False
@@ -104,9 +108,14 @@ def _clean(text: str, limit: int) -> str:
     return WITHHELD if find_secret(text) else text
 
 
-def _lesson(messages: Sequence[AnyMessage], outcome: Outcome) -> str:
+def _lesson(state: State, outcome: Outcome) -> str:
     if outcome != "failure":
         return ""
+    failing = state.verification.get("failing") or []
+    if state.verification.get("status") == "failed":
+        return _clean("the checks still failed after the changes: " + "; ".join(failing[:3]),
+                      LESSON_CHARS)
+    messages = state.messages
     errors = [m for m in _turn(messages) if isinstance(m, ToolMessage) and m.status == "error"]
     if errors:
         first = errors[0]
@@ -136,8 +145,9 @@ def learn(
     episode = Episode(
         id=new_id("ep", now), date=now, task_type=str(profile.get("task_type") or "feature"),
         summary=_clean(state.task, SUMMARY_CHARS), outcome=outcome,
-        files=tuple(_clean(f, SUMMARY_CHARS) for f in files_touched(state.messages)),
-        lesson=_lesson(state.messages, outcome), severity=severity,
+        files=tuple(_clean(f, SUMMARY_CHARS)
+                    for f in state.files_changed or files_touched(state.messages)),
+        lesson=_lesson(state, outcome), severity=severity,
         patterns_applied=tuple(applied), thread_id=thread_id, confirmed=explicit,
     )
     repo.put(episode)

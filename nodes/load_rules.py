@@ -57,6 +57,7 @@ async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
         "code_hits": None,
         "degraded_branches": None,
         "files_changed": None,
+        "verification": {},
         "related_symbols": None,
         "memory_block": "",
         "context_pack": {},

@@ -6,14 +6,14 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
-from langgraph.types import interrupt
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.state import State
 from engram.graph.tools.action_review import (
     ACTION_KINDS,
-    ANSWERS,
+    approval_request,
+    ask_human,
     needs_approval,
     parse_review,
     propose,
@@ -21,36 +21,7 @@ from engram.graph.tools.action_review import (
 from engram.graph.tools.write_tools import ProjectFiles
 from engram.stores.project_settings import SettingsError, load_project_settings
 
-__all__ = ["approval_request", "review_actions"]
-
-QUESTIONS = {
-    "edit": "Apply this change?",
-    "command": "Run this command?",
-}
-
-
-def approval_request(proposal: dict[str, Any], policy: str, high_risk: bool) -> dict[str, Any]:
-    """Return the interrupt payload for one proposed action."""
-    return {
-        "kind": "approve_action",
-        "question": QUESTIONS[proposal["category"]],
-        **proposal,
-        "policy": policy,
-        "high_risk": high_risk,
-        "actions": list(ANSWERS),
-        "resume_format": {"action": " | ".join(ANSWERS), "reason": "why (for reject)",
-                          "args": "new tool arguments (for edit)"},
-    }
-
-
-def _ask(request: dict[str, Any]) -> dict[str, Any]:
-    while True:
-        try:
-            return parse_review(interrupt(request))
-        except ValueError as exc:
-            # Ask again, saying what was wrong; earlier answers replay in order on resume.
-            request = {**request, "error": str(exc)}
-
+__all__ = ["review_actions"]
 
 async def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Decide every edit and command of the last assistant message, asking where needed.
@@ -87,7 +58,7 @@ async def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps)
             reviews[str(call["id"])] = {"action": "approve", "reason": "", "args": {},
                                         "auto": True}
             continue
-        review = _ask(approval_request(proposal, context.policy, high_risk))
+        review = ask_human(approval_request(proposal, context.policy, high_risk), parse_review)
         reviews[str(call["id"])] = review
         if review["action"] == "approve_all" and kind not in approved:
             approved.append(kind)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
+
+from langgraph.types import interrupt
 
 from engram.graph.errors import ToolError
 from engram.graph.tools.command_tool import COMMAND_TOOL_NAME
@@ -17,6 +19,8 @@ __all__ = [
     "ACTION_KINDS",
     "ANSWERS",
     "ActionKind",
+    "approval_request",
+    "ask_human",
     "command_allowed",
     "needs_approval",
     "parse_review",
@@ -135,3 +139,35 @@ def parse_review(answer: Any) -> dict[str, Any]:
     if action == "edit" and not args:
         raise ValueError("edit needs the new arguments: {'action': 'edit', 'args': {...}}")
     return {"action": action, "reason": reason, "args": args}
+
+
+QUESTIONS = {
+    "edit": "Apply this change?",
+    "command": "Run this command?",
+}
+
+
+def approval_request(proposal: dict[str, Any], policy: str, high_risk: bool) -> dict[str, Any]:
+    """Return the interrupt payload for one proposed action."""
+    return {
+        "kind": "approve_action",
+        "question": QUESTIONS[proposal["category"]],
+        **proposal,
+        "policy": policy,
+        "high_risk": high_risk,
+        "actions": list(ANSWERS),
+        "resume_format": {"action": " | ".join(ANSWERS), "reason": "why (for reject)",
+                          "args": "new tool arguments (for edit)"},
+    }
+
+
+def ask_human(
+    request: dict[str, Any], parse: Callable[[Any], dict[str, Any]]
+) -> dict[str, Any]:
+    """Ask with a LangGraph ``interrupt`` until ``parse`` understands the answer."""
+    while True:
+        try:
+            return parse(interrupt(request))
+        except ValueError as exc:
+            # Ask again, saying what was wrong; earlier answers replay in order on resume.
+            request = {**request, "error": str(exc)}
