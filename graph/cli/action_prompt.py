@@ -37,7 +37,7 @@ def _show(payload: dict[str, Any]) -> None:
     err_console.rule(f"[bold yellow]{payload.get('question', 'approve?')}[/] "
                      f"[dim](policy {payload.get('policy', 'ask')}{risk})[/]")
     if payload.get("command") is not None and payload.get("tool") == "run_command":
-        err_console.print(f"[bold]$[/] {payload['command']}", markup=False, highlight=False)
+        err_console.print(f"[bold]$[/] {escape(str(payload['command']))}", highlight=False)
     else:
         err_console.print(Syntax(str(payload.get("diff", "")), "diff", theme="ansi_dark",
                                  background_color="default", word_wrap=True))
