@@ -8,6 +8,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.runtime import Runtime
 
 from engram.graph.compaction.compaction_transaction import Request, emergency_compact
+from engram.graph.compaction.history_rules import commit_messages
+from engram.graph.compaction.tool_pairing import close_unanswered_calls
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.errors import ModelNotConfiguredError
@@ -15,7 +17,7 @@ from engram.graph.llm import is_context_overflow, usage_of
 from engram.graph.prompts import render_turn_context
 from engram.graph.state import State
 from engram.graph.tools.available_tools import build_tools
-from engram.nodes.node_support import record_messages
+from engram.nodes.node_support import record_messages, record_model_call
 
 __all__ = ["call_model", "with_turn_context"]
 
@@ -53,20 +55,29 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
         raise ModelNotConfiguredError("no chat model is configured for this run")
     messages: list[BaseMessage] = list(state.messages)
     updated: list[BaseMessage] = []
+    notes: list[str] = []
+    # A session stopped by an older version after a fork at a pending tool step can reach the
+    # model with unanswered calls; resuming it must not repeat the endpoint's 400.
+    repair = close_unanswered_calls(messages)
+    if repair is not None:
+        messages = repair.messages
+        notes.append(repair.note())
+        await record_messages(context, list(repair.closed))
     if state.steps == 0:
         augmented = with_turn_context(state)
         if augmented is not None:
             messages = [augmented if m.id == augmented.id else m for m in messages]
             updated.append(augmented)
-    notes: list[str] = []
     last_step = state.steps + 1 >= context.max_steps
     tools = [] if last_step else build_tools(context, deps, runtime.store)
     if last_step:
         notes.append(STEP_LIMIT_NOTE)
     runnable: Any = model.bind_tools(tools) if tools else model
     compaction: list[dict[str, Any]] = []
+    request = _request(state, messages)
+    await record_model_call(context, request, tools, state.steps + 1)
     try:
-        reply = await runnable.ainvoke(_request(state, messages))
+        reply = await runnable.ainvoke(request)
     except Exception as exc:  # provider errors differ; only an overflow is handled here
         if not is_context_overflow(exc):
             raise
@@ -77,13 +88,16 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
         notes.append("the provider rejected the prompt as too long; compacted and retried once")
         messages = list(result.messages)
         updated = result.update()
-        reply = await runnable.ainvoke(_request(state, messages))
+        request = _request(state, messages)
+        await record_model_call(context, request, tools, state.steps + 1)
+        reply = await runnable.ainvoke(request)
     if not isinstance(reply, AIMessage):
         reply = AIMessage(content=str(reply.content))
     usage = usage_of(reply)
     await record_messages(context, [reply])
+    history = commit_messages([*messages, reply]) if repair else [*updated, reply]
     return {
-        "messages": [*updated, reply],
+        "messages": history,
         "usage": usage,
         "last_usage": usage,
         "steps": state.steps + 1,

@@ -12,6 +12,7 @@ from langgraph.types import interrupt
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.state import State
+from engram.nodes.node_support import record_event
 
 __all__ = ["ACTIONS", "confirm_task", "confirmation_request", "parse_decision"]
 
@@ -81,8 +82,9 @@ async def confirm_task(state: State, runtime: Runtime[Context], *, deps: Deps) -
     reason. ``auto_approve`` skips the question.
     """
     if runtime.context.auto_approve:
-        return {"approval": {"action": "approve", "approved": True, "constraints": "",
-                             "auto": True}}
+        approval = {"action": "approve", "approved": True, "constraints": "", "auto": True}
+        await record_event(runtime.context, "approval", {**approval, "task": state.task})
+        return {"approval": approval}
     request = confirmation_request(state)
     while True:
         try:
@@ -91,6 +93,7 @@ async def confirm_task(state: State, runtime: Runtime[Context], *, deps: Deps) -
         except ValueError as exc:
             # Ask again, saying what was wrong; earlier answers replay in order on resume.
             request = {**request, "error": str(exc)}
+    await record_event(runtime.context, "approval", {**decision, "task": state.task})
     update: dict[str, Any] = {"approval": decision}
     if decision["action"] == "reject":
         update["messages"] = [AIMessage(content=REJECTED_REPLY)]

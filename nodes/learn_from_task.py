@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -14,6 +15,7 @@ from langgraph.store.base import BaseStore
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.prompts import ENGRAM_AUTHOR
 from engram.graph.state import State
 from engram.nodes.node_support import current_thread_id
 from engram.stores.errors import StoreError
@@ -26,6 +28,7 @@ from engram.stores.secrets import find_secret
 
 __all__ = [
     "FactExtractor", "Learned", "decide_outcome", "files_touched", "learn", "learn_from_task",
+    "task_episode_id",
 ]
 
 PATH_ARGS = ("path", "file", "file_path", "filename", "target")
@@ -62,6 +65,8 @@ class Learned:
     conflicts_flagged: tuple[str, ...]
     facts_saved: int
     confidence_changed: bool
+    repeated: bool = False
+    """The task's episode was recorded before (a replay): nothing new was learned."""
 
 
 def decide_outcome(state: State) -> tuple[Outcome, bool]:
@@ -102,6 +107,21 @@ def files_touched(messages: Sequence[AnyMessage]) -> tuple[str, ...]:
     return tuple(found)
 
 
+def task_episode_id(thread_id: str, messages: Sequence[AnyMessage]) -> str | None:
+    """Return the episode id of the current task: the same for every replay of that task.
+
+    The task is the thread's last user message (its id survives replays in the checkpoint);
+    None when there is no identified user message.
+    """
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage) and message.name != ENGRAM_AUTHOR:
+            if not message.id:
+                return None
+            digest = hashlib.sha256(f"{thread_id}\0{message.id}".encode()).hexdigest()
+            return f"ep-{digest[:16]}"
+    return None
+
+
 def _clean(text: str, limit: int) -> str:
     text = " ".join(text.split())
     text = text if len(text) <= limit else text[: limit - 1] + "…"
@@ -135,6 +155,10 @@ def learn(
 ) -> Learned:
     """Record the episode and update patterns synchronously (called off the event loop)."""
     repo = ExperienceStore(store, project_key(context.project_path))
+    episode_id = task_episode_id(thread_id, state.messages) or new_id("ep", now)
+    earlier = repo.get("episode", episode_id)
+    if isinstance(earlier, Episode):  # a replay of a task whose outcome is already recorded
+        return Learned(earlier, (), (), 0, False, repeated=True)
     outcome, explicit = decide_outcome(state)
     report = state.memory_report.get("experience", {})
     applied = [i["id"] for i in report.get("injected", []) if i.get("kind") == "pattern"]
@@ -143,7 +167,7 @@ def learn(
     if outcome == "failure" and profile.get("risk") == "high":
         severity = HIGH_RISK_FAILURE_SEVERITY
     episode = Episode(
-        id=new_id("ep", now), date=now, task_type=str(profile.get("task_type") or "feature"),
+        id=episode_id, date=now, task_type=str(profile.get("task_type") or "feature"),
         summary=_clean(state.task, SUMMARY_CHARS), outcome=outcome,
         files=tuple(_clean(f, SUMMARY_CHARS)
                     for f in state.files_changed or files_touched(state.messages)),
@@ -209,6 +233,12 @@ async def learn_from_task(
                                           thread_id=thread_id, extract=extract)
     except StoreError as exc:
         return {"notes": [f"could not record what this task taught: {exc}"]}
+    if learned.repeated:
+        earlier = {"episode": learned.episode.id, "outcome": learned.episode.outcome,
+                   "repeated": True}
+        return {"memory_report": {**state.memory_report, "learned": earlier},
+                "notes": [f"replayed task: its episode {learned.episode.id} was recorded "
+                          "before, so nothing new was learned"]}
     summary = {
         "episode": learned.episode.id,
         "outcome": learned.episode.outcome,

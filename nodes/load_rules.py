@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
 
+from engram.graph.compaction.history_rules import commit_messages
+from engram.graph.compaction.tool_pairing import close_unanswered_calls
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.prompts import render_system_prompt
@@ -40,9 +42,20 @@ async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
             f"rules files total {rules.total_chars} characters; only the first "
             f"{sum(f.included_chars for f in rules.files)} fit the rules budget"
         )
-    if state.messages and isinstance(state.messages[-1], HumanMessage):
-        await record_messages(context, [state.messages[-1]])
+    update: dict[str, Any] = {}
+    history: list[BaseMessage] = list(state.messages)
+    # A new request after a fork or replay at a pending tool step would leave those calls
+    # unanswered, and the endpoint would refuse the whole history: close them first.
+    repair = close_unanswered_calls(history)
+    if repair is not None:
+        history = repair.messages
+        update["messages"] = commit_messages(history)
+        notes.append(repair.note())
+    # Messages can also enter through ``update_state`` (API, Studio) without any node running;
+    # the ledger records every version it has not seen yet when the next turn starts.
+    await record_messages(context, history)
     return {
+        **update,
         "task": latest_user_text(state),
         "system_prompt": render_system_prompt(rules.text, rules.truncated),
         "rules_report": {

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from langchain_core.messages import BaseMessage
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.config import get_config
 
 from engram.graph.context import Context
 from engram.stores.ledger import Ledger
 
-__all__ = ["current_thread_id", "record_messages"]
+__all__ = ["current_thread_id", "record_event", "record_messages", "record_model_call"]
 
 
 def current_thread_id() -> str:
@@ -27,3 +31,19 @@ async def record_messages(context: Context, messages: list[BaseMessage]) -> None
     if messages:
         ledger = Ledger.for_project(context.project_path)
         await asyncio.to_thread(ledger.append_messages, current_thread_id(), messages)
+
+
+async def record_event(context: Context, kind: str, data: Mapping[str, Any]) -> None:
+    """Append one event (an approval, a marker) to the current thread's ledger, off the loop."""
+    ledger = Ledger.for_project(context.project_path)
+    await asyncio.to_thread(ledger.append, current_thread_id(), kind, data)
+
+
+async def record_model_call(
+    context: Context, request: Sequence[BaseMessage], tools: Sequence[BaseTool], step: int
+) -> None:
+    """Record exactly what one model request holds: messages in order and the tool schemas."""
+    ledger = Ledger.for_project(context.project_path)
+    schemas = [convert_to_openai_tool(tool) for tool in tools]
+    await asyncio.to_thread(ledger.append_model_call, current_thread_id(), list(request),
+                            schemas, step=step, model=context.model)

@@ -16,6 +16,7 @@ from engram.graph.deps import Deps
 from engram.graph.profile.phase0_loading import FactsRecaller, run_phase0
 from engram.graph.state import State
 from engram.graph.tokens import count_text
+from engram.nodes.node_support import record_event
 from engram.stores.memory.fact_recall import recall_facts
 from engram.stores.memory.fact_store import FactStore
 
@@ -65,6 +66,7 @@ async def retrieve_memory(
     approval: dict[str, Any] = {}
     if result.profile.risk == "high" and context.auto_approve:
         approval = {"action": "approve", "approved": True, "constraints": "", "auto": True}
+        await record_event(context, "approval", {**approval, "task": task})
     return {
         "task": task,
         "task_profile": result.profile.to_dict(),

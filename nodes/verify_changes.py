@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.prompts import ENGRAM_AUTHOR
 from engram.graph.state import State
 from engram.graph.tools.action_review import needs_approval, parse_review
 from engram.graph.tools.command_tool import (
@@ -108,5 +109,5 @@ def _failed(state: State, context: Context, command: str, result: CommandResult,
         return {"verification": verification}
     saved = spill_if_large(context.project_path, "verify", f"round{rounds}", result.output,
                            limit=0).path
-    message = HumanMessage(content=_feedback(command, result, saved, rounds), name="engram")
+    message = HumanMessage(content=_feedback(command, result, saved, rounds), name=ENGRAM_AUTHOR)
     return {"verification": verification, "messages": [message]}

@@ -1,34 +1,61 @@
-"""Append-only JSONL audit ledger: one file per session thread in ``<project>/.engram/ledger``."""
+"""Append-only JSONL audit ledger: one file per session thread in ``<project>/.engram/ledger``.
+
+Events (one JSON object a line, each with ``ts`` and ``kind``): ``message`` (every version of
+every message that entered the conversation, with a ``sha`` of its content), ``model_call``
+(what one model request held, as references to message versions and a tool-schema set, so
+the exact request can be rebuilt without storing the history once per call), ``tools``,
+``approval``, ``replay`` and ``fork`` markers with their parent checkpoint, ``compaction``
+and ``learned``.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-__all__ = ["Ledger", "message_record"]
+__all__ = ["Ledger", "message_record", "message_ref", "version_key"]
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
+SHA_CHARS = 16
+"""Hex digits of the content hash that tells versions of one message apart."""
+_BODY_FIELDS = ("tool_calls", "tool_call_id", "name", "status")
+
+
+def _sha(data: Any) -> str:
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:SHA_CHARS]
 
 
 def message_record(message: BaseMessage) -> dict[str, Any]:
-    """Return a JSON-ready record of a message, tool calls included."""
-    record: dict[str, Any] = {
-        "id": message.id,
-        "role": message.type,
-        "content": message.content,
-    }
-    for attr in ("tool_calls", "tool_call_id", "name", "status"):
+    """Return a JSON-ready record of a message, tool calls and content hash included.
+
+    A message without an id (the system prompt) is identified by its role and hash.
+    """
+    record: dict[str, Any] = {"role": message.type, "content": message.content}
+    for attr in _BODY_FIELDS:
         value = getattr(message, attr, None)
         if value:
             record[attr] = value
-    return record
+    sha = _sha(record)
+    return {"id": message.id or f"{message.type}-{sha}", "sha": sha, **record}
+
+
+def version_key(record: Mapping[str, Any]) -> str:
+    """Return the key of one message version (``id:sha``)."""
+    return f"{record.get('id')}:{record.get('sha')}"
+
+
+def message_ref(message: BaseMessage) -> str:
+    """Return the version key of a message as it is now."""
+    return version_key(message_record(message))
 
 
 class Ledger:
@@ -57,10 +84,74 @@ class Ledger:
         finally:
             os.close(fd)
 
-    def append_messages(self, thread_id: str, messages: list[BaseMessage]) -> None:
-        """Record messages as ``message`` events."""
+    def append_messages(self, thread_id: str, messages: Sequence[BaseMessage]) -> int:
+        """Record the versions of ``messages`` the thread's ledger does not hold yet.
+
+        Returns:
+            How many ``message`` events were appended.
+        """
+        return self._append_new(thread_id, messages, self.known_versions(thread_id))
+
+    def _append_new(
+        self, thread_id: str, messages: Sequence[BaseMessage], known: set[str]
+    ) -> int:
+        added = 0
         for message in messages:
-            self.append(thread_id, "message", message_record(message))
+            record = message_record(message)
+            if version_key(record) not in known:
+                known.add(version_key(record))
+                self.append(thread_id, "message", record)
+                added += 1
+        return added
+
+    def known_versions(self, thread_id: str) -> set[str]:
+        """Return the version keys of every message (and tool set) recorded for a thread."""
+        known: set[str] = set()
+        for event in self.read(thread_id):
+            if event.get("kind") == "message":
+                known.add(version_key(event))
+            elif event.get("kind") == "tools":
+                known.add(f"tools:{event.get('sha')}")
+        return known
+
+    def append_model_call(
+        self, thread_id: str, request: Sequence[BaseMessage], tools: Sequence[Mapping[str, Any]],
+        **details: Any,
+    ) -> None:
+        """Record one model request: new message versions and tool set first, then the call."""
+        known = self.known_versions(thread_id)
+        self._append_new(thread_id, request, known)
+        tools_sha = _sha(list(tools))
+        if f"tools:{tools_sha}" not in known:
+            self.append(thread_id, "tools", {"sha": tools_sha, "tools": list(tools)})
+        self.append(thread_id, "model_call", {
+            **details, "messages": [message_ref(m) for m in request], "tools": tools_sha,
+        })
+
+    def model_calls(self, thread_id: str) -> list[dict[str, Any]]:
+        """Rebuild every recorded model request of a thread, in order.
+
+        Returns:
+            One dict per call: its ``model_call`` details, ``messages`` (full records, in the
+            order sent) and ``tools`` (the schemas offered).
+        """
+        versions: dict[str, dict[str, Any]] = {}
+        tool_sets: dict[str, list[Any]] = {}
+        calls: list[dict[str, Any]] = []
+        for event in self.read(thread_id):
+            kind = event.get("kind")
+            if kind == "message":
+                versions[version_key(event)] = {k: v for k, v in event.items()
+                                                if k not in ("ts", "kind")}
+            elif kind == "tools":
+                tool_sets[str(event.get("sha"))] = list(event.get("tools") or [])
+            elif kind == "model_call":
+                messages = [versions.get(ref) or {"id": ref, "role": "unknown",
+                                                  "content": "(this version is not in the ledger)"}
+                            for ref in event.get("messages", [])]
+                calls.append({**event, "messages": messages,
+                              "tools": tool_sets.get(str(event.get("tools")), [])})
+        return calls
 
     def read(self, thread_id: str) -> Iterator[dict[str, Any]]:
         """Yield the events of a thread in order, skipping a torn last line after a crash."""

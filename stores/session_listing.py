@@ -1,34 +1,39 @@
 """The sessions of a checkpointer, newest first, without loading every checkpoint.
 
 ``BaseCheckpointSaver.list`` deserializes each checkpoint with its pending writes; listing
-sessions only needs each thread's latest checkpoint id, its metadata and a count. On SQLite
-those come from one query over the saver's own table; other savers take the generic path.
+sessions only needs each thread's checkpoint ids and a few metadata keys. On SQLite those come
+from one query over the saver's own table (the keys read by ``json_extract``); other savers
+take the generic path.
 A checkpoint id is a time-ordered UUIDv6, so the latest id also says when the thread was
 last updated.
 """
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
+from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-__all__ = ["checkpoint_time", "generic_session_rows", "session_rows"]
+__all__ = [
+    "SESSION_KEYS", "checkpoint_ids", "checkpoint_time", "generic_session_rows",
+    "session_metadata", "session_rows", "thread_ids",
+]
 
+SESSION_KEYS = ("title", "project", "forked_from", "fork_checkpoint")
+"""Checkpoint metadata that describes the whole session: kept by every later checkpoint."""
+TITLE_CHARS = 120
 UUID_EPOCH_OFFSET = 0x01B21DD213814000
 """100-ns intervals between the UUID epoch (1582-10-15) and the Unix epoch."""
 
-_LATEST_SQL = """
-SELECT c.thread_id, c.checkpoint_id, c.metadata, t.n
-FROM checkpoints AS c
-JOIN (SELECT thread_id, MAX(checkpoint_id) AS last, COUNT(*) AS n
-      FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) AS t
-  ON c.thread_id = t.thread_id AND c.checkpoint_id = t.last
-WHERE c.checkpoint_ns = ''
-"""
+_META = "json_extract(CAST(metadata AS TEXT), '$.{key}')"
+_ALL_SQL = (
+    "SELECT thread_id, checkpoint_id, "
+    + ", ".join(_META.format(key=k) for k in (*SESSION_KEYS, "step"))
+    + " FROM checkpoints WHERE checkpoint_ns = '' {where} ORDER BY thread_id, checkpoint_id"
+)
 
 
 def checkpoint_time(checkpoint_id: str) -> str:
@@ -44,48 +49,102 @@ def checkpoint_time(checkpoint_id: str) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat()
 
 
-def session_rows(saver: BaseCheckpointSaver[Any], project: str | None) -> list[dict[str, Any]]:
-    """Return one row per thread (of ``project``, or all when None), newest first."""
-    rows = _sqlite_rows(saver) if isinstance(saver, SqliteSaver) else generic_session_rows(saver)
-    if project is not None:
-        rows = [row for row in rows if row["project"] == project]
-    return sorted(rows, key=lambda r: r["checkpoint_id"], reverse=True)
+Entry = tuple[str, str, dict[str, Any]]
+"""(thread id, checkpoint id, metadata) of one top-level checkpoint."""
 
 
-def _row(thread_id: str, checkpoint_id: str, meta: dict[str, Any], count: int) -> dict[str, Any]:
-    return {
-        "thread_id": thread_id,
-        "checkpoint_id": checkpoint_id,
-        "updated": checkpoint_time(checkpoint_id),
-        "title": meta.get("title", ""),
-        "project": meta.get("project", ""),
-        "step": meta.get("step"),
-        "checkpoints": count,
-    }
-
-
-def _sqlite_rows(saver: SqliteSaver) -> list[dict[str, Any]]:
+def _sqlite_entries(saver: SqliteSaver, thread_id: str | None = None) -> list[Entry]:
+    where, params = ("AND thread_id = ?", (thread_id,)) if thread_id else ("", ())
     with saver.cursor(transaction=False) as cur:
-        cur.execute(_LATEST_SQL)
+        cur.execute(_ALL_SQL.format(where=where), params)
         found = cur.fetchall()
-    rows = []
-    for thread_id, checkpoint_id, metadata, count in found:
-        meta = json.loads(metadata) if metadata else {}
-        rows.append(_row(str(thread_id), str(checkpoint_id), dict(meta), int(count)))
+    keys = (*SESSION_KEYS, "step")
+    return [(str(row[0]), str(row[1]), {k: v for k, v in zip(keys, row[2:], strict=True)
+                                        if v is not None}) for row in found]
+
+
+def _generic_entries(saver: BaseCheckpointSaver[Any], thread_id: str | None = None) -> list[Entry]:
+    config = {"configurable": {"thread_id": thread_id}} if thread_id else None
+    entries = [
+        (str(item.config["configurable"]["thread_id"]),
+         str(item.config["configurable"]["checkpoint_id"]), dict(item.metadata or {}))
+        for item in saver.list(config)  # type: ignore[arg-type]
+        if not item.config["configurable"].get("checkpoint_ns", "")
+    ]
+    return sorted(entries, key=lambda e: (e[0], e[1]))
+
+
+def _entries(saver: BaseCheckpointSaver[Any], thread_id: str | None = None) -> list[Entry]:
+    if isinstance(saver, SqliteSaver):
+        return _sqlite_entries(saver, thread_id)
+    return _generic_entries(saver, thread_id)
+
+
+def _fold(entries: list[Entry]) -> dict[str, dict[str, Any]]:
+    """Fold checkpoints (oldest first) into one row per thread.
+
+    Session keys take the newest non-empty value: a checkpoint written without them (by a
+    replay of an older version, or by ``graph.invoke`` from Python) does not erase them.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    for thread_id, checkpoint_id, meta in entries:
+        row = rows.setdefault(thread_id, {"thread_id": thread_id, "checkpoints": 0,
+                                          **dict.fromkeys(SESSION_KEYS, "")})
+        row["checkpoints"] += 1
+        row["checkpoint_id"] = checkpoint_id
+        row["updated"] = checkpoint_time(checkpoint_id)
+        row["step"] = meta.get("step")
+        for key in SESSION_KEYS:
+            if meta.get(key):
+                row[key] = str(meta[key])
     return rows
+
+
+def _first_request(saver: BaseCheckpointSaver[Any], thread_id: str) -> str:
+    """Return the first user message of a thread's newest checkpoint, as a fallback title."""
+    item = saver.get_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})
+    messages = (item.checkpoint.get("channel_values") or {}).get("messages") if item else None
+    for message in messages or []:
+        if isinstance(message, HumanMessage):
+            content = message.content
+            text = content if isinstance(content, str) else " ".join(
+                str(part.get("text", "")) for part in content if isinstance(part, dict))
+            return " ".join(text.split())[:TITLE_CHARS]
+    return ""
+
+
+def session_rows(saver: BaseCheckpointSaver[Any], project: str | None) -> list[dict[str, Any]]:
+    """Return one row per thread, newest first: every thread in the checkpointer.
+
+    With ``project`` set, threads recorded for another project are left out; threads that
+    never recorded a project (advanced only through the Python API or the LangGraph server)
+    are kept, since nothing says they belong elsewhere.
+    """
+    rows = list(_fold(_entries(saver)).values())
+    if project is not None:
+        rows = [row for row in rows if row["project"] in (project, "")]
+    for row in rows:
+        if not row["title"]:
+            row["title"] = _first_request(saver, row["thread_id"])
+    return sorted(rows, key=lambda r: r["checkpoint_id"], reverse=True)
 
 
 def generic_session_rows(saver: BaseCheckpointSaver[Any]) -> list[dict[str, Any]]:
     """Return one row per thread by walking every checkpoint (any saver; unordered)."""
-    latest: dict[str, tuple[str, dict[str, Any]]] = {}
-    counts: dict[str, int] = {}
-    for item in saver.list(None):
-        configurable = item.config["configurable"]
-        if configurable.get("checkpoint_ns", ""):
-            continue
-        thread_id = str(configurable["thread_id"])
-        checkpoint_id = str(configurable["checkpoint_id"])
-        counts[thread_id] = counts.get(thread_id, 0) + 1
-        if thread_id not in latest or checkpoint_id > latest[thread_id][0]:
-            latest[thread_id] = (checkpoint_id, dict(item.metadata or {}))
-    return [_row(t, c, meta, counts[t]) for t, (c, meta) in latest.items()]
+    return list(_fold(_generic_entries(saver)).values())
+
+
+def session_metadata(saver: BaseCheckpointSaver[Any], thread_id: str) -> dict[str, str]:
+    """Return a thread's session keys (title, project, fork origin); empty for a new thread."""
+    row = _fold(_entries(saver, thread_id)).get(thread_id)
+    return {k: row[k] for k in SESSION_KEYS if row and row[k]}
+
+
+def thread_ids(saver: BaseCheckpointSaver[Any]) -> list[str]:
+    """Return the id of every thread in the checkpointer."""
+    return sorted({entry[0] for entry in _entries(saver)})
+
+
+def checkpoint_ids(saver: BaseCheckpointSaver[Any], thread_id: str) -> list[str]:
+    """Return the top-level checkpoint ids of one thread, oldest first."""
+    return [entry[1] for entry in _entries(saver, thread_id)]

@@ -70,26 +70,33 @@ def run(
     yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
     policy: str | None = PolicyOption,
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    show_prompt: bool = typer.Option(False, "--show-prompt",
+                                     help="Print each model request in full before sending it."),
 ) -> None:
     """Run one task to completion and print the answer."""
     from langchain_core.messages import HumanMessage
 
     from engram.graph.cli.cli_runtime import open_app
+    from engram.graph.cli.prompt_view import PromptPrinter
+    from engram.graph.cli.session_ids import resolve_thread
     from engram.graph.cli.turn_runner import (
         ask_approval,
         new_thread_id,
         print_answer,
         run_summary,
         run_turn,
+        session_config,
         status_line,
-        thread_config,
     )
 
     context = load_context(path, auto_approve=True if yes else None, policy=policy)
     require_model(context)
-    thread_id = thread or new_thread_id()
     with open_app(context) as engram:
-        config = thread_config(thread_id, context, task)
+        thread_id = resolve_thread(engram.checkpointer, thread, new_ok=True) if thread \
+            else new_thread_id()
+        config = session_config(engram.checkpointer, thread_id, context, task)
+        if show_prompt:
+            config["callbacks"] = [PromptPrinter(err_console)]
         result = run_async(
             run_turn(
                 engram.graph, config, context, {"messages": [HumanMessage(content=task)]},

@@ -13,7 +13,8 @@ from engram.graph.cli.chat_memory_commands import handle_memory_command, is_memo
 from engram.graph.cli.cli_runtime import App, open_app
 from engram.graph.cli.command_support import err_console, out_console
 from engram.graph.cli.session_actions import compact_session, partitions, record_outcome
-from engram.graph.cli.turn_runner import print_answer, run_turn, status_line, thread_config
+from engram.graph.cli.session_ids import resolve_thread
+from engram.graph.cli.turn_runner import print_answer, run_turn, session_config, status_line
 from engram.graph.context import Context
 from engram.graph.tools.code_graph_tool import build_code_graph_tool
 from engram.stores.project_key import project_key
@@ -118,6 +119,7 @@ def chat_loop(
     """Read user turns until /exit or Ctrl-D; Ctrl-C stops the running turn, not the session."""
     _setup_history(context)
     with open_app(context) as engram:
+        thread_id = resolve_thread(engram.checkpointer, thread_id, new_ok=True)
         out_console.print(f"[bold]engram[/] · session {thread_id} · {context.project_path}")
         out_console.print("[dim]/help for commands, /exit to leave[/]")
         while True:
@@ -135,7 +137,7 @@ def chat_loop(
                 if not handle_slash(line, engram, thread_id):
                     break
                 continue
-            config = thread_config(thread_id, context, line)
+            config = session_config(engram.checkpointer, thread_id, context, line)
             try:
                 result = asyncio.run(run_turn(
                     engram.graph, config, context, {"messages": [HumanMessage(content=line)]},

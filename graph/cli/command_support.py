@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -18,7 +19,8 @@ from engram.graph.errors import ConfigError, EngramError, ModelNotConfiguredErro
 from engram.stores.errors import StoreError
 
 __all__ = [
-    "err_console", "fail", "handle_errors", "load_context", "out_console", "print_json",
+    "err_console", "fail", "handle_errors", "is_history_rejection", "load_context", "out_console",
+    "print_json",
     "print_table", "require_model", "run_async",
 ]
 
@@ -37,6 +39,18 @@ ENDPOINT_HINT = (
     "check that the server is running and that ENGRAM_BASE_URL (or OPENAI_BASE_URL), "
     "ENGRAM_MODEL and OPENAI_API_KEY are right"
 )
+
+HISTORY_HINT = (
+    "engram now closes tool calls left without results before each model call, so "
+    "`engram sessions resume ID` (or continuing with `engram run --thread ID TASK`) repairs a "
+    "session an older version left broken; if the endpoint still refuses it, fork from an "
+    "earlier checkpoint: `engram sessions history ID`, then `engram sessions fork ID "
+    "--checkpoint C`"
+)
+HISTORY_REJECTION = re.compile(
+    r"tool[_ ]call|role ['\"]?tool|tool message|invalid_messages|messages\[\d+\]", re.IGNORECASE
+)
+"""What a 400 about the message history says (OpenAI, DeepSeek, vLLM, Ollama wordings)."""
 
 
 def load_context(path: Path | None = None, **overrides: Any) -> Context:
@@ -82,6 +96,14 @@ def _endpoint_errors() -> tuple[type[BaseException], ...]:
     return (openai.APIConnectionError, openai.APIStatusError)
 
 
+def is_history_rejection(exc: BaseException) -> bool:
+    """Return True when the endpoint refused the request because of its message history."""
+    if getattr(exc, "status_code", None) != 400:
+        return False
+    text = f"{getattr(exc, 'code', '') or ''} {getattr(exc, 'message', '') or exc}"
+    return HISTORY_REJECTION.search(text) is not None
+
+
 def _endpoint_message(exc: BaseException) -> str:
     """Describe a failed model call, naming the endpoint's base URL."""
     request = getattr(exc, "request", None)
@@ -92,6 +114,9 @@ def _endpoint_message(exc: BaseException) -> str:
     if status is None:
         return f"cannot reach the model endpoint {base}: {detail}"
     detail = detail.removeprefix(f"Error code: {status} - ")
+    if is_history_rejection(exc):
+        return (f"the session history was invalid: the model endpoint {base} refused it "
+                f"({status}: {detail})")
     return f"the model endpoint {base} answered {status}: {detail}"
 
 
@@ -105,7 +130,8 @@ def handle_errors(func: F) -> F:
         except (EngramError, StoreError) as exc:
             fail(str(exc), getattr(exc, "hint", ""))
         except _endpoint_errors() as exc:
-            fail(_endpoint_message(exc), ENDPOINT_HINT, code=EXIT_FAILURE)
+            hint = HISTORY_HINT if is_history_rejection(exc) else ENDPOINT_HINT
+            fail(_endpoint_message(exc), hint, code=EXIT_FAILURE)
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/]")
             raise typer.Exit(130) from None

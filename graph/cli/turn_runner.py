@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,11 +19,15 @@ from engram.graph.cli.command_support import err_console
 from engram.graph.context import Context
 from engram.graph.state import USAGE_KEYS
 from engram.graph.tokens import estimate_messages
+from engram.stores.session_listing import session_metadata
 
 __all__ = [
-    "TurnResult", "ask_approval", "new_thread_id", "run_summary", "run_turn", "status_line",
+    "TurnResult", "ask_approval", "new_thread_id", "run_summary", "run_turn", "session_config",
+    "status_line",
     "thread_config",
 ]
+
+TITLE_CHARS = 120
 
 Approver = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -33,12 +37,26 @@ def new_thread_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
-def thread_config(thread_id: str, context: Context, title: str = "") -> dict[str, Any]:
-    """Return the LangGraph config of a session thread, tagged with its project."""
-    metadata: dict[str, Any] = {"project": str(context.project_path)}
-    if title:
-        metadata["title"] = title[:120]
+def thread_config(
+    thread_id: str, context: Context, title: str = "", *, saved: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Return the LangGraph config of a session thread, tagged with its project and title.
+
+    ``saved`` is the session's recorded metadata: its title (the first task) and fork origin
+    are kept, so every checkpoint a later turn, replay or resume writes still carries them.
+    """
+    metadata: dict[str, Any] = {**(saved or {}), "project": str(context.project_path)}
+    if title and not metadata.get("title"):
+        metadata["title"] = " ".join(title.split())[:TITLE_CHARS]
     return {"configurable": {"thread_id": thread_id}, "metadata": metadata}
+
+
+def session_config(
+    checkpointer: Any, thread_id: str, context: Context, title: str = ""
+) -> dict[str, Any]:
+    """Return ``thread_config`` with the metadata the session already has in ``checkpointer``."""
+    return thread_config(thread_id, context, title,
+                         saved=session_metadata(checkpointer, thread_id))
 
 
 @dataclass

@@ -158,3 +158,21 @@ async def test_ledger_gets_the_learning_event(tmp_path):
 async def test_no_store_is_a_note(tmp_path):
     out = await _learn(_state(outcome="success"), tmp_path, None)
     assert out["notes"] and "memory_report" not in out
+
+
+async def test_a_replayed_task_adds_no_episode_and_changes_no_confidence(tmp_path):
+    store = InMemoryStore()
+    repo = _repo(store, tmp_path)
+    state = _state(outcome="success")
+    for number, message in enumerate(state.messages):
+        message.id = f"m{number}"
+    extract = FakeExtract()
+    first = await _learn(state, tmp_path, store, extract)
+    again = await _learn(state, tmp_path, store, extract)
+    assert again["memory_report"]["learned"] == {
+        "episode": first["memory_report"]["learned"]["episode"], "outcome": "success",
+        "repeated": True}
+    assert any("replayed task" in note for note in again["notes"])
+    assert len(repo.find("episode")) == 1
+    assert repo.get("pattern", "p1").confidence == 4  # +1 once, not twice
+    assert len(extract.calls) == 1
