@@ -6,6 +6,7 @@ scripted to call the write tools and ``run_command``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +177,27 @@ async def test_failed_edit_is_not_asked_and_reports_the_error(project, store):
     assert "__interrupt__" not in final
     assert "old_string was not found in app.py" in _tool_results(final)["e1"]
     assert final["tool_errors"] == 1
+
+
+async def test_sessions_show_lists_a_pending_approval(project, engram_home):
+    from typer.testing import CliRunner
+
+    from engram.graph.cli.app import app
+    from engram.graph.cli.cli_runtime import open_app
+
+    with OpenAIStub([_call(EDIT, "e1")]) as stub:
+        context = Context(project=str(project), model="stub-model", base_url=stub.base_url,
+                          engram_home=str(engram_home))
+        with open_app(context) as engram:
+            await engram.graph.ainvoke({"messages": [HumanMessage(content=TASK)]},
+                                       {"configurable": {"thread_id": "pending-1"}},
+                                       context=context)
+    runner = CliRunner()
+    shown = runner.invoke(app, ["sessions", "show", "pending-1", "--json", "--path",
+                                str(project)])
+    assert shown.exit_code == 0, shown.output
+    pending = json.loads(shown.stdout)["interrupts"]
+    assert [(p["kind"], p["tool"], p["files"]) for p in pending] == [
+        ("approve_action", "edit_file", ["app.py"])]
+    text = runner.invoke(app, ["sessions", "show", "pending-1", "--path", str(project)])
+    assert "waiting for an answer: approve_action app.py" in text.stdout
