@@ -43,16 +43,22 @@ def _feedback(command: str, result: CommandResult, saved: str | None, rounds: in
             "\nFix the cause, then answer again; the checks run again after your answer.")
 
 
-def _decide(state: State, context: Context, commands: tuple[str, ...]) -> str:
-    """Ask about every check the policy holds back, before running any (replay-safe)."""
+def _decide(state: State, context: Context, commands: tuple[str, ...]) -> tuple[str, bool]:
+    """Ask about every check the policy holds back, before running any (replay-safe).
+
+    Returns:
+        Why the checks may not run ("" when they may), and whether the user approved all
+        commands for the session.
+    """
     try:
         allow = load_project_settings(context.project_path).allow_commands
     except SettingsError:
         allow = ()
+    approved = list(state.approved_kinds)
     for command in commands:
         if not needs_approval("command", policy=context.policy,
                               high_risk=state.task_profile.get("risk") == "high",
-                              approved_kinds=state.approved_kinds, command=command, allow=allow):
+                              approved_kinds=approved, command=command, allow=allow):
             continue
         proposal = {"tool": COMMAND_TOOL_NAME, "category": "command", "call_id": "verify",
                     "args": {"command": command}, "command": command}
@@ -60,8 +66,10 @@ def _decide(state: State, context: Context, commands: tuple[str, ...]) -> str:
                                             state.task_profile.get("risk") == "high"),
                            parse_review)
         if review["action"] not in ("approve", "approve_all"):
-            return review.get("reason") or "the user declined to run the checks"
-    return ""
+            return review.get("reason") or "the user declined to run the checks", False
+        if review["action"] == "approve_all":
+            approved.append("command")
+    return "", "command" in approved and "command" not in state.approved_kinds
 
 
 async def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
@@ -84,7 +92,8 @@ async def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps)
         return {"verification": {"status": "not-run", "final": True, "rounds": rounds,
                                  "reason": "no test or lint command found; set [verify] "
                                  "commands in .engram/settings.toml"}}
-    declined = _decide(state, context, commands)
+    declined, approved_all = _decide(state, context, commands)
+    kinds = {"approved_kinds": ["command"]} if approved_all else {}
     if declined:
         return {"verification": {"status": "not-run", "final": True, "rounds": rounds,
                                  "reason": declined, "commands": list(commands)}}
@@ -95,8 +104,9 @@ async def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps)
         runs.append({"command": command, "exit_code": result.exit_code,
                      "seconds": round(result.seconds, 2)})
         if result.exit_code != 0:
-            return _failed(state, context, command, result, runs, rounds)
-    return {"verification": {"status": "passed", "final": True, "rounds": rounds, "runs": runs}}
+            return {**kinds, **_failed(state, context, command, result, runs, rounds)}
+    return {**kinds,
+            "verification": {"status": "passed", "final": True, "rounds": rounds, "runs": runs}}
 
 
 def _failed(state: State, context: Context, command: str, result: CommandResult,

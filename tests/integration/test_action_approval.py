@@ -201,3 +201,25 @@ async def test_sessions_show_lists_a_pending_approval(project, engram_home):
         ("approve_action", "edit_file", ["app.py"])]
     text = runner.invoke(app, ["sessions", "show", "pending-1", "--path", str(project)])
     assert "waiting for an answer: approve_action app.py" in text.stdout
+
+
+@pytest.mark.parametrize("answer", ["approve_all", "reject"])
+async def test_the_verify_checks_ask_under_the_policy(project, store, answer):
+    (project / ".engram").mkdir()
+    (project / ".engram" / "settings.toml").write_text('[verify]\ncommands = ["echo checks-ok"]\n')
+    with OpenAIStub([_call(EDIT, "e1"), {"content": "done"}]) as stub:
+        session = Session(project, store, stub)
+        await session.start()
+        second = await session.send(Command(resume="approve"))
+        asked = second["__interrupt__"][0].value
+        assert (asked["call_id"], asked["command"]) == ("verify", "echo checks-ok")
+        final = await session.send(Command(resume={"action": answer, "reason": "later"}))
+    if answer == "approve_all":
+        assert final["verification"]["status"] == "passed"
+        assert final["verification"]["runs"][0]["exit_code"] == 0
+        assert final["approved_kinds"] == ["command"]
+    else:
+        assert final["verification"]["status"] == "not-run"
+        assert final["verification"]["reason"] == "later"
+    assert final["memory_report"]["learned"]["outcome"] == (
+        "success" if answer == "approve_all" else "unknown")
