@@ -8,7 +8,8 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install install-dev demo test test-matrix lint typecheck unit integration clean
+.PHONY: install install-dev demo test test-matrix lint typecheck unit integration clean \
+	bench-reliability
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +57,10 @@ test: install-dev
 # The suite under several terminal widths, TERM, locale and time zone, in random order.
 test-matrix: install-dev
 	bash scripts/test_matrix.sh
+
+# Hostile repositories, damaged storage and the other reliability suites: one table.
+bench-reliability: install-dev
+	$(BIN)/python bench/reliability/run.py
 
 clean:
 	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache

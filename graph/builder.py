@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -26,6 +25,7 @@ from langgraph.store.base import BaseStore
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.node_entry import node_entry
 from engram.graph.retrieval.branch_timeout import wire_retrieval
 from engram.graph.routes import (
     route_after_call_model,
@@ -77,9 +77,9 @@ def off_loop(node: Node) -> Node:
 def _add(
     graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps, *, thread: bool = True
 ) -> None:
-    """Add a node under its function name with the live handles bound."""
-    body = off_loop(node) if thread else node
-    graph.add_node(node.__name__, partial(body, deps=deps))
+    """Add a node under its function name with the live handles bound (sync and async)."""
+    on_loop = off_loop(node) if thread else None
+    graph.add_node(node.__name__, node_entry(node, deps, on_loop=on_loop))
 
 
 def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
@@ -118,7 +118,7 @@ def builder(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     return graph
 
 
-async def _retrieve_gate(state: State) -> dict[str, Any]:
+def _retrieve_gate(state: State) -> dict[str, Any]:
     """Join point before the parallel retrieval branches (no state change)."""
     return {}
 

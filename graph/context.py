@@ -74,6 +74,10 @@ class Context:
         default=500,
         metadata={"description": "Timeout of each parallel retrieval branch in milliseconds."},
     )
+    tool_timeout_s: float = field(
+        default=60.0,
+        metadata={"description": "Seconds one tool call may run before it fails with an error."},
+    )
     embedding_provider: EmbeddingProvider = field(
         default="default",
         metadata={
@@ -164,8 +168,9 @@ class Context:
         if self.policy not in get_args(Policy):
             raise ConfigError(f"unknown approval policy {self.policy!r}",
                               hint=f"use one of {', '.join(get_args(Policy))}")
-        if self.budget < 0 or self.branch_timeout_ms <= 0 or self.max_steps <= 0:
-            raise ConfigError("budget, branch timeout and max steps must be positive")
+        if (self.budget < 0 or self.branch_timeout_ms <= 0 or self.max_steps <= 0
+                or not self.tool_timeout_s > 0):
+            raise ConfigError("budget, branch and tool timeouts and max steps must be positive")
 
 
 def _env_name(field_name: str) -> str:

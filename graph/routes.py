@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
+from engram.graph.node_entry import context_or_env
 from engram.graph.state import State
 from engram.graph.tools.action_review import ACTION_KINDS
 
@@ -27,7 +28,8 @@ def route_after_retrieve_memory(
 
     Building a context pack acts on nothing, so context mode never asks.
     """
-    if runtime.context.mode == "context" or not runtime.context.model:
+    context = context_or_env(runtime.context)
+    if context.mode == "context" or not context.model:
         return "retrieve"
     if state.task_profile.get("risk") == "high" and not state.approval.get("approved"):
         return "confirm_task"
@@ -43,7 +45,7 @@ def route_after_pack_context(
     state: State, runtime: Runtime[Context]
 ) -> Literal["check_budget", "__end__"]:
     """In context mode, or with no model configured, the pack is the result."""
-    context = runtime.context
+    context = context_or_env(runtime.context)
     if context.mode == "context" or not context.model:
         return "__end__"
     return "check_budget"

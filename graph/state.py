@@ -154,7 +154,12 @@ class State(InputState):
     """Usage the provider reported for the most recent model call."""
 
     external_content_seen: Annotated[bool, any_true] = False
-    """Whether untrusted external content (web, MCP) has entered this session."""
+    """Whether untrusted content (a tool result: project files, search output, MCP) has
+    entered this session; auto-extraction pauses from then on."""
+
+    untrusted_sources: Annotated[list[str], append_unique] = field(default_factory=list)
+    """Tools whose results (untrusted content) have entered this session, first seen first;
+    facts the model saves afterwards record them and are quarantined."""
 
     degraded_branches: Annotated[list[str], append_or_clear] = field(default_factory=list)
     """Retrieval branches that timed out or failed this turn (their notes say why)."""

@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.markers import escape_markers
 from engram.graph.profile.phase0_loading import FactsRecaller, run_phase0
 from engram.graph.state import State
 from engram.graph.tokens import count_text
@@ -70,7 +71,8 @@ async def retrieve_memory(
     return {
         "task": task,
         "task_profile": result.profile.to_dict(),
-        "memory_block": result.block,
+        # Facts and episodes hold text from past sessions: it must not fake the prompt's markers.
+        "memory_block": escape_markers(result.block),
         "memory_report": result.report(count),
         "approval": approval,
         "notes": list(result.notes),

@@ -10,24 +10,30 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
-from pydantic import ValidationError
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
-from engram.graph.errors import EngramError
 from engram.graph.state import State
 from engram.graph.tools.action_review import ACTION_KINDS
 from engram.graph.tools.available_tools import build_tools
-from engram.graph.tools.project_tools import wrap_tool_result
-from engram.nodes.node_support import record_messages
-from engram.stores.errors import StoreError
-from engram.stores.spill import spill_if_large
+from engram.graph.tools.command_tool import COMMAND_TOOL_NAME, command_time_limit
+from engram.graph.tools.save_memory_tool import SAVE_MEMORY_TOOL
+from engram.graph.tools.tool_output import TOOL_ERRORS, deliver_tool_output, tool_error_text
+from engram.graph.tools.tool_timeout import call_with_timeout
+from engram.nodes.node_support import current_thread_id, record_messages
+from engram.stores.spill import session_spill_folder
 
-__all__ = ["run_tools"]
+__all__ = ["TRUSTED_TOOLS", "run_tools", "untrusted_of"]
 
-EXTERNAL_TOOLS: frozenset[str] = frozenset()
-"""Tools whose output comes from outside the project (web, MCP); none are built in yet."""
+TRUSTED_TOOLS: frozenset[str] = frozenset({SAVE_MEMORY_TOOL})
+"""Tools whose results are engram's own words; every other result (project files, search
+output, MCP) is untrusted content."""
 NOT_REVIEWED = "error: this action was not reviewed, so it did not run"
+
+
+def untrusted_of(calls: list[Any]) -> list[str]:
+    """Return the names of the tools among ``calls`` whose results are untrusted content."""
+    return list(dict.fromkeys(c["name"] for c in calls if c["name"] not in TRUSTED_TOOLS))
 
 
 @dataclass
@@ -46,11 +52,12 @@ class CallOutcome:
 def _rejected(review: dict[str, Any]) -> CallOutcome:
     reason = str(review.get("reason") or "").strip() or "no reason given"
     return CallOutcome(f"rejected by the user: {reason}\nNothing was changed or run. Take the "
-                   "reason into account; do not retry the same action unchanged.", refused=True)
+                       "reason into account; do not retry the same action unchanged.",
+                       refused=True)
 
 
 async def _run_one(
-    tool: BaseTool | None, call: dict[str, Any], review: dict[str, Any] | None
+    tool: BaseTool | None, call: dict[str, Any], review: dict[str, Any] | None, timeout_s: float
 ) -> CallOutcome:
     """Run one tool call as reviewed; failures go back to the model as text."""
     if tool is None:
@@ -66,13 +73,13 @@ async def _run_one(
             args.update(review.get("args") or {})
             prefix = ("the user edited your proposal before it ran; it ran with "
                       f"{json.dumps(review.get('args'), ensure_ascii=False)[:2000]}\n")
+    if call["name"] == COMMAND_TOOL_NAME:  # a command has its own, longer, time limit
+        timeout_s = max(timeout_s, command_time_limit(args))
+    tool_call = {"name": call["name"], "args": args, "id": call["id"], "type": "tool_call"}
     try:
-        message = await tool.ainvoke(
-            {"name": call["name"], "args": args, "id": call["id"], "type": "tool_call"})
-    except (EngramError, StoreError, ValidationError, OSError, ValueError) as exc:
-        hint = getattr(exc, "hint", "")
-        return CallOutcome(prefix + f"error: {exc}" + (f"\nhint: {hint}" if hint else ""),
-                       failed=True)
+        message = await call_with_timeout(tool.name, lambda: tool.invoke(tool_call), timeout_s)
+    except TOOL_ERRORS as exc:
+        return CallOutcome(prefix + tool_error_text(exc), failed=True)
     content = message.content if isinstance(message, ToolMessage) else message
     artifact = getattr(message, "artifact", None)
     changed = [str(p) for p in artifact] if isinstance(artifact, list) else []
@@ -80,10 +87,12 @@ async def _run_one(
 
 
 async def _run_all(
-    tools: dict[str, BaseTool], calls: list[dict[str, Any]], reviews: dict[str, Any]
+    tools: dict[str, BaseTool], calls: list[dict[str, Any]], reviews: dict[str, Any],
+    timeout_s: float,
 ) -> list[CallOutcome]:
-    """Run read-only batches concurrently; a batch with an action runs in the model's order."""
-    jobs = [_run_one(tools.get(c["name"]), c, reviews.get(str(c["id"]))) for c in calls]
+    """Run read-only batches together; a batch with an edit or command runs in order."""
+    jobs = [_run_one(tools.get(c["name"]), c, reviews.get(str(c["id"])), timeout_s)
+            for c in calls]
     if not any(c["name"] in ACTION_KINDS for c in calls):
         return list(await asyncio.gather(*jobs))
     return [await job for job in jobs]
@@ -98,22 +107,26 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     last = state.messages[-1] if state.messages else None
     if not isinstance(last, AIMessage) or not last.tool_calls:
         raise ValueError("run_tools was reached without pending tool calls")
-    tools = {t.name: t for t in build_tools(runtime.context, deps, runtime.store)}
+    session = current_thread_id()
+    # Calls of one step run together: a save sees only the results of earlier steps.
+    available = build_tools(runtime.context, deps, runtime.store,
+                            spill_folder=session_spill_folder(session),
+                            after=state.untrusted_sources)
+    tools = {t.name: t for t in available}
     calls: list[dict[str, Any]] = [dict(c) for c in last.tool_calls]
-    outcomes = await _run_all(tools, calls, state.action_reviews)
+    outcomes = await _run_all(tools, calls, state.action_reviews,
+                              runtime.context.tool_timeout_s)
     results: list[ToolMessage] = []
     notes: list[str] = []
     for call, outcome in zip(calls, outcomes, strict=True):
-        try:
-            text = spill_if_large(
-                runtime.context.project_path, call["name"], str(call["id"]), outcome.text
-            ).text
-        except OSError as exc:
-            notes.append(f"could not save a large {call['name']} output: {exc}")
-            text = outcome.text
+        text, note = deliver_tool_output(
+            runtime.context.project_path, call["name"], str(call["id"]), outcome.text,
+            session=session,
+        )
+        notes.extend([note] if note else [])
         results.append(
             ToolMessage(
-                content=wrap_tool_result(call["name"], text),
+                content=text,
                 tool_call_id=call["id"],
                 name=call["name"],
                 status="error" if outcome.failed or outcome.refused else "success",
@@ -123,7 +136,8 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     return {
         "messages": results,
         "tool_errors": state.tool_errors + sum(1 for o in outcomes if o.failed),
-        "external_content_seen": any(c["name"] in EXTERNAL_TOOLS for c in calls),
+        "external_content_seen": bool(untrusted_of(calls)),
+        "untrusted_sources": untrusted_of(calls),
         "files_changed": [p for o in outcomes for p in o.changed],
         "action_reviews": {},
         "notes": notes,

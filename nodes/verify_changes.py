@@ -13,14 +13,19 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.prompts import ENGRAM_AUTHOR
 from engram.graph.state import State
-from engram.graph.tools.action_review import needs_approval, parse_review
+from engram.graph.tools.action_review import (
+    approval_request,
+    ask_human,
+    needs_approval,
+    parse_review,
+)
 from engram.graph.tools.command_tool import (
     COMMAND_TOOL_NAME,
     CommandResult,
     run_shell,
     scrubbed_environment,
 )
-from engram.nodes.review_actions import approval_request, ask_human
+from engram.nodes.node_support import current_thread_id
 from engram.stores.project_settings import SettingsError, load_project_settings
 from engram.stores.spill import spill_if_large
 from engram.stores.verify_commands import discover_verify_commands, failure_lines
@@ -118,6 +123,6 @@ def _failed(state: State, context: Context, command: str, result: CommandResult,
     if final:
         return {"verification": verification}
     saved = spill_if_large(context.project_path, "verify", f"round{rounds}", result.output,
-                           limit=0).path
+                           session=current_thread_id(), limit=0).path
     message = HumanMessage(content=_feedback(command, result, saved, rounds), name=ENGRAM_AUTHOR)
     return {"verification": verification, "messages": [message]}

@@ -6,6 +6,7 @@ SQLite under ``ENGRAM_HOME`` by default; Postgres when a database URL is configu
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
@@ -25,7 +26,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.base import BaseStore, Op, Result
 from langgraph.store.sqlite import SqliteStore
 
-from engram.stores.errors import BackendUnavailableError
+from engram.stores.errors import BackendUnavailableError, DatabaseUnreadableError
 from engram.stores.write_lock import (
     LockFactory,
     PostgresAdvisoryLock,
@@ -39,6 +40,7 @@ __all__ = [
     "SyncSaverAsyncAPI",
     "ThreadedSqliteSaver",
     "ThreadedSqliteStore",
+    "database_errors",
     "database_url",
     "open_checkpointer",
     "open_memory_store",
@@ -46,9 +48,12 @@ __all__ = [
     "sqlite_lock",
 ]
 
+log = logging.getLogger(__name__)
+
 MEMORY_DB = "memory.sqlite"
 CHECKPOINT_DB = "checkpoints.sqlite"
 SQLITE_BUSY_TIMEOUT_S = 30.0
+PRIVATE_FILE_MODE = 0o600
 
 
 def database_url() -> str:
@@ -61,20 +66,49 @@ def sqlite_lock(path: Path) -> LockFactory:
     return file_lock(path.with_name(path.name + ".lock"))
 
 
+DATABASE_HINTS = {
+    MEMORY_DB: "restore it: move the damaged file aside, then `engram memory import BACKUP`; "
+               "`engram doctor` checks every store",
+    CHECKPOINT_DB: "move the damaged file aside to start without saved sessions; "
+                   "`engram doctor` checks every store",
+}
+
+
+@contextmanager
+def database_errors(path: Path) -> Iterator[None]:
+    """Turn SQLite's errors about ``path`` into ``DatabaseUnreadableError`` naming the file."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseUnreadableError(
+            f"cannot use the database {path}: {exc}",
+            hint=DATABASE_HINTS.get(path.name, DatabaseUnreadableError.hint),
+        ) from exc
+
+
 def sqlite_connect(path: Path) -> sqlite3.Connection:
     """Open a SQLite file for several processes at once (WAL, busy timeout, autocommit).
 
     Switching a new database to WAL fails with "database is locked" when another process
     does the same at that instant, so it happens under the file's lock.
+
+    Raises:
+        DatabaseUnreadableError: The file is not a readable SQLite database.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with sqlite_lock(path)("open"):
+    with sqlite_lock(path)("open"), database_errors(path):
+        if not path.exists():  # created owner-only, like the ledger: it holds memory and code
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
         conn = sqlite3.connect(
             str(path), check_same_thread=False, isolation_level=None,
             timeout=SQLITE_BUSY_TIMEOUT_S,
         )
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        except BaseException:
+            conn.close()
+            raise
     return conn
 
 
@@ -165,6 +199,14 @@ def _postgres(database_url: str) -> Iterator[None]:
         ) from exc
     try:
         yield
+    except psycopg.ProgrammingError as exc:
+        if "connection" not in str(exc) and "dsn" not in str(exc).lower():
+            raise
+        # Not echoed: a malformed URL's error message quotes the URL, password included.
+        raise BackendUnavailableError(
+            "ENGRAM_DATABASE_URL is not a valid Postgres connection URL",
+            hint="use postgresql://USER:PASSWORD@HOST:5432/DATABASE, or unset it for SQLite",
+        ) from None
     except (OSError, psycopg.OperationalError) as exc:
         host = database_url.rsplit("@", 1)[-1]  # never echo the credentials
         raise BackendUnavailableError(
@@ -176,9 +218,14 @@ def _postgres(database_url: str) -> Iterator[None]:
 def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]:
     """Yield the memory store: ``SqliteStore`` in ``home`` or ``PostgresStore`` at a URL.
 
+    Stored facts are migrated to the current record schema on open (``migrate_facts``).
+
     Raises:
         BackendUnavailableError: Postgres was asked for but cannot be reached or imported.
     """
+    # The facts modules load BM25 and SciPy: only commands that open memory pay for them.
+    from engram.stores.memory.fact_migration import migrate_facts
+
     if database_url:
         with _postgres(database_url):
             from langgraph.store.postgres import PostgresStore
@@ -188,6 +235,7 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
                 advisory = PostgresAdvisoryLock(database_url)
                 register_write_lock(pg_store, advisory)
                 try:
+                    migrate_facts(pg_store)
                     yield pg_store
                 finally:
                     advisory.close()
@@ -196,9 +244,15 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
     try:
         store = ThreadedSqliteStore(conn)
         lock = sqlite_lock(home / MEMORY_DB)
-        with lock("setup"):  # two processes starting at once must not both migrate
+        with lock("setup"), database_errors(home / MEMORY_DB):  # one migration at a time
             store.setup()
         register_write_lock(store, lock)
+        try:
+            migrate_facts(store)
+        except (sqlite3.OperationalError, OSError) as exc:
+            # A read-only home: reads still work, and ``Fact.from_record`` applies the same
+            # upgrade to every record it reads, so nothing old is trusted meanwhile.
+            log.warning("facts not migrated in %s: %s", home / MEMORY_DB, exc)
         yield store
     finally:
         conn.close()
@@ -221,7 +275,7 @@ def open_checkpointer(home: Path, database_url: str = "") -> Iterator[BaseCheckp
     conn = sqlite_connect(home / CHECKPOINT_DB)
     try:
         saver = ThreadedSqliteSaver(conn)
-        with sqlite_lock(home / CHECKPOINT_DB)("setup"):
+        with sqlite_lock(home / CHECKPOINT_DB)("setup"), database_errors(home / CHECKPOINT_DB):
             saver.setup()
         yield saver
     finally:

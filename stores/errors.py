@@ -5,6 +5,7 @@ Hierarchy::
     StoreError
     ├── IndexNotBuiltError (LookupError)   no code index for this project yet
     ├── IndexCorruptError                  the on-disk index cannot be read
+    ├── DatabaseUnreadableError            a SQLite database (memory, sessions) is damaged
     ├── BackendUnavailableError (ConnectionError)  Chroma/Postgres/embedding endpoint down
     ├── ConflictError                      a memory write collides with an existing one
     └── SecretRefusedError (ValueError)    a memory write contains a secret
@@ -15,6 +16,7 @@ from __future__ import annotations
 __all__ = [
     "BackendUnavailableError",
     "ConflictError",
+    "DatabaseUnreadableError",
     "IndexCorruptError",
     "IndexNotBuiltError",
     "SecretRefusedError",
@@ -43,6 +45,12 @@ class IndexCorruptError(StoreError):
     """The on-disk index cannot be read."""
 
     hint = "delete .engram/index and run `engram index` again"
+
+
+class DatabaseUnreadableError(StoreError):
+    """A SQLite database cannot be read: truncated, overwritten, or not a database at all."""
+
+    hint = "run `engram doctor`; move the damaged file aside to start afresh"
 
 
 class BackendUnavailableError(StoreError, ConnectionError):

@@ -21,6 +21,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from engram.stores.project_dir import make_private_dir
+
 __all__ = ["Ledger", "message_record", "message_ref", "version_key"]
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
@@ -75,7 +77,7 @@ class Ledger:
 
     def append(self, thread_id: str, kind: str, data: Mapping[str, Any]) -> None:
         """Append one event; each event is one line written with a single ``write`` call."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.folder)
         event = {"ts": datetime.now(UTC).isoformat(), "kind": kind, **data}
         line = json.dumps(event, ensure_ascii=False, default=str) + "\n"
         fd = os.open(self.path(thread_id), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

@@ -5,10 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from engram.stores.paths import confine, read_regular
+
 __all__ = ["RULES_MAX_CHARS", "RulesFile", "RulesText", "load_rules_files", "rules_candidates"]
 
 RULES_MAX_CHARS = 24_000
 """Total characters of rules text injected into the system prompt."""
+ENGRAM_RULES = (".engram/ENGRAM.md", ".engram/ENGRAM.local.md")
+"""The only files inside the project's protected ``.engram/`` folder that are rules."""
 
 
 @dataclass(frozen=True)
@@ -56,12 +60,12 @@ def load_rules_files(project: Path, home: Path, *, max_chars: int = RULES_MAX_CH
     seen: set[Path] = set()
     for candidate in rules_candidates(project, home):
         try:
-            resolved = candidate.resolve()
+            resolved = _resolve(candidate, project)
             if resolved in seen or not resolved.is_file():
                 continue
             seen.add(resolved)
-            body = resolved.read_bytes().decode("utf-8", errors="replace").strip()
-        except OSError:
+            body = read_regular(resolved).decode("utf-8", errors="replace").strip()
+        except OSError:  # missing, refused by the project policy, not a regular file
             continue
         if not body:
             continue
@@ -74,6 +78,18 @@ def load_rules_files(project: Path, home: Path, *, max_chars: int = RULES_MAX_CH
             used += len(kept)
         files.append(RulesFile(label, len(body), len(kept)))
     return RulesText("\n\n".join(parts), tuple(files), total > used, total)
+
+
+def _resolve(candidate: Path, project: Path) -> Path:
+    """Resolve a rules file; one in the project must pass the project's access policy.
+
+    Raises:
+        OSError: The file is refused (a symlink out of the project or to a secrets file).
+    """
+    if candidate.parent not in (project, project / ".engram"):
+        return candidate.resolve()
+    root = project.resolve()
+    return confine(root, str(candidate.relative_to(project)), allowed=ENGRAM_RULES)
 
 
 def _label(path: Path, project: Path, home: Path) -> str:

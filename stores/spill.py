@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.stores.atomic_file import write_atomically
+from engram.stores.project_dir import make_private_dir
 
 __all__ = [
     "SPILL_DIR",
     "SPILL_LIMIT_CHARS",
     "SpillResult",
     "find_spill_path",
+    "session_spill_folder",
     "spill_if_large",
 ]
 
@@ -44,15 +47,37 @@ def _safe(part: str) -> str:
     return _NAME_UNSAFE.sub("_", part).strip("._")[:64] or "x"
 
 
+def _atomic_write(target: Path, text: str) -> None:
+    make_private_dir(target.parent)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".txt")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def session_spill_folder(session: str) -> str:
+    """Return the project-relative folder holding one session's spilled outputs.
+
+    Each session gets its own folder so its ``read_file`` can open its own outputs and no
+    other session's.
+    """
+    return (SPILL_DIR / _safe(session)).as_posix()
+
+
 def spill_if_large(
     project_root: Path,
     tool_name: str,
     call_id: str,
     text: str,
     *,
+    session: str = "default",
     limit: int = SPILL_LIMIT_CHARS,
 ) -> SpillResult:
-    """Spill ``text`` to ``<project>/.engram/tool-outputs/`` when it exceeds ``limit`` chars.
+    """Spill ``text`` to ``<project>/.engram/tool-outputs/<session>/`` past ``limit`` chars.
 
     The full output is written atomically (temp file, then rename) and replaced in context by
     a note with its project-relative path and line count, plus head and tail previews, so the
@@ -63,6 +88,7 @@ def spill_if_large(
         tool_name: Name of the tool that produced the output (part of the file name).
         call_id: The tool call id (part of the file name).
         text: The tool output.
+        session: The session (thread id) the output belongs to.
         limit: Spill threshold in characters.
 
     Returns:
@@ -75,8 +101,8 @@ def spill_if_large(
         return SpillResult(text=text, path=None)
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
     name = f"{_safe(tool_name)}-{_safe(call_id)}-{digest}.txt"
-    relative = (SPILL_DIR / name).as_posix()
-    write_atomically(Path(project_root) / SPILL_DIR / name, text.encode("utf-8"))
+    relative = f"{session_spill_folder(session)}/{name}"
+    _atomic_write(Path(project_root) / relative, text)
     lines = text.count("\n") + 1
     head = text[:PREVIEW_HEAD_CHARS]
     tail = text[-PREVIEW_TAIL_CHARS:]

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pathspec
 
-from engram.stores.paths import is_secret_path, is_skipped_dir
+from engram.stores.paths import (
+    allowed_target,
+    is_secret_path,
+    is_skipped_dir,
+    open_regular,
+    read_regular,
+)
 
 __all__ = ["MAX_FILE_BYTES", "ProjectFile", "WalkReport", "read_text", "walk_project"]
 
@@ -42,7 +48,7 @@ def _load_spec(folder: Path, names: tuple[str, ...]) -> pathspec.PathSpec | None
     lines: list[str] = []
     for name in names:
         try:
-            lines += (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()
+            lines += read_regular(folder / name).decode("utf-8", errors="replace").splitlines()
         except OSError:
             continue
     if not lines:
@@ -62,13 +68,18 @@ def _ignored(specs: list[tuple[str, pathspec.PathSpec]], path: str, is_dir: bool
 
 
 def _is_binary(path: str) -> bool:
-    with open(path, "rb") as handle:
+    with open_regular(Path(path)) as handle:
         return b"\x00" in handle.read(BINARY_SNIFF_BYTES)
 
 
 def read_text(path: Path) -> str:
-    """Read a file as UTF-8, replacing undecodable bytes instead of failing."""
-    return path.read_bytes().decode("utf-8", errors="replace")
+    """Read a regular file as UTF-8, replacing undecodable bytes instead of failing.
+
+    Raises:
+        OSError: The file cannot be read, or is not a plain regular file
+            (:class:`~engram.stores.paths.UnsafeFileError`).
+    """
+    return read_regular(path).decode("utf-8", errors="replace")
 
 
 def walk_project(
@@ -81,7 +92,9 @@ def walk_project(
 
     Honours ``.gitignore`` files at every level plus ``.engram/ignore``; skips VCS folders,
     virtualenvs, dependency and build folders, secrets files, binaries (NUL bytes), files over
-    ``max_bytes``, unreadable files and symlinks leaving the root. Symlink loops are walked once.
+    ``max_bytes``, unreadable files, non-regular files (FIFOs, sockets, devices), hard-linked
+    files and symlinks that leave the root or point at anything the policy of
+    :mod:`engram.stores.paths` refuses. Symlink loops are walked once.
 
     Args:
         root: Project root.
@@ -98,6 +111,9 @@ def walk_project(
         rel = abs_path[prefix:] if os.sep == "/" else abs_path[prefix:].replace(os.sep, "/")
         try:
             stat = os.stat(abs_path)
+            if stat.st_nlink > 1:
+                report.skipped.append((rel, "hard link (another name may be outside the project)"))
+                continue
             if stat.st_size > max_bytes:
                 report.skipped.append((rel, "too large"))
                 continue
@@ -120,7 +136,7 @@ def _iter_files(root: Path, report: WalkReport) -> Iterator[str]:
     if root_spec is not None:
         base_specs.append((os.path.join(root_str, ""), root_spec))
     seen_dirs: set[tuple[int, int]] = set()
-    secret: dict[str, bool] = {}
+    prefix = len(os.path.join(root_str, ""))
     stack: list[tuple[str, list[tuple[str, pathspec.PathSpec]]]] = [(root_str, base_specs)]
     while stack:
         folder, specs = stack.pop()
@@ -143,13 +159,8 @@ def _iter_files(root: Path, report: WalkReport) -> Iterator[str]:
             continue
         for entry in entries:
             path = entry.path
-            if entry.is_symlink():
-                try:
-                    target = Path(path).resolve()
-                except (OSError, RuntimeError):
-                    continue
-                if target != root and root not in target.parents:
-                    continue
+            if entry.is_symlink() and not allowed_target(root, path):
+                continue
             try:
                 is_dir = entry.is_dir()
             except OSError:
@@ -159,9 +170,6 @@ def _iter_files(root: Path, report: WalkReport) -> Iterator[str]:
                     continue
                 stack.append((path, specs))
             elif entry.is_file():
-                name = entry.name
-                if name not in secret:
-                    secret[name] = is_secret_path(name)
-                if secret[name] or _ignored(specs, path, False):
+                if is_secret_path(path[prefix:]) or _ignored(specs, path, False):
                     continue
                 yield path

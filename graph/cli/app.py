@@ -16,6 +16,7 @@ from engram.graph.cli.command_support import (
     run_async,
 )
 from engram.graph.cli.context_commands import register as register_context
+from engram.graph.cli.doctor_command import register as register_doctor
 from engram.graph.cli.experience_commands import register as register_experience
 from engram.graph.cli.graph_commands import register as register_graph
 from engram.graph.cli.index_commands import register as register_index
@@ -151,3 +152,4 @@ register_graph(app)
 register_context(app)
 register_experience(app, register_memory(app))
 register_sessions(app)
+register_doctor(app)

@@ -17,8 +17,9 @@ MEMORY_USAGE = """memory commands:
   /save [--global] [--force] TEXT   remember a fact (project scope unless --global)
   /memory list                      show every fact visible here
   /memory search QUERY              show the facts that match QUERY
-  /memory delete ID                 forget a fact
-  /memory verify ID                 confirm a fact is still true (clears "possibly stale")
+  /memory delete ID                 forget a fact (rejects a quarantined one)
+  /memory verify ID                 confirm a fact is true (clears "possibly stale",
+                                    releases a quarantined fact into prompts)
   /memory replace [--force] ID TEXT replace a fact's text"""
 
 SEARCH_K = 10

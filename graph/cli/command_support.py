@@ -14,6 +14,7 @@ from typing import Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
+from engram.graph.cli.storage_errors import storage_failures, storage_message
 from engram.graph.context import Context
 from engram.graph.errors import ConfigError, EngramError, ModelNotConfiguredError
 from engram.stores.errors import StoreError
@@ -54,8 +55,8 @@ HISTORY_REJECTION = re.compile(
 
 
 def load_context(path: Path | None = None, **overrides: Any) -> Context:
-    """Build run settings from the environment, with the project from ``--path`` or the CWD."""
-    root = (path or Path.cwd()).expanduser().resolve()
+    """Build run settings: the project from ``--path``, else ``ENGRAM_PROJECT``, else the CWD."""
+    root = (path or Path(os.environ.get("ENGRAM_PROJECT") or Path.cwd())).expanduser().resolve()
     if not root.is_dir():
         what = "is not a folder" if root.exists() else "does not exist"
         raise ConfigError(f"project path {root} {what}",
@@ -121,7 +122,7 @@ def _endpoint_message(exc: BaseException) -> str:
 
 
 def handle_errors(func: F) -> F:
-    """Turn engram's own errors into a message and exit code instead of a traceback."""
+    """Turn engram's own errors, and storage failures, into a message and exit code."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -132,6 +133,11 @@ def handle_errors(func: F) -> F:
         except _endpoint_errors() as exc:
             hint = HISTORY_HINT if is_history_rejection(exc) else ENDPOINT_HINT
             fail(_endpoint_message(exc), hint, code=EXIT_FAILURE)
+        except storage_failures() as exc:
+            found = storage_message(exc)
+            if found is None:
+                raise
+            fail(*found, code=EXIT_FAILURE)
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/]")
             raise typer.Exit(130) from None

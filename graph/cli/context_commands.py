@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +16,11 @@ from engram.graph.cli.command_support import (
     out_console,
     print_json,
     print_table,
-    run_async,
 )
-from engram.graph.context import Context
-from engram.graph.deps import Deps
 
-__all__ = ["context_command", "ensure_openers", "register", "run_context", "show_pack"]
+__all__ = ["context_command", "register", "show_pack"]
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
-NOT_WIRED_HINT = "this build's graph has no pack_context node; wire it in graph/builder.py"
 MAP_ROWS = 15
 """Code-map rows shown in the readable output (the JSON has them all)."""
 
@@ -33,36 +28,6 @@ MAP_ROWS = 15
 def register(app: typer.Typer) -> None:
     """Add the ``context`` command to the root command."""
     app.command("context")(context_command)
-
-
-def ensure_openers(deps: Deps) -> Deps:
-    """Register the code index and code graph openers unless the composition root did."""
-    from engram.graph.retrieval.open_code_index import open_project_index
-    from engram.stores.codegraph.code_graph import open_code_graph
-
-    if deps.open_code_index is None:
-        deps.open_code_index = open_project_index
-    if deps.open_code_graph is None:
-        deps.open_code_graph = lambda context: open_code_graph(context.project_path)
-    return deps
-
-
-def run_context(graph: Any, context: Context, task: str) -> dict[str, Any]:
-    """Run the graph in context mode for ``task`` and return the pack.
-
-    Raises:
-        typer.Exit: The graph ended without a pack (it is not wired for context mode).
-    """
-    from langchain_core.messages import HumanMessage
-
-    config = {"configurable": {"thread_id": f"context-{uuid.uuid4().hex[:12]}"}}
-    state = run_async(
-        graph.ainvoke({"messages": [HumanMessage(content=task)]}, config, context=context)
-    )
-    pack = state.get("context_pack") or {}
-    if not pack:
-        fail("the graph ended without a context pack", NOT_WIRED_HINT)
-    return dict(pack)
 
 
 @handle_errors
@@ -80,19 +45,10 @@ def context_command(
         fail("the task is empty", 'describe the task, e.g. engram context "fix the login bug"')
     # Imported here: the graph and its stores cost a second to import, which every other
     # engram command would otherwise pay at start-up.
-    from engram.graph.builder import build_graph
-    from engram.graph.cli.cli_runtime import open_store
-    from engram.graph.deps import make_default_deps
-    from engram.graph.retrieval.preload import preload
+    from engram.graph.api.context_builder import context_pack_value, pack_settings
 
-    context = load_context(path, mode="context", budget=budget, auto_approve=True)
-    with open_store(context) as store:
-        deps = ensure_openers(make_default_deps(store=store))
-        graph = build_graph(deps, store=store)
-        if "pack_context" not in graph.nodes:
-            fail("the context pipeline is not wired into the graph", NOT_WIRED_HINT)
-        preload(deps, context)
-        pack = run_context(graph, context, task)
+    settings = pack_settings(budget=budget, context=load_context(path))
+    pack: dict[str, Any] = dict(context_pack_value(task, settings))
     if as_json:
         print_json(pack)
     elif as_text:

@@ -44,11 +44,13 @@ def _load_graph(project: Path, quiet: bool) -> CodeGraph:
     store = graph_store_for(project)
     try:
         graph = store.load()
+        missing = graph is None
     except IndexCorruptError:
-        graph = None  # unreadable or from another version: rebuilt below
+        graph, missing = None, False  # unreadable, untrusted or another version: update_graph
+        # says so in one line and rebuilds it
     if graph is None:
-        if not quiet:
-            err_console.print("[dim]no readable code graph: building it (`engram index` keeps "
+        if missing and not quiet:
+            err_console.print("[dim]no code graph yet: building it (`engram index` keeps "
                               "it current)…[/]")
         update_graph(project, store=store)
         graph = store.load()

@@ -1,13 +1,15 @@
 """``engram mcp``: the context engine as a stdio MCP server (a composition root).
 
 Other agents get engram's tools — exact search, reads, semantic search, the code graph, the
-memory — without a model of engram's own. Tool errors come back as MCP tool errors.
+memory — without a model of engram's own. Tool errors come back as MCP tool errors that carry
+their reason; every call has the run's tool time limit.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import subprocess
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -33,21 +35,34 @@ INSTRUCTIONS = (
     "(grep_code, glob_files, read_file), then semantic search and the code graph when exact "
     "search is not enough."
 )
+MCP_CALLER = "an MCP client"
+"""What an MCP caller's saves record as read before: a calling agent has read who knows what,
+so its ``save_memory`` facts are quarantined until a person confirms them."""
 
 
-def _callable(tool: BaseTool) -> Callable[..., Any]:
-    """Return the plain function behind a LangChain tool (its signature becomes the schema)."""
+EXPECTED_FAILURES = (EngramError, StoreError, OSError, ValueError, subprocess.TimeoutExpired)
+"""Failures a tool call can meet on a real project; their reason goes back to the client."""
+
+
+def _callable(tool: BaseTool, timeout_s: float) -> Callable[..., Any]:
+    """Return the function behind a LangChain tool, time-limited (its signature is the schema).
+
+    The MCP library reports any exception other than its own ``ToolError`` as a bare "Error
+    executing tool", so expected failures are turned into one with their reason and hint.
+    """
     from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
+
+    from engram.graph.tools.tool_timeout import call_with_timeout
 
     func = getattr(tool, "func", None)
     if func is None:
         raise TypeError(f"tool {tool.name} has no underlying function")
 
     @functools.wraps(func)
-    def call(*args: Any, **kwargs: Any) -> Any:
+    async def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
-        except (EngramError, StoreError) as exc:
+            return await call_with_timeout(tool.name, lambda: func(*args, **kwargs), timeout_s)
+        except EXPECTED_FAILURES as exc:
             hint = getattr(exc, "hint", "")
             raise MCPToolError(f"{exc}" + (f" ({hint})" if hint else "")) from None
 
@@ -61,13 +76,15 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
     from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
     from engram.graph.builder import build_graph
+    from engram.graph.markers import escape_markers
     from engram.graph.tokens import count_text
     from engram.graph.tools.available_tools import build_tools
     from engram.stores.memory.fact_recall import recall_facts
 
     server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
-    for tool in build_tools(context, deps, actions=False):
-        server.add_tool(_callable(tool), name=tool.name, description=tool.description)
+    for tool in build_tools(context, deps, after=(MCP_CALLER,), actions=False):
+        server.add_tool(_callable(tool, context.tool_timeout_s), name=tool.name,
+                        description=tool.description)
     graph = build_graph(deps, store=deps.store)
 
     async def build_context(task: str, budget: int = 0) -> str:
@@ -79,8 +96,14 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
         """
         run = context.replace(mode="context", auto_approve=True, budget=max(0, budget))
         config = {"configurable": {"thread_id": f"mcp-{uuid.uuid4().hex[:12]}"}}
-        state = await graph.ainvoke({"messages": [HumanMessage(content=task)]}, config,
-                                    context=run)
+        try:
+            state = await asyncio.wait_for(
+                graph.ainvoke({"messages": [HumanMessage(content=task)]}, config, context=run),
+                context.tool_timeout_s,
+            )
+        except TimeoutError:
+            raise MCPToolError(f"build_context did not finish within "
+                               f"{context.tool_timeout_s:g} s") from None
         pack = state.get("context_pack") or {}
         notes = "".join(f"\nnote: {note}" for note in pack.get("notes", []))
         return str(pack.get("text", "")) + notes
@@ -97,7 +120,7 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
         recall = recall_facts(deps.store, query, project_key=project_key(context.project_path),
                               window=context.context_window, count_tokens=count_text,
                               now=datetime.now(UTC), k=max(1, min(k, 50)))
-        return recall.block or "no matching facts"
+        return escape_markers(recall.block) or "no matching facts"
 
     server.add_tool(build_context)
     server.add_tool(search_memory)

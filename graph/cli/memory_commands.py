@@ -1,4 +1,9 @@
-"""``engram memory``: save, list, search, delete, verify, replace, export and import facts."""
+"""``engram memory``: save, list, show, search, delete, verify, replace, export and import facts.
+
+Facts a model proposed after reading untrusted content are quarantined: ``list --unverified``
+shows them, ``verify ID`` confirms one (``--global`` to make it apply to every project) and
+``delete ID`` rejects it.
+"""
 
 from __future__ import annotations
 
@@ -55,6 +60,7 @@ def register(app: typer.Typer) -> typer.Typer:
     for name, command in (
         ("save", save),
         ("list", list_),
+        ("show", show),
         ("search", search),
         ("delete", delete),
         ("verify", verify),
@@ -130,23 +136,62 @@ def save(
 
 def list_(
     all_projects: bool = typer.Option(False, "--all", help="Every project, not just this one."),
+    unverified: bool = typer.Option(
+        False, "--unverified",
+        help="Only facts no person confirmed (quarantined ones first): confirm with "
+             "`verify ID`, reject with `delete ID`.",
+    ),
     path: PathOption = None,
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Show the facts visible in this project (global ones first)."""
+    """Show the facts visible in this project (global ones first), with their provenance."""
     from engram.stores.memory.fact_admin import all_facts
     from engram.stores.memory.memory_block import render_fact_line
 
     with _opened(path) as (_, store, key):
         facts = all_facts(store, project_key=None if all_projects else key)
+    if unverified:
+        facts = sorted((f for f in facts if f.status != "verified"),
+                       key=lambda f: not f.quarantined)
     if as_json:
         print_json([f.to_record() for f in facts])
         return
     if not facts:
-        out_console.print("no facts yet; save one with `engram memory save TEXT`")
+        out_console.print("no unconfirmed facts" if unverified
+                          else "no facts yet; save one with `engram memory save TEXT`")
     now = datetime.now(UTC)
     for fact in facts:
         out_console.print(render_fact_line(fact, now), markup=False)
+    if any(f.quarantined for f in facts):
+        out_console.print("quarantined facts are used in no prompt: confirm one with "
+                          "`engram memory verify ID` (`--global` for every project) or reject "
+                          "it with `engram memory delete ID`", markup=False)
+
+
+def show(
+    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    path: PathOption = None,
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Show one fact with its full provenance."""
+    from engram.stores.memory.fact_admin import find_fact
+    from engram.stores.memory.memory_block import provenance_mark
+
+    with _opened(path) as (_, store, key):
+        fact = find_fact(store, fact_id, project_key=key)
+    if as_json:
+        print_json(fact.to_record())
+        return
+    rows = [
+        ("id", fact.id), ("text", fact.text),
+        ("scope", fact.scope + (f" ({fact.project_key})" if fact.project_key else "")),
+        ("status", fact.status), ("provenance", provenance_mark(fact)),
+        ("created", fact.created.isoformat()),
+        ("verified", fact.last_verified.isoformat() if fact.last_verified else "never"),
+        *((f"  {name}", value) for name, value in sorted(fact.provenance.items())),
+    ]
+    for name, value in rows:
+        out_console.print(f"{name + ':':<12} {value}", markup=False)
 
 
 def search(
@@ -208,14 +253,16 @@ def delete(
 
 def verify(
     fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    global_: bool = typer.Option(False, "--global", help="Also make it apply to every project."),
     path: PathOption = None,
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Confirm a fact is still true (resets its staleness clock)."""
+    """Confirm a fact is true: resets its staleness clock, releases it from quarantine."""
     from engram.stores.memory.fact_admin import verify_fact
 
     with _opened(path) as (_, store, key):
-        fact = verify_fact(store, fact_id, project_key=key, now=datetime.now(UTC))
+        fact = verify_fact(store, fact_id, project_key=key, now=datetime.now(UTC),
+                           scope="global" if global_ else None)
     _done("verified", fact.to_record(), as_json)
 
 

@@ -30,6 +30,7 @@ from engram.graph.pack.text_items import history_items, text_items
 from engram.graph.state import State
 from engram.graph.state_values import CodeHitValue, code_hit_value
 from engram.graph.tokens import content_text
+from engram.stores.codeindex.file_localization import LOCALIZER_SOURCE
 from engram.stores.errors import StoreError
 from engram.stores.memory.pack_feedback import Feedback
 from engram.stores.paths import PathEscapeError, confine, relative_posix
@@ -194,7 +195,8 @@ def assemble_pack(
     ]
     weights = {**FUSION_WEIGHTS, FUSED_SOURCE: 0.0} if extra else FUSION_WEIGHTS
     is_test_task = state.task_profile.get("task_type") == "test"
-    ranked = rank_files(evidence, weights=weights, demote_tests=not is_test_task)
+    ranked = rank_files(evidence, weights=weights, demote_tests=not is_test_task,
+                        lead=LOCALIZER_SOURCE)
     candidates: list[PackItem] = [
         *text_items("rules", rules.text),
         *text_items("memory", state.memory_block),

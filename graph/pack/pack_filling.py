@@ -4,13 +4,16 @@ The pack budget is spent in passes (DESIGN §4): PASSES[0] (rules, Phase 0 memor
 PASSES[1] (code slices), PASSES[2] (related history). A pass also gets what earlier passes left
 unused; what is left after the last pass tops up the code slices. Every section is tagged and
 token-counted with an injected counter, and the same candidates always give the same bytes.
+Item text is repository, memory or conversation content: its structural markers are escaped
+before it is counted, so no item can close its section or fake engram's own markers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from engram.graph.markers import escape_markers
 from engram.graph.state_values import ContextPackValue, PackItemValue, PackSectionValue
 from engram.graph.tokens import Counter
 
@@ -83,6 +86,19 @@ class PackItem:
     score: float = 0.0
     reasons: tuple[str, ...] = ()
 
+    @property
+    def lines(self) -> tuple[int, int]:
+        """Return the item's first and last line (0, 0 for text that is not code)."""
+        return self.start_line, self.end_line
+
+    @classmethod
+    def from_dict(cls, section: str, value: PackItemValue) -> PackItem:
+        """Rebuild an item from its JSON form; its ``text`` stays empty (the pack's has it)."""
+        return cls(section=section, text="", path=value["path"],
+                   start_line=value["start_line"], end_line=value["end_line"],
+                   symbol=value["symbol"], score=value["score"],
+                   reasons=tuple(value["reasons"]))
+
     def to_dict(self) -> PackItemValue:
         """Return the item's JSON form (its text stays in the rendered pack)."""
         return {
@@ -105,6 +121,14 @@ class Section:
     items: tuple[PackItem, ...]
     dropped: int = 0
     """Candidates that did not fit."""
+
+    @classmethod
+    def from_dict(cls, value: PackSectionValue) -> Section:
+        """Rebuild a section from its JSON form."""
+        name = value["name"]
+        return cls(name=name, budget=value["budget"], tokens=value["tokens"],
+                   items=tuple(PackItem.from_dict(name, item) for item in value["items"]),
+                   dropped=value.get("dropped", 0))
 
     def to_dict(self) -> PackSectionValue:
         """Return the section's JSON form."""
@@ -130,6 +154,17 @@ class Pack:
     def section(self, name: str) -> Section | None:
         """Return the section called ``name`` (None when the pack has no such section)."""
         return next((s for s in self.sections if s.name == name), None)
+
+    @classmethod
+    def from_dict(cls, value: ContextPackValue) -> Pack:
+        """Rebuild a pack from its JSON form (the ``context_pack`` of graph state)."""
+        return cls(
+            sections=tuple(Section.from_dict(s) for s in value.get("sections", [])),
+            budget=value.get("budget", 0),
+            tokens=value.get("tokens", 0),
+            text=value.get("text", ""),
+            notes=tuple(value.get("notes", [])),
+        )
 
     def to_dict(self) -> ContextPackValue:
         """Return the pack in the JSON contract of ``engram context --json``."""
@@ -209,7 +244,7 @@ def fill_pack(
     """
     pending: dict[str, list[PackItem]] = {}
     for item in candidates:
-        pending.setdefault(item.section, []).append(item)
+        pending.setdefault(item.section, []).append(replace(item, text=escape_markers(item.text)))
     state = _Filling(count=count, pending=pending)
     spent_total = 0
     carry = 0

@@ -15,12 +15,12 @@ import contextvars
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from functools import partial
 from typing import Any, TypeVar
 
 from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
+from engram.graph.node_entry import node_entry
 from engram.stores.errors import StoreError
 
 __all__ = [
@@ -174,13 +174,13 @@ def wire_retrieval(
     ``pack_context`` is left to the caller. Nodes get ``deps`` bound as a keyword.
     """
     for name, node in (("search_exact", search_exact), ("search_semantic", search_semantic)):
-        graph.add_node(name, partial(bounded(node, name=name), deps=deps))
-    graph.add_node("pack_context", partial(pack_context, deps=deps))
+        graph.add_node(name, node_entry(bounded(node, name=name), deps, name=name))
+    graph.add_node("pack_context", node_entry(pack_context, deps))
     join = "pack_context"
     if expand_relations is not None:
         graph.add_node(
             "expand_relations",
-            partial(bounded(expand_relations, name="expand_relations"), deps=deps),
+            node_entry(bounded(expand_relations, name="expand_relations"), deps),
         )
         graph.add_edge("expand_relations", "pack_context")
         join = "expand_relations"

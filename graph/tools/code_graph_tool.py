@@ -13,6 +13,7 @@ from engram.stores.codegraph.dependency_slices import Slice
 from engram.stores.codegraph.graph_answers import Answer, answer
 from engram.stores.codegraph.graph_queries import RELATIONS, GraphQueries, SymbolInfo
 from engram.stores.errors import IndexNotBuiltError, StoreError
+from engram.stores.paths import display_path
 
 __all__ = [
     "MAX_TOOL_DEPTH",
@@ -89,8 +90,9 @@ def slice_to_dict(piece_slice: Slice) -> dict[str, Any]:
 
 def _where(info: SymbolInfo) -> str:
     if info.kind == "file":
-        return info.path
-    return f"{info.qualname} ({info.kind}) {info.path}:{info.start_line}-{info.end_line}"
+        return display_path(info.path)
+    return (f"{display_path(info.qualname)} ({info.kind}) {display_path(info.path)}:"
+            f"{info.start_line}-{info.end_line}")
 
 
 def render_answer(result: Answer) -> str:

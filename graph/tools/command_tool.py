@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
@@ -23,6 +24,7 @@ __all__ = [
     "COMMAND_TOOL_NAME",
     "CommandResult",
     "build_command_tool",
+    "command_time_limit",
     "run_shell",
     "scrubbed_environment",
 ]
@@ -43,6 +45,20 @@ SECRET_ENV_NAME = re.compile(
 COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": ""}
 """Set for every command so nothing waits for a pager or a password prompt."""
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+STOP_GRACE_S = 10
+"""Time past a command's own limit for stopping it and collecting its output."""
+
+
+def _limit(timeout_s: Any) -> int:
+    try:
+        return max(1, min(int(timeout_s), MAX_TIMEOUT_S))
+    except (TypeError, ValueError):
+        return DEFAULT_TIMEOUT_S
+
+
+def command_time_limit(args: Mapping[str, Any]) -> float:
+    """Return how long a ``run_command`` call may take, stopping included (seconds)."""
+    return _limit(args.get("timeout_s", DEFAULT_TIMEOUT_S)) + STOP_GRACE_S
 
 
 def scrubbed_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -122,7 +138,7 @@ def build_command_tool(context: Context) -> BaseTool:
     def run_command(command: str, timeout_s: int = DEFAULT_TIMEOUT_S) -> str:
         if not command.strip():
             raise ToolError("the command is empty")
-        limit = max(1, min(int(timeout_s), MAX_TIMEOUT_S))
+        limit = _limit(timeout_s)
         result = run_shell(root, command, limit, scrubbed_environment(os.environ))
         if result.exit_code is None:
             raise ToolError(

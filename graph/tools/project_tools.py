@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,91 +12,32 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
-from engram.graph.errors import PathOutsideProjectError, ToolError
-from engram.stores.codeindex.ripgrep_search import grep
+from engram.graph.errors import ToolError
+from engram.graph.markers import escape_markers
+from engram.graph.tools.file_reading import read_project_file
+from engram.stores.codeindex.ripgrep_search import RG_TIMEOUT_S, grep
 from engram.stores.errors import StoreError
-from engram.stores.paths import PathEscapeError, confine
+from engram.stores.paths import display_path
 from engram.stores.walk import walk_project
 
 __all__ = [
     "CORE_TOOL_NAMES",
     "build_core_tools",
-    "confined_path",
-    "escape_forged_tags",
-    "read_project_file",
     "wrap_tool_result",
 ]
 
-READ_MAX_LINES = 2_000
-READ_MAX_CHARS = 60_000
 GLOB_MAX_RESULTS = 500
 GREP_DEFAULT_RESULTS = 100
 GREP_MAX_RESULTS = 500
 
 CORE_TOOL_NAMES = ("read_file", "glob_files", "grep_code")
-_FORGED_TAG = re.compile(r"<(/?)(tool_result)", re.IGNORECASE)
-
-
-def escape_forged_tags(text: str) -> str:
-    """Neutralise ``<tool_result`` and ``</tool_result`` so content cannot close the wrapper."""
-    return _FORGED_TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
 
 
 def wrap_tool_result(tool: str, content: str) -> str:
     """Wrap a tool's output as untrusted data for the model."""
     safe_name = re.sub(r"[^A-Za-z0-9_.-]", "_", tool)
-    body = escape_forged_tags(content)
+    body = escape_markers(content)  # content can neither close the wrapper nor fake a section
     return f'<tool_result tool="{safe_name}" trust="untrusted-data">\n{body}\n</tool_result>'
-
-
-def confined_path(root: Path, path: str) -> Path:
-    """Resolve a model-supplied path inside ``root`` (the shared confinement rules).
-
-    Raises:
-        PathOutsideProjectError: The path leaves the project or names a protected file.
-    """
-    try:
-        return confine(root, path)
-    except PathEscapeError as exc:
-        raise PathOutsideProjectError(f"refused: {exc}") from None
-
-
-def read_project_file(
-    root: Path, path: str, start_line: int | None = None, end_line: int | None = None
-) -> str:
-    """Return numbered lines of a project file, capped, with a note when more remains.
-
-    Raises:
-        PathOutsideProjectError: The path leaves the project or names a protected file.
-        ToolError: The file does not exist, is a folder, or is binary.
-    """
-    target = confined_path(root, path)
-    if not target.exists():
-        raise ToolError(f"no such file: {path}")
-    if target.is_dir():
-        raise ToolError(f"{path} is a folder; use glob_files to list it")
-    data = target.read_bytes()
-    if b"\x00" in data[:8192]:
-        raise ToolError(f"{path} is a binary file")
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    total = len(lines)
-    first = max(1, start_line or 1)
-    last = min(total, end_line or total, first + READ_MAX_LINES - 1)
-    if total and first > total:
-        raise ToolError(f"{path} has {total} lines; start_line {first} is past the end")
-    out: list[str] = []
-    size = 0
-    for number in range(first, last + 1):
-        line = f"{number:>6}\t{lines[number - 1]}"
-        size += len(line) + 1
-        if size > READ_MAX_CHARS:
-            last = number - 1
-            break
-        out.append(line)
-    header = f"{target.relative_to(root).as_posix()} (lines {first}-{last} of {total})"
-    if last < total and (end_line is None or last < end_line):
-        out.append(f"[… {total - last} more lines; call read_file with start_line={last + 1}]")
-    return header + "\n" + "\n".join(out)
 
 
 def _glob(root: Path, pattern: str, max_results: int) -> str:
@@ -103,7 +45,7 @@ def _glob(root: Path, pattern: str, max_results: int) -> str:
     files = [f.path for f in walk_project(root).files if spec.match_file(f.path)]
     if not files:
         return f"no files match {pattern!r}"
-    shown = files[:max_results]
+    shown = [display_path(f) for f in files[:max_results]]
     more = f"\n[… {len(files) - len(shown)} more; narrow the pattern]" if len(files) > len(
         shown
     ) else ""
@@ -126,9 +68,12 @@ def _grep(
         )
     except StoreError as exc:
         raise ToolError(str(exc)) from None
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"the search for {pattern!r} took longer than "
+                        f"{RG_TIMEOUT_S:g} s; use a more specific pattern or a glob") from None
     if not matches:
         return f"no matches for {pattern!r}"
-    lines = [f"{m.path}:{m.line}: {m.text}" for m in matches[:limit]]
+    lines = [f"{display_path(m.path)}:{m.line}: {m.text}" for m in matches[:limit]]
     if len(matches) > limit:
         lines.append(f"[results capped at {limit}; refine the pattern or pass glob]")
     return "\n".join(lines)
@@ -140,6 +85,11 @@ class ReadFileArgs(BaseModel):
     path: str = Field(description="File path relative to the project root.")
     start_line: int | None = Field(default=None, description="First line to read (1-based).")
     end_line: int | None = Field(default=None, description="Last line to read (inclusive).")
+    start_char: int | None = Field(
+        default=None,
+        description="Character of start_line to start from (0-based), to page through a "
+        "line too long for one call.",
+    )
 
 
 class GlobArgs(BaseModel):
@@ -159,12 +109,24 @@ class GrepArgs(BaseModel):
     max_results: int = Field(default=GREP_DEFAULT_RESULTS, description="Maximum lines.")
 
 
-def build_core_tools(context: Context) -> list[BaseTool]:
-    """Return the read-only tools bound to the run's project root."""
-    root = context.project_path
+def build_core_tools(context: Context, *, spill_folder: str | None = None) -> list[BaseTool]:
+    """Return the read-only tools bound to the run's project root.
 
-    def read_file(path: str, start_line: int | None = None, end_line: int | None = None) -> str:
-        return read_project_file(root, path, start_line, end_line)
+    Args:
+        context: The run settings (the project root).
+        spill_folder: Root-relative folder of this session's own spilled tool outputs, the
+            only part of ``.engram/`` that ``read_file`` may open; None opens none of it.
+    """
+    root = context.project_path
+    allowed = (spill_folder,) if spill_folder else ()
+
+    def read_file(
+        path: str,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        start_char: int | None = None,
+    ) -> str:
+        return read_project_file(root, path, start_line, end_line, start_char, allowed=allowed)
 
     def glob_files(pattern: str, max_results: int = 200) -> str:
         return _glob(root, pattern, max(1, min(max_results, GLOB_MAX_RESULTS)))
@@ -181,7 +143,8 @@ def build_core_tools(context: Context) -> list[BaseTool]:
     specs: list[tuple[Callable[..., str], type[BaseModel], str]] = [
         (read_file, ReadFileArgs,
          "Read a text file of the project with line numbers; pass start_line/end_line for "
-         "large files. Spilled tool outputs under .engram/tool-outputs/ can be read too."),
+         "large files, and start_char to page through a very long line. This session's spilled "
+         "tool outputs (the paths their previews name) can be read too."),
         (glob_files, GlobArgs, "List project files whose paths match a glob pattern."),
         (grep_code, GrepArgs,
          "Search the project's files with ripgrep; returns path:line: text for each match. "

@@ -12,7 +12,8 @@ from engram.graph.deps import Deps
 from engram.graph.retrieval.open_code_index import embedder_for, open_project_index
 from engram.stores.codeindex.code_index import CodeHit
 from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, locate_on_the_fly
-from engram.stores.errors import StoreError
+from engram.stores.errors import IndexNotBuiltError, StoreError
+from engram.stores.paths import display_path
 
 __all__ = [
     "SEARCH_CODE_DEFAULT_K",
@@ -21,10 +22,14 @@ __all__ = [
     "embedder_for",
     "exact_search_hits",
     "open_project_index",
+    "search_code_hits",
 ]
 
 MIN_EXACT_FILES = 10
 """Files whose matches are located chunk by chunk in an index-free exact search."""
+
+NO_INDEX_NOTE = "(no code index — exact matches only; run `engram index` for semantic search)"
+"""What a search without a project index says about its results."""
 
 SEARCH_CODE_DEFAULT_K = 5
 SEARCH_CODE_MAX_K = 30
@@ -49,10 +54,30 @@ def _render(hits: list[CodeHit], note: str = "") -> str:
     for hit in hits:
         symbol = f"  {hit.symbol}" if hit.symbol else ""
         lines.append(
-            f"{hit.path}:{hit.start_line}-{hit.end_line}{symbol} "
+            f"{display_path(hit.path)}:{hit.start_line}-{hit.end_line}{symbol} "
             f"({hit.kind}, {hit.source}, score {hit.score:.4f})"
         )
     return "\n".join(lines)
+
+
+def search_code_hits(
+    context: Context, deps: Deps, query: str, k: int = SEARCH_CODE_DEFAULT_K
+) -> tuple[list[CodeHit], str]:
+    """Return hybrid hits from the project's index, or exact hits and a note saying why.
+
+    ``k`` is clamped to 1..``SEARCH_CODE_MAX_K``; the note is empty when the index answered.
+    """
+    k = max(1, min(int(k), SEARCH_CODE_MAX_K))
+    try:
+        index = deps.code_index(context)
+        if index is not None and index.is_built():
+            return index.search(query, mode="hybrid", k=k), ""
+        note = NO_INDEX_NOTE
+    except IndexNotBuiltError:
+        note = NO_INDEX_NOTE
+    except (StoreError, OSError, RuntimeError, ValueError) as exc:
+        note = f"(code index unavailable: {exc} — exact matches only)"
+    return exact_search_hits(context.project_path, query, k), note
 
 
 class SearchCodeArgs(BaseModel):
@@ -75,15 +100,8 @@ def build_search_code_tool(context: Context, deps: Deps) -> BaseTool:
     """
 
     def search_code(query: str, top_k: int = SEARCH_CODE_DEFAULT_K) -> str:
-        k = max(1, min(int(top_k), SEARCH_CODE_MAX_K))
-        try:
-            index = deps.code_index(context)
-            if index is not None and index.is_built():
-                return _render(index.search(query, mode="hybrid", k=k))
-            note = "(no code index — exact matches only; run `engram index` for semantic search)"
-        except (StoreError, OSError, RuntimeError, ValueError) as exc:
-            note = f"(code index unavailable: {exc} — exact matches only)"
-        return _render(exact_search_hits(context.project_path, query, k), note)
+        hits, note = search_code_hits(context, deps, query, top_k)
+        return _render(hits, note)
 
     return StructuredTool.from_function(
         func=search_code,

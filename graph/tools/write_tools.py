@@ -10,8 +10,8 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
-from engram.graph.errors import PathOutsideProjectError, ToolError
-from engram.graph.tools.project_tools import confined_path
+from engram.graph.errors import ToolError
+from engram.graph.tools.file_reading import confined_path
 from engram.graph.tools.text_edits import FileChange, render_diff, replace_exact
 from engram.graph.tools.unified_diff import FilePatch, apply_file_patch, parse_patch
 from engram.stores.atomic_file import write_atomically
@@ -26,8 +26,6 @@ __all__ = [
 ]
 
 EDIT_TOOL_NAMES = ("edit_file", "write_file", "apply_patch")
-UNWRITABLE_DIRS = frozenset({".git", ".hg", ".svn", ".engram"})
-"""Folders no tool may write into, at any depth: VCS internals and engram's own data."""
 MAX_WRITE_CHARS = MAX_FILE_BYTES
 """Largest content a write may produce (files past it are not indexed either)."""
 RESULT_DIFF_CHARS = 4_000
@@ -50,18 +48,13 @@ class ProjectFiles:
 
         Raises:
             PathOutsideProjectError: The path escapes the project, is a secrets file, or lies
-                in ``.git/`` or ``.engram/``.
+                in a protected folder (``.git/``, ``.engram/``, … at any depth).
             ToolError: The path names a folder.
         """
-        target = confined_path(self.root, path)
+        target = confined_path(self.root, path)  # no ``allowed``: nothing in .engram/
         relative = target.relative_to(self.root)
         if not relative.parts:
             raise ToolError(f"{path!r} is the project folder, not a file")
-        protected = [part for part in relative.parts[:-1] if part in UNWRITABLE_DIRS]
-        if protected or relative.parts[-1] in UNWRITABLE_DIRS:
-            where = protected[0] if protected else relative.parts[-1]
-            raise PathOutsideProjectError(
-                f"refused: {path!r} is inside {where}/, which is never written")
         if target.is_dir():
             raise ToolError(f"{path} is a folder, not a file")
         return target, relative.as_posix()

@@ -3,7 +3,7 @@
 Nodes are files (id = posix path) and definitions (id = ``path::Qual.name``); edges carry a
 ``relation`` of ``contains``, ``imports``, ``inherits``, ``implements`` or ``calls``. An update
 parses only the files whose content changed and resolves again only the files that may now
-resolve differently. Saving and loading (``<project>/.engram/index/code_graph.pkl`` and its
+resolve differently. Saving and loading (``<project>/.engram/index/code_graph.jsonl`` and its
 delta) are in ``engram.stores.codegraph.graph_persistence``; queries are in
 ``engram.stores.codegraph.graph_queries``.
 """
@@ -11,6 +11,7 @@ delta) are in ``engram.stores.codegraph.graph_persistence``; queries are in
 from __future__ import annotations
 
 import functools
+import logging
 import posixpath
 import time
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from engram.stores.codegraph.symbol_extraction import FileFacts, extract_file
 from engram.stores.codegraph.symbol_tables import ProjectIndex
 from engram.stores.errors import IndexCorruptError, IndexNotBuiltError
 from engram.stores.languages import language_of
+from engram.stores.paths import read_regular
 from engram.stores.walk import ProjectFile, walk_project
 
 __all__ = [
@@ -34,15 +36,24 @@ __all__ = [
     "update_graph",
 ]
 
+log = logging.getLogger(__name__)
+
 
 def open_code_graph(project: Path) -> CodeGraph:
     """Load a project's saved graph (the ``code_graph`` resource opener).
 
+    A saved graph that cannot be trusted or read (corrupt, another version, shipped with the
+    repository) is rebuilt from the files, with a one-line notice.
+
     Raises:
         IndexNotBuiltError: No graph has been built for this project yet.
-        IndexCorruptError: The saved graph cannot be read.
     """
-    graph = graph_store_for(project).load()
+    store = graph_store_for(project)
+    try:
+        graph = store.load()
+    except IndexCorruptError:
+        update_graph(project, store=store)  # says why, and rebuilds
+        graph = store.load()
     if graph is None:
         raise IndexNotBuiltError(f"no code graph for {project}")
     return graph
@@ -62,7 +73,7 @@ def update_graph(
 
     Args:
         project: Project root.
-        store: Where the graph is kept; the project's ``code_graph.pkl`` by default.
+        store: Where the graph is kept; the project's ``code_graph.jsonl`` by default.
         files: The project walk if the caller already has it (``walk_project(project).files``),
             so that ``engram index`` walks the tree once for both indexes. Walked here by
             default, trusting the saved graph about which unchanged files are text.
@@ -70,7 +81,8 @@ def update_graph(
     store = store if store is not None else graph_store_for(project)
     try:
         graph = store.load() or CodeGraph()
-    except IndexCorruptError:
+    except IndexCorruptError as exc:
+        log.warning("engram: %s; rebuilding the code graph", exc)
         graph = CodeGraph()
     if files is None:
         files = walk_project(project, known=graph.stats).files
@@ -106,7 +118,7 @@ def _build(
     new_facts: dict[str, FileFacts] = {}
     for f in changed:
         try:
-            source = f.abs_path.read_bytes()
+            source = read_regular(f.abs_path)
         except OSError:
             continue
         facts = extract_file(f.path, source, _language(f.path) or "")

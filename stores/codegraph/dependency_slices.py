@@ -19,6 +19,7 @@ from engram.stores.codegraph.code_graph import CodeGraph
 from engram.stores.codegraph.name_resolution import Resolver
 from engram.stores.codegraph.symbol_extraction import CLASS_KINDS, references_of
 from engram.stores.languages import parse
+from engram.stores.paths import confine
 from engram.stores.walk import read_text
 
 __all__ = ["PRIORITY", "Slice", "SlicePiece", "estimate_tokens", "parses", "slice_symbol"]
@@ -77,8 +78,8 @@ class _Source:
     def text(self, path: str, start: int, end: int) -> str:
         if path not in self.lines:
             try:
-                self.lines[path] = read_text(self.root / path).splitlines()
-            except OSError:
+                self.lines[path] = read_text(confine(self.root, path)).splitlines()
+            except OSError:  # gone, unreadable, or refused by the project policy
                 self.lines[path] = []
         return "\n".join(self.lines[path][start - 1 : end])
 
@@ -103,7 +104,7 @@ def slice_symbol(
     if node not in g:
         raise KeyError(node)
     resolver = resolver or code_graph.resolver()
-    source = _Source(project, {})
+    source = _Source(project.resolve(), {})
     queue: list[tuple[int, int, int, str, str]] = [(0, 0, 0, node, "target")]
     order = 1
     seen: set[str] = set()

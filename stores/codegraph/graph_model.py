@@ -24,7 +24,7 @@ class CodeGraph:
     graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph)
     _resolver: Resolver | None = field(default=None, repr=False, compare=False)
     _saved_facts: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
-    """Each file's facts as last saved; saving again re-encodes only the files that changed."""
+    """Each file's facts line as last saved; saving again re-encodes only changed files."""
     _base_id: str = field(default="", repr=False, compare=False)
     """Id of the full save this graph was read from or last written as ("" when none)."""
     _pending: set[str] = field(default_factory=set, repr=False, compare=False)

@@ -1,42 +1,59 @@
 """Saving and loading the code graph: the stores and the on-disk format.
 
-The graph lives in ``<project>/.engram/index/code_graph.pkl`` together with its manifest
-(per-file size, mtime and content hash), written atomically. Each file's facts are pickled on
-their own and kept as bytes, so saving again re-encodes only the files that changed. An
-incremental update writes only what changed since that file was written, to
-``code_graph.delta.pkl`` (also atomically), tagged with the id of the full file it applies to;
-loading applies it. A file written by another ``FORMAT_VERSION`` is reported as corrupt, so the
+The graph lives in ``<project>/.engram/index/code_graph.jsonl``: JSON lines, written
+atomically — a header (format, version, id of this save), the per-file (size, mtime) table,
+then one ``["F", path, facts]`` line per file and one ``["E", path, edges]`` line per file
+with edges. The relation graph itself is not saved: its nodes and edges are derived from the
+facts and edges on load. Each file's facts line is kept as text after loading or saving, so
+saving again re-encodes only the files that changed. An incremental update writes only what
+changed since that file was written, to ``code_graph.delta.jsonl`` (also atomically), tagged
+with the id of the full file it applies to; loading applies it.
+
+Every value read back is validated (``graph_codec``); nothing in these files can run code.
+A file of another format or version, a malformed one, or one in an index folder this engram
+did not stamp for this project (``engram.stores.index_trust``) is reported as corrupt, so the
 caller rebuilds the graph instead of reading it.
 """
 
 from __future__ import annotations
 
 import gc
-import io
-import pickle
+import os
+import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from engram.stores.atomic_file import write_atomically
+import networkx as nx
+import orjson
+
+from engram.stores.codegraph.graph_codec import (
+    decode_edges,
+    decode_facts,
+    encode_edges,
+    encode_facts,
+)
 from engram.stores.codegraph.graph_model import CodeGraph
-from engram.stores.codegraph.graph_update import apply_changes
-from engram.stores.codegraph.symbol_extraction import plain
+from engram.stores.codegraph.graph_update import apply_changes, replace_nodes
+from engram.stores.codegraph.name_resolution import FileEdges
+from engram.stores.codegraph.symbol_extraction import FileFacts
 from engram.stores.errors import IndexCorruptError
+from engram.stores.index_trust import claim_index_dir, is_trusted
 
 __all__ = [
     "GRAPH_FILE",
+    "FileGraphStore",
     "GraphStore",
     "InMemoryGraphStore",
-    "PickleGraphStore",
     "gc_paused",
     "graph_store_for",
 ]
 
-GRAPH_FILE = Path(".engram") / "index" / "code_graph.pkl"
-FORMAT_VERSION = 4
+GRAPH_FILE = Path(".engram") / "index" / "code_graph.jsonl"
+FORMAT = "engram-code-graph"
+FORMAT_VERSION = 5
 """Version of the saved layout; a graph saved by another version is rebuilt, not read."""
 DELTA_MAX_FILES = 64
 DELTA_MAX_FRACTION = 0.05
@@ -70,25 +87,37 @@ class InMemoryGraphStore:
         self._saved = _encode(graph)
 
 
-class PickleGraphStore:
-    """Keeps the graph in a pickle file plus a small delta file, each replaced atomically.
+class FileGraphStore:
+    """Keeps the graph in a JSON-lines file plus a small delta file, each replaced atomically.
 
     A save after a small change writes only the changed files' facts and edges (the delta,
     tagged with the id of the full file it applies to); a large change, or no full file yet,
     rewrites the full file and drops the delta. A crash between the two leaves a delta whose
     id no longer matches, which loading ignores.
+
+    With ``root`` set, the folder must carry the stamp of that project root
+    (``engram.stores.index_trust``): loading an unstamped folder raises ``IndexCorruptError``
+    without reading it, and saving discards the folder's untrusted contents first.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, root: Path | None = None) -> None:
         self.path = path
+        self.root = root
         self.delta_path = path.with_name(f"{path.stem}.delta{path.suffix}")
 
     def load(self) -> CodeGraph | None:
         """Read the graph file and apply its delta; None when no graph was saved.
 
         Raises:
-            IndexCorruptError: A file exists but cannot be read as a graph of this version.
+            IndexCorruptError: A file exists but cannot be read as a graph of this version,
+                or the index folder was not written here for this project.
         """
+        if not self.path.exists():
+            return None
+        if self.root is not None and not is_trusted(self.path.parent, self.root):
+            raise IndexCorruptError(
+                f"the code graph in {self.path.parent} was not written here for this project "
+                "(another machine, another engram version, or shipped with the repository)")
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -103,19 +132,36 @@ class PickleGraphStore:
 
     def save(self, graph: CodeGraph) -> None:
         """Write the delta since the full file, or the full file when the delta grew large."""
+        if self.root is not None and claim_index_dir(self.path.parent, self.root):
+            graph._base_id = ""  # the folder was discarded: the next write is a full one
         limit = max(DELTA_MAX_FILES, int(len(graph.facts) * DELTA_MAX_FRACTION))
         if graph._base_id and len(graph._pending) <= limit and self.path.exists():
-            write_atomically(self.delta_path, _encode_delta(graph))
+            _write_atomically(self.delta_path, _encode_delta(graph))
             return
-        write_atomically(self.path, _encode(graph))
+        _write_atomically(self.path, _encode(graph))
         self.delta_path.unlink(missing_ok=True)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temp file next to ``path``, flush it to disk, rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Keep the cyclic garbage collector off for the block (restored as it was after)."""
-    # Unpickling creates ~10^5 containers; the cyclic GC would rescan them over and over
-    # (about 60% of load time on a large tree) although none of them is garbage.
+    # Loading creates ~10^5 containers; the cyclic GC would rescan them over and over
+    # (most of the load time on a large tree) although none of them is garbage.
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -125,125 +171,157 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _line(value: Any) -> bytes:
+    return orjson.dumps(value) + b"\n"
+
+
+def _stats_line(graph: CodeGraph) -> bytes:
+    return _line({"stats": {p: list(s) for p, s in graph.stats.items()}})
+
+
+def _facts_line(graph: CodeGraph, path: str) -> bytes:
+    """Return the saved line of ``path``'s facts, encoding it only when it changed."""
+    line = graph._saved_facts.get(path)
+    if line is None:
+        line = _line(["F", path, encode_facts(graph.facts[path])])
+        graph._saved_facts[path] = line
+    return line
+
+
 def _encode(graph: CodeGraph) -> bytes:
     saved = graph._saved_facts
-    with gc_paused():
-        for path, facts in graph.facts.items():
-            if path not in saved:
-                saved[path] = pickle.dumps(plain(facts), protocol=pickle.HIGHEST_PROTOCOL)
     for path in [p for p in saved if p not in graph.facts]:
         del saved[path]
     graph._base_id = uuid.uuid4().hex
     graph._pending.clear()
-    payload = {
-        "version": FORMAT_VERSION,
-        "id": graph._base_id,
-        "facts": saved,
-        "edges": graph.edges,
-        "stats": graph.stats,
-        "graph": graph.graph,
-    }
+    parts = [_line({"format": FORMAT, "version": FORMAT_VERSION, "id": graph._base_id}),
+             _stats_line(graph)]
     with gc_paused():
-        return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-_SYMBOLS = "engram.stores.codegraph.symbol_extraction"
-_EDGES = "engram.stores.codegraph.name_resolution"
-LOADABLE = frozenset({
-    (_SYMBOLS, "Definition"), (_SYMBOLS, "Import"), (_SYMBOLS, "Reference"),
-    (_SYMBOLS, "FileFacts"), (_EDGES, "FileEdges"),
-})
-LOADABLE_MODULES = frozenset({
-    "networkx.classes.multidigraph", "networkx.classes.coreviews", "networkx.classes.reportviews",
-})
-"""Modules whose classes a graph file may name: networkx's graph and the views it caches."""
-"""engram's classes a code graph file may name: unpickling anything else (``os.system``, a
-class that runs code when rebuilt) is refused, so a graph file planted in a cloned
-repository cannot execute code."""
-RENAMED_MODULES = {"stores.graph_extract": _SYMBOLS, "stores.graph_resolve": _EDGES}
-"""Where the classes of graph files written by engram 0.1.0 (before the ``engram.`` package
-names) live now, so those files still load."""
-
-
-class _GraphUnpickler(pickle.Unpickler):
-    """An unpickler that resolves only the classes in LOADABLE."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        module = RENAMED_MODULES.get(module, module)
-        if (module, name) not in LOADABLE and module not in LOADABLE_MODULES:
-            raise pickle.UnpicklingError(f"a code graph file may not name {module}.{name}")
-        return super().find_class(module, name)
-
-
-def _loads(data: bytes) -> Any:
-    return _GraphUnpickler(io.BytesIO(data)).load()
-
-
-def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
-    try:
-        with gc_paused():
-            payload: dict[str, Any] = _loads(data)
-            if not isinstance(payload, dict) or payload.get("version") != FORMAT_VERSION:
-                raise IndexCorruptError(f"code graph {source} has an old or unknown format")
-            blobs: dict[str, bytes] = payload["facts"]
-            facts = {path: _loads(blob) for path, blob in blobs.items()}
-            # The graph lives as long as the process: move it out of the collector's view,
-            # or the first collection after loading scans all of it (seconds on a large tree).
-            gc.freeze()
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError,
-            KeyError) as exc:
-        raise IndexCorruptError(f"cannot read code graph {source}: {exc}") from exc
-    return CodeGraph(facts, payload["edges"], payload["stats"], payload["graph"],
-                     _saved_facts=dict(blobs), _base_id=payload["id"])
+        parts += [_facts_line(graph, path) for path in graph.facts]
+        parts += [_line(["E", path, encode_edges(edges)]) for path, edges in graph.edges.items()]
+    return b"".join(parts)
 
 
 def _encode_delta(graph: CodeGraph) -> bytes:
-    facts: dict[str, bytes | None] = {}
-    for path in graph._pending:
-        current = graph.facts.get(path)
-        if current is None:
-            facts[path] = None
-            continue
-        if path not in graph._saved_facts:
-            graph._saved_facts[path] = pickle.dumps(plain(current),
-                                                    protocol=pickle.HIGHEST_PROTOCOL)
-        facts[path] = graph._saved_facts[path]
-    payload = {
-        "version": FORMAT_VERSION,
-        "base": graph._base_id,
-        "facts": facts,
-        "edges": {p: graph.edges.get(p) for p in graph._pending},
-        "stats": graph.stats,
-    }
-    return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    parts = [_line({"format": FORMAT, "version": FORMAT_VERSION, "base": graph._base_id}),
+             _stats_line(graph)]
+    for path in sorted(graph._pending):
+        if path in graph.facts:
+            parts.append(_facts_line(graph, path))
+        else:
+            parts.append(_line(["F", path, None]))
+        edges = graph.edges.get(path)
+        parts.append(_line(["E", path, None if edges is None else encode_edges(edges)]))
+    return b"".join(parts)
+
+
+class _Saved:
+    """One saved file read back: its header and its validated records, in file order."""
+
+    def __init__(self, data: bytes, what: str) -> None:
+        lines = data.splitlines(keepends=True)
+        if len(lines) < 2:
+            raise ValueError("the file is truncated")
+        header = orjson.loads(lines[0])
+        if not isinstance(header, dict) or header.get("format") != FORMAT \
+                or header.get("version") != FORMAT_VERSION:
+            raise IndexCorruptError(f"{what} has an old or unknown format")
+        self.header: dict[str, Any] = header
+        stats = orjson.loads(lines[1]).get("stats")
+        if not isinstance(stats, dict):
+            raise ValueError("no file table")
+        self.stats: dict[str, tuple[int, int]] = {}
+        for path, pair in stats.items():
+            if not (isinstance(pair, list) and len(pair) == 2
+                    and all(type(x) is int for x in pair)):
+                raise ValueError(f"malformed file table entry for {path!r}")
+            self.stats[path] = (pair[0], pair[1])
+        self.facts: dict[str, FileFacts | None] = {}
+        self.lines: dict[str, bytes] = {}
+        self.edges: dict[str, FileEdges | None] = {}
+        for line in lines[2:]:
+            self._record(line)
+
+    def _record(self, line: bytes) -> None:
+        record = orjson.loads(line)
+        if not (isinstance(record, list) and len(record) == 3 and record[0] in ("F", "E")
+                and isinstance(record[1], str)):
+            raise ValueError("malformed record")
+        tag, path, value = record
+        if tag == "F":
+            self.facts[path] = None if value is None else decode_facts(path, value)
+            if value is not None:
+                self.lines[path] = line
+        else:
+            self.edges[path] = None if value is None else decode_edges(value)
+
+
+def _read(data: bytes, source: str, what: str) -> _Saved:
+    try:
+        return _Saved(data, f"{what} {source}")
+    except IndexCorruptError:
+        raise
+    except (ValueError, RecursionError, AttributeError, TypeError) as exc:
+        raise IndexCorruptError(f"cannot read {what} {source}: {exc}") from exc
+
+
+def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
+    with gc_paused():
+        saved = _read(data, source, "code graph")
+        if not isinstance(saved.header.get("id"), str) or None in saved.facts.values() \
+                or None in saved.edges.values():
+            raise IndexCorruptError(f"code graph {source} is not a full save")
+        facts: dict[str, FileFacts] = {p: f for p, f in saved.facts.items() if f is not None}
+        edges: dict[str, FileEdges] = {p: e for p, e in saved.edges.items() if e is not None}
+        g = nx.MultiDiGraph()
+        replace_nodes(g, {}, facts)
+        _add_saved_edges(g, edges.values())
+        # The graph lives as long as the process: move it out of the collector's view,
+        # or the first collection after loading scans all of it (seconds on a large tree).
+        gc.freeze()
+    return CodeGraph(facts, edges, saved.stats, g, _saved_facts=saved.lines,
+                     _base_id=saved.header["id"])
+
+
+def _add_saved_edges(g: nx.MultiDiGraph, saved: Iterable[FileEdges]) -> None:
+    """Add saved edges to a graph that has none yet, as ``add_edge(src, dst, key=rel)`` would.
+
+    Written against the adjacency dicts networkx documents for subclassing (``_succ``,
+    ``_pred``, the factories): ``add_edge`` per edge costs most of a large graph's load time.
+    """
+    succ, pred = g._succ, g._pred
+    for file_edges in saved:
+        for src, dst, rel in file_edges.edges:
+            out = succ.get(src)
+            if out is None or dst not in succ:
+                continue
+            keys = out.get(dst)
+            if keys is None:
+                keys = out[dst] = pred[dst][src] = g.edge_key_dict_factory()
+            data = g.edge_attr_dict_factory()
+            data["relation"] = rel
+            keys[rel] = data
+    nx._clear_cache(g)
 
 
 def _apply_delta(graph: CodeGraph, data: bytes, *, source: str) -> None:
     """Apply a saved delta to the graph read from its full file (a stale delta is ignored)."""
-    try:
-        with gc_paused():
-            payload: dict[str, Any] = _loads(data)
-            if not isinstance(payload, dict) or payload.get("version") != FORMAT_VERSION:
-                raise IndexCorruptError(f"code graph delta {source} has an unknown format")
-            if payload["base"] != graph._base_id:
-                return
-            blobs: dict[str, bytes | None] = payload["facts"]
-            facts = {p: None if b is None else _loads(b)
-                     for p, b in blobs.items()}
-            apply_changes(graph, facts, payload["edges"])
-            gc.freeze()
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError,
-            KeyError) as exc:
-        raise IndexCorruptError(f"cannot read code graph delta {source}: {exc}") from exc
-    for path, blob in blobs.items():
-        if blob is None:
+    with gc_paused():
+        saved = _read(data, source, "code graph delta")
+        if saved.header.get("base") != graph._base_id:
+            return
+        apply_changes(graph, saved.facts, saved.edges)
+        gc.freeze()
+    for path, facts in saved.facts.items():
+        if facts is None:
             graph._saved_facts.pop(path, None)
         else:
-            graph._saved_facts[path] = blob
-    graph.stats = payload["stats"]
-    graph._pending = set(blobs) | set(payload["edges"])
+            graph._saved_facts[path] = saved.lines[path]
+    graph.stats = saved.stats
+    graph._pending = set(saved.facts) | set(saved.edges)
 
 
-def graph_store_for(project: Path) -> PickleGraphStore:
-    """Return the file store of ``project``'s graph."""
-    return PickleGraphStore(project / GRAPH_FILE)
+def graph_store_for(project: Path) -> FileGraphStore:
+    """Return the file store of ``project``'s graph (trusted only when stamped for it)."""
+    root = project.expanduser().resolve()
+    return FileGraphStore(root / GRAPH_FILE, root)

@@ -18,6 +18,9 @@ __all__ = ["STOPWORDS", "LexicalIndex", "SegmentedLexical", "query_tokens", "tok
 BM25_K1 = 1.2
 BM25_B = 0.75
 IDS_FILE = "ids.json"
+UNREADABLE = (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, EOFError,
+              RecursionError)
+"""What reading a damaged saved index raises; such an index is rebuilt, not read."""
 
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could do does for from has have if in into is it
@@ -113,8 +116,8 @@ class LexicalIndex:
         """Read only the ids and generation of a saved index (no matrices, no vocabulary)."""
         try:
             meta = json.loads((folder / IDS_FILE).read_text(encoding="utf-8"))
-            return list(meta["ids"]), int(meta["generation"])
-        except (OSError, ValueError, KeyError):
+            return [str(i) for i in meta["ids"]], int(meta["generation"])
+        except UNREADABLE:
             return None
 
     @classmethod
@@ -124,11 +127,14 @@ class LexicalIndex:
 
         try:
             meta = json.loads((folder / IDS_FILE).read_text(encoding="utf-8"))
-            ids = list(meta["ids"])
-            model = bm25s.BM25.load(str(folder), show_progress=False) if ids else None
-        except (OSError, ValueError, KeyError):
+            ids = [str(i) for i in meta["ids"]]
+            generation = int(meta["generation"])
+            # Arrays only: a saved pickle is refused, never run.
+            model = (bm25s.BM25.load(str(folder), show_progress=False, allow_pickle=False,
+                                     load_corpus=False) if ids else None)
+        except UNREADABLE:
             return None
-        return cls(ids, model), int(meta["generation"])
+        return cls(ids, model), generation
 
 
 class SegmentedLexical:

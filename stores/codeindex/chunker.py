@@ -5,12 +5,16 @@ source (leading doc comments and decorators included) named ``Class.method(param
 becomes a "head" chunk (declaration line, docstring, fields, member signatures); module-level
 code left over, non-code text files, and definitions whose subtree holds a syntax error become
 ``file`` chunks split on line boundaries to at most ``MAX_FILE_CHUNK_CHARS``.
+
+Every chunk text is bounded (``chunk_limits``): definitions longer than ``MAX_CHUNK_CHARS`` keep
+their head, and minified, generated or very large files become one summary chunk.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -18,6 +22,12 @@ from typing import Literal
 import tree_sitter
 
 from engram.stores.codeindex.chunk_grammar import SPECS, LanguageSpec
+from engram.stores.codeindex.chunk_limits import (
+    MAX_CHUNK_CHARS,
+    SUMMARY_CHARS,
+    cap_chunk_text,
+    unchunkable_reason,
+)
 from engram.stores.languages import language_of, parse
 
 __all__ = [
@@ -96,14 +106,40 @@ def chunk_file(path: str, text: str) -> list[Chunk]:
     """
     if not text.strip():
         return []
-    lines = text.splitlines()
     language = language_of(path)
+    reason = unchunkable_reason(text)
+    if reason:
+        return [_summary_chunk(path, language or "text", text, reason)]
+    lines = text.splitlines()
     spec = SPECS.get(language or "")
     if language is None or spec is None:
         return _file_chunks(path, "text", lines, range(len(lines)), ())
     source = text.encode("utf-8", errors="replace")
     tree = parse(source, language)
     return _CodeChunker(path, language, spec, lines).run(tree.root_node)
+
+
+def _summary_chunk(path: str, language: str, text: str, reason: str) -> Chunk:
+    """Return the one chunk of a file that is not chunked: its name, why, and its start."""
+    name = PurePosixPath(path).name
+    body = f"{name} ({reason}; not chunked)\n{text[:SUMMARY_CHARS]}"
+    return _make(path, language, "file", name, 0, text.count("\n"), body)
+
+
+def _bounded_join(lines: Iterable[str]) -> str:
+    """Join lines with newlines, reading no more of them than ``MAX_CHUNK_CHARS`` needs.
+
+    A line is cut at ``MAX_FILE_CHUNK_CHARS``: a long line shared by several definitions then
+    costs each of them a bounded piece, not the whole line.
+    """
+    parts: list[str] = []
+    size = 0
+    for line in lines:
+        parts.append(line[: min(MAX_FILE_CHUNK_CHARS, MAX_CHUNK_CHARS + 1 - size)])
+        size += len(parts[-1]) + 1
+        if size > MAX_CHUNK_CHARS:
+            break
+    return cap_chunk_text("\n".join(parts))
 
 
 def _make(
@@ -226,7 +262,10 @@ class _CodeChunker:
         parent = ".".join(owners) or receiver
         qualified = f"{parent}.{name}" if parent else name
         kind: ChunkKind = "method" if parent else "function"
-        text = "\n".join(self.lines[start : end + 1])
+        if start == end and len(self.lines[start]) > MAX_FILE_CHUNK_CHARS:
+            text = cap_chunk_text(_text(outer))  # one of many definitions on a long line
+        else:
+            text = _bounded_join(self.lines[row] for row in range(start, end + 1))
         symbol = f"{qualified}({_compact(params.strip('()'))})"
         self.chunks.append(
             _make(self.path, self.language, kind, symbol, start, end, text, parent, self.imports)
@@ -263,7 +302,7 @@ class _CodeChunker:
             if not seen_definition:
                 last_head_row = max(last_head_row, member.end_point.row)
         head = [self.lines[r] for r in rows] + signatures
-        text = "\n".join(head[:MAX_HEAD_LINES])
+        text = _bounded_join(head[:MAX_HEAD_LINES])
         # A class without methods is all head: keep its closing line too.
         head_last = end if not seen_definition else min(max(last_head_row, start), end)
         qualified = ".".join((*owners, name))

@@ -8,6 +8,7 @@ is in ``engram.stores.codeindex.incremental_index``.
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -16,6 +17,13 @@ from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from engram.stores.codeindex.bm25_index import SegmentedLexical, query_tokens, tokenize
 from engram.stores.codeindex.bm25_segments import refresh_lexical
+from engram.stores.codeindex.chunk_pointing import (
+    DEEP_FILES,
+    MAX_DEEP_CHUNKS,
+    MAX_POINTED_CHUNKS,
+    TextRanks,
+    point_chunks,
+)
 from engram.stores.codeindex.exact_evidence import (
     Located,
     exact_terms,
@@ -23,14 +31,25 @@ from engram.stores.codeindex.exact_evidence import (
     score_term_chunks,
 )
 from engram.stores.codeindex.file_kinds import FileKind
-from engram.stores.codeindex.file_localization import ProjectFiles, issue_query, localize
+from engram.stores.codeindex.file_localization import (
+    LOCALIZER_SOURCE,
+    ProjectFiles,
+    issue_query,
+    localize,
+)
 from engram.stores.codeindex.incremental_index import IndexProgress, IndexStats, update_index
 from engram.stores.codeindex.index_manifest import Manifest
 from engram.stores.codeindex.issue_reading import read_issue
 from engram.stores.codeindex.rank_fusion import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
-from engram.stores.codeindex.vector_store import InMemoryVectors, VectorStore, open_chroma_vectors
+from engram.stores.codeindex.vector_store import (
+    InMemoryVectors,
+    VectorStore,
+    open_chroma_vectors,
+    release_embedded_chroma,
+)
 from engram.stores.embeddings.embedders import Embedder
-from engram.stores.errors import IndexNotBuiltError
+from engram.stores.errors import DatabaseUnreadableError, IndexCorruptError, IndexNotBuiltError
+from engram.stores.index_trust import claim_index_dir
 from engram.stores.walk import WalkReport
 
 __all__ = [
@@ -45,6 +64,8 @@ __all__ = [
     "open_code_index",
     "open_memory_code_index",
 ]
+
+log = logging.getLogger(__name__)
 
 INDEX_DIR = Path(".engram") / "index"
 """Where a project's index lives, relative to its root."""
@@ -333,33 +354,37 @@ class ProjectCodeIndex:
     ) -> list[CodeHit]:
         """Return the localizer's files as evidence, each with the chunks the issue points at.
 
-        For every one of the ``files`` best files: the chunks around its traceback lines, the
-        definitions of names the issue mentions, then its chunks that best match the issue's
-        text; the whole file (lines 0-0) when none of these is found. Scores fall with the
-        file's rank.
+        For each of the ``files`` best files, its chunks in the order ``point_chunks`` gives
+        (traceback frames, names the issue mentions, text matches): all of them for the first
+        DEEP_FILES files, the ones pointed at for the rest; the whole file (lines 0-0) when
+        nothing points inside it. Scores fall with the file's rank.
         """
         ranked = localize(self, issue, prefer=prefer)[:files]
-        located = self._chunk_map()
         by_path: dict[str, list[Located]] = {}
-        for chunk in located.values():
+        for chunk in sorted(self._chunk_map().values(), key=lambda c: c.start_line):
             by_path.setdefault(chunk.path, []).append(chunk)
-        best_text: dict[str, list[Located]] = {}
-        query = issue_query(read_issue(issue))
-        for chunk_id, _ in self.ranked_lists(query, "bm25", POINTED_TEXT_DEPTH)["bm25"]:
-            if chunk_id in located:
-                best_text.setdefault(located[chunk_id].path, []).append(located[chunk_id])
+        signals = read_issue(issue)
+        ranks = TextRanks(text=self._text_ranks(issue_query(signals)),
+                          title=self._text_ranks(signals.title))
         out: list[CodeHit] = []
         for rank, (e, _) in enumerate(ranked, start=1):
             score = 1.0 / rank
-            picked = _pointed_chunks(by_path.get(e.path, []), e.lines, e.names,
-                                     best_text.get(e.path, []))
+            deep = rank <= DEEP_FILES
+            picked = point_chunks(by_path.get(e.path, []), e.lines, e.names, ranks,
+                                  limit=MAX_DEEP_CHUNKS if deep else MAX_POINTED_CHUNKS,
+                                  fill=deep)
             if not picked:
-                out.append(CodeHit(e.path, 0, 0, "", "file", round(score, 6), "localizer"))
-            # within a file, keep the pointing order (frames, names, text) by a falling score
+                out.append(CodeHit(e.path, 0, 0, "", "file", round(score, 6), LOCALIZER_SOURCE))
+            # within a file, keep the pointing order by a falling score
             out += [CodeHit(c.path, c.start_line, c.end_line, c.symbol, c.kind,
-                            round(score * (1 - 0.01 * j), 6), "localizer")
+                            round(score * (1 - 0.01 * j), 6), LOCALIZER_SOURCE)
                     for j, c in enumerate(picked)]
         return out
+
+    def _text_ranks(self, query: str) -> dict[str, int]:
+        """Rank (1 = best) of each of the POINTED_TEXT_DEPTH chunks that best match ``query``."""
+        pairs = self.ranked_lists(query, "bm25", POINTED_TEXT_DEPTH)["bm25"]
+        return {chunk_id: rank for rank, (chunk_id, _) in enumerate(pairs, start=1)}
 
     def _chunk_map(self) -> dict[str, Located]:
         """Return every chunk's location by id, cached per manifest generation."""
@@ -409,13 +434,38 @@ def open_code_index(
 ) -> ProjectCodeIndex:
     """Open (creating if needed) the persistent code index of ``project``.
 
+    An index folder this engram did not stamp for this project is discarded unread first
+    (``engram.stores.index_trust``).
+
+    An index whose files cannot be read (a damaged manifest or Chroma store) is discarded and
+    started afresh; the next update rebuilds it.
+
     Raises:
         BackendUnavailableError: ``chroma_url`` is set and the server cannot be reached.
-        IndexCorruptError: The embedded Chroma files cannot be opened.
     """
     root = project.expanduser().resolve()
     index_dir = root / INDEX_DIR
-    index_dir.mkdir(parents=True, exist_ok=True)
+    if claim_index_dir(index_dir, root):
+        log.warning("engram: discarded the code index in %s (written on another machine, by "
+                    "another engram version, or shipped with the repository); `engram index` "
+                    "rebuilds it", index_dir)
+    try:
+        return _open_index(root, index_dir, embedder, chroma_url, weights)
+    except (IndexCorruptError, DatabaseUnreadableError) as exc:
+        log.warning("engram: the code index in %s cannot be read (%s); starting it afresh, "
+                    "`engram index` rebuilds it", index_dir, exc)
+        release_embedded_chroma()
+        claim_index_dir(index_dir, root, discard=True)
+        return _open_index(root, index_dir, embedder, chroma_url, weights)
+
+
+def _open_index(
+    root: Path,
+    index_dir: Path,
+    embedder: Embedder,
+    chroma_url: str,
+    weights: Mapping[str, float] | None,
+) -> ProjectCodeIndex:
     vectors = open_chroma_vectors(index_dir, embedder.model_id, chroma_url)
     manifest = Manifest.open(index_dir / "manifest.sqlite")
     return ProjectCodeIndex(
@@ -440,30 +490,4 @@ def open_memory_code_index(project: Path, *, embedder: Embedder) -> ProjectCodeI
 
 
 POINTED_TEXT_DEPTH = 2000
-"""BM25 chunks read to find each localized file's best-matching chunks."""
-MAX_POINTED_CHUNKS = 5
-"""Chunks of one file that the localizer passes on (frames, named definitions, best text)."""
-
-
-def _pointed_chunks(
-    chunks: list[Located], lines: list[int], names: list[str], best_text: list[Located]
-) -> list[Located]:
-    """Return the chunks the issue points at inside one file, most specific first.
-
-    The innermost chunks around ``lines``, the definitions of ``names``, then the chunks that
-    best match the issue's text (``best_text``, best first).
-    """
-    picked: list[Located] = []
-    for line in lines:
-        around = [c for c in chunks if c.start_line <= line <= c.end_line and c.kind != "file"]
-        if around:
-            picked.append(min(around, key=lambda c: c.end_line - c.start_line))
-    for name in names:
-        for chunk in chunks:
-            symbol = chunk.symbol.split("(", 1)[0]
-            if symbol == name or symbol.endswith("." + name):
-                picked.append(chunk)
-    # a function or method says more than a class head or module-level code
-    picked += sorted(best_text, key=lambda c: c.kind not in ("function", "method"))
-    unique = list(dict.fromkeys(picked))
-    return unique[:MAX_POINTED_CHUNKS]
+"""BM25 chunks read to order the chunks of each localized file."""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from engram.stores.codeindex.chunker import chunk_file
 from engram.stores.codeindex.ripgrep_search import GrepMatch, grep
+from engram.stores.paths import confine
 from engram.stores.walk import read_text
 
 __all__ = [
@@ -229,13 +230,14 @@ def locate_on_the_fly(
     lines, which bounds the cost of very common terms.
     """
     cache: dict[str, list[Located]] = {}
+    root = root.resolve()
 
     def locate(path: str, line: int) -> Located | None:
         if path not in cache and len(cache) >= max_files:
             return Located(path, line, line, "", "line", f"{path}:{line}")
         if path not in cache:
             try:
-                text = read_text(root / path)
+                text = read_text(confine(root, path))
             except OSError:
                 return None
             cache[path] = [

@@ -26,6 +26,7 @@ from engram.stores.codeindex.ripgrep_search import grep
 
 __all__ = [
     "FEATURES",
+    "LOCALIZER_SOURCE",
     "FileEvidence",
     "ProjectFiles",
     "Weights",
@@ -37,6 +38,8 @@ __all__ = [
     "rank_evidence",
 ]
 
+LOCALIZER_SOURCE = "localizer"
+"""Source name of the evidence the localizer hands on (``ProjectCodeIndex.localized_chunks``)."""
 WEIGHTS_FILE = Path(__file__).with_name("localizer_weights.json")
 MAX_DEFINING_FILES = 12
 """A name defined in more files than this says little about which one the issue means."""

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.stores.backends import sqlite_connect
+from engram.stores.backends import database_errors, sqlite_connect
 from engram.stores.codeindex.chunker import Chunk
 
 __all__ = ["FileRecord", "Manifest", "NewChunk", "StoredChunk"]
@@ -70,16 +70,22 @@ class NewChunk:
 class Manifest:
     """Reads and writes the manifest database (``:memory:`` for in-memory indexes)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
         self._conn = conn
-        self._conn.executescript(SCHEMA)
+        with database_errors(path or Path(":memory:")):
+            try:
+                self._conn.executescript(SCHEMA)
+                self._conn.execute("SELECT count(*) FROM files").fetchone()
+            except BaseException:
+                conn.close()
+                raise
 
     @classmethod
     def open(cls, path: Path | None) -> Manifest:
         """Open the manifest file, or an in-memory one when ``path`` is None."""
         if path is None:
             return cls(sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None))
-        return cls(sqlite_connect(path))
+        return cls(sqlite_connect(path), path)
 
     def close(self) -> None:
         """Close the database connection."""

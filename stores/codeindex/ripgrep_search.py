@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,14 +15,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engram.stores.errors import StoreError
-from engram.stores.paths import SECRET_PATTERNS, SKIP_DIRS, is_secret_path
+from engram.stores.paths import (
+    SECRET_PATH_PATTERNS,
+    SECRET_PATTERNS,
+    SKIP_DIRS,
+    is_skipped_dir,
+    listable,
+)
 from engram.stores.walk import read_text, walk_project
 
-__all__ = ["GrepMatch", "InvalidPatternError", "find_rg", "grep"]
+__all__ = ["RG_TIMEOUT_S", "GrepMatch", "InvalidPatternError", "find_rg", "grep"]
 
 DEFAULT_MAX_RESULTS = 200
 MAX_LINE_CHARS = 400
 RG_TIMEOUT_S = 30.0
+RG_IGNORE_FILES = frozenset({".gitignore", ".ignore", ".rgignore"})
+"""Per-folder ignore files ripgrep opens as it walks."""
 
 
 class InvalidPatternError(StoreError, ValueError):
@@ -78,9 +87,31 @@ def grep(
     """
     root = root.resolve()
     binary = find_rg() if rg_path == "auto" else rg_path
-    if binary:
+    if binary and not _has_unsafe_ignore_file(root):
         return _grep_rg(binary, root, pattern, literal, ignore_case, max_results, glob)
     return _grep_python(root, pattern, literal, ignore_case, max_results, glob)
+
+
+def _has_unsafe_ignore_file(root: Path) -> bool:
+    """Return True when an ignore file ripgrep would open is not a regular file.
+
+    ripgrep reads every ignore file it meets with a blocking open, so a FIFO named
+    ``.gitignore`` would hang it; such a tree is searched by the Python fallback instead,
+    which opens only regular files. Listing the folders costs a fraction of the search.
+    """
+    stack = [str(root)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as scan:
+                for entry in scan:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not is_skipped_dir(entry.name):
+                            stack.append(entry.path)
+                    elif entry.name in RG_IGNORE_FILES and not entry.is_file():
+                        return True
+        except OSError:
+            continue
+    return False
 
 
 def _grep_rg(
@@ -123,13 +154,18 @@ def _rg_args(
         args.append("--fixed-strings")
     if ignore_case:
         args.append("--ignore-case")
+    if glob:
+        # ripgrep lets the last matching --glob win, so the caller's glob goes first and the
+        # exclusions after it can never be overridden.
+        args += ["--glob", glob]
+    args.append("--glob-case-insensitive")
     for name in sorted(SKIP_DIRS):
         args += ["--glob", f"!**/{name}/**"]
     args += ["--glob", "!**/*.egg-info/**"]
     for secret in SECRET_PATTERNS:
         args += ["--glob", f"!{secret}"]
-    if glob:
-        args += ["--glob", glob]
+    for secret in SECRET_PATH_PATTERNS:
+        args += ["--glob", f"!**/{secret}"]
     return [*args, "--regexp", pattern, "--", "."]
 
 
@@ -143,7 +179,7 @@ def _run_rg(
         subprocess.TimeoutExpired: ripgrep ran longer than RG_TIMEOUT_S.
     """
     matches: list[GrepMatch] = []
-    secret: dict[str, bool] = {}
+    allowed: dict[str, bool] = {}
     with tempfile.TemporaryFile() as errors:
         proc = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=errors)
         expired = threading.Event()
@@ -158,7 +194,7 @@ def _run_rg(
         try:
             for raw in proc.stdout or ():
                 output = True
-                match = _parse_match(raw, secret)
+                match = _parse_match(raw, root, allowed)
                 if match is not None:
                     matches.append(match)
                     if len(matches) >= max_results:
@@ -184,8 +220,12 @@ def _run_rg(
 _MATCH_PREFIX = b'{"type":"match"'
 
 
-def _parse_match(raw: bytes, secret: dict[str, bool]) -> GrepMatch | None:
-    """Return the match an event line reports, or None for other events and unusable ones."""
+def _parse_match(raw: bytes, root: Path, allowed: dict[str, bool]) -> GrepMatch | None:
+    """Return the match an event line reports, or None for other events and refused ones.
+
+    Every path is checked against the project policy (``listable``) whatever ripgrep's own
+    filters let through: hard links, protected folders, secrets files.
+    """
     if not raw.startswith(_MATCH_PREFIX):
         return None
     data = json.loads(raw)["data"]
@@ -194,9 +234,9 @@ def _parse_match(raw: bytes, secret: dict[str, bool]) -> GrepMatch | None:
     if path is None or text is None:
         return None
     path = path[2:] if path.startswith("./") else path
-    if path not in secret:
-        secret[path] = is_secret_path(path)
-    if secret[path]:
+    if path not in allowed:
+        allowed[path] = listable(root, path)
+    if not allowed[path]:
         return None
     return GrepMatch(path, int(data["line_number"]), _clip(text))
 

@@ -17,6 +17,7 @@ __all__ = [
     "VectorStore",
     "collection_name",
     "open_chroma_vectors",
+    "release_embedded_chroma",
 ]
 
 CHROMA_BATCH = 2000
@@ -145,6 +146,13 @@ class ChromaVectors:
         return set(self._collection.get(include=[])["ids"])
 
 
+def release_embedded_chroma() -> None:
+    """Forget the embedded Chroma clients of this process (before their files are deleted)."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()
+
+
 def open_chroma_vectors(index_dir: Path, model_id: str, chroma_url: str = "") -> ChromaVectors:
     """Open (creating if needed) the collection for ``model_id``.
 
@@ -157,6 +165,7 @@ def open_chroma_vectors(index_dir: Path, model_id: str, chroma_url: str = "") ->
     """
     import chromadb
     from chromadb.config import Settings
+    from chromadb.errors import ChromaError
 
     settings = Settings(anonymized_telemetry=False, allow_reset=False)
     name = collection_name(model_id)
@@ -175,7 +184,8 @@ def open_chroma_vectors(index_dir: Path, model_id: str, chroma_url: str = "") ->
             name = f"{name}_{project_tag}"
         else:
             client = chromadb.PersistentClient(path=str(index_dir / "chroma"), settings=settings)
-    except (ValueError, ConnectionError, OSError) as exc:
+    except (ValueError, ConnectionError, OSError, ChromaError) as exc:
+        release_embedded_chroma()  # or a retry would get the broken client back
         if chroma_url:
             raise BackendUnavailableError(
                 f"cannot reach Chroma at {chroma_url}: {exc}",

@@ -6,15 +6,17 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 
-from engram.stores.errors import StoreError
+from engram.stores.errors import SecretRefusedError, StoreError
 from engram.stores.memory.fact_store import (
     GLOBAL_NAMESPACE,
     Fact,
     FactConflictError,
     FactStore,
+    Scope,
     bump_revision,
     check_secret,
     fact_namespace,
@@ -22,6 +24,7 @@ from engram.stores.memory.fact_store import (
     new_fact_id,
 )
 from engram.stores.memory.memory_conflicts import ConflictIndex
+from engram.stores.secrets import find_secret_in
 from engram.stores.write_lock import write_lock
 
 __all__ = [
@@ -74,12 +77,39 @@ def delete_fact(store: BaseStore, fact_id: str, *, project_key: str) -> Fact:
     return fact
 
 
-def verify_fact(store: BaseStore, fact_id: str, *, project_key: str, now: datetime) -> Fact:
-    """Mark a fact as verified by the user just now."""
-    fact = replace(
-        find_fact(store, fact_id, project_key=project_key), status="verified", last_verified=now
-    )
-    _write(store, fact)
+def verify_fact(
+    store: BaseStore,
+    fact_id: str,
+    *,
+    project_key: str,
+    now: datetime,
+    scope: Scope | None = None,
+) -> Fact:
+    """Mark a fact as verified by the user just now; this also confirms a quarantined fact.
+
+    Args:
+        store: The memory store.
+        fact_id: Id of a fact visible from ``project_key``.
+        project_key: Normalized key of the current project.
+        now: Clock for the verification date.
+        scope: Move the fact to this scope as well (``global`` makes a project fact apply to
+            every project; ``project`` moves it into the current project); None keeps it.
+    """
+    if scope == "project" and not project_key:
+        raise ValueError("a project fact needs a project key")
+    with write_lock(store, "facts"):
+        old = find_fact(store, fact_id, project_key=project_key)
+        fact = replace(old, status="verified", last_verified=now)
+        if scope is not None and scope != old.scope:
+            fact = replace(fact, scope=scope, project_key=project_key if scope == "project" else "")
+        old_namespace = fact_namespace(old.scope, old.project_key)
+        namespace = fact_namespace(fact.scope, fact.project_key)
+        ops = [PutOp(namespace, fact.id, fact.to_record(), index=False)]
+        if namespace != old_namespace:  # a move: both halves in one transaction
+            ops.append(PutOp(old_namespace, old.id, None))
+        store.batch(ops)
+        for touched in dict.fromkeys([old_namespace, namespace]):
+            bump_revision(store, touched)
     return fact
 
 
@@ -112,7 +142,9 @@ def replace_fact(
             matches = ConflictIndex(f.text for f in others).matches(text)
             if matches:
                 raise FactConflictError(text, [others[m.index] for m in matches], matches)
-        fact = replace(old, text=text, status="verified", last_verified=now, source="user")
+        # The person's own words now: no model proposed this text, nothing preceded it.
+        fact = replace(old, text=text, status="verified", last_verified=now, source="user",
+                       after=())
         _write(store, fact)
     return fact
 
@@ -155,12 +187,16 @@ def import_jsonl(
             record = json.loads(line)
             if not isinstance(record, dict):
                 raise ValueError("a line must hold a JSON object")
+            _check_storable(record)
             record.setdefault("id", new_fact_id())
             record.setdefault("seq", number)
             fact = Fact.from_record(record, project_key=project_key, now=now)
-            check_secret(fact.text)
+            _check_fields(fact)
         except (ValueError, StoreError) as exc:
             skipped.append((number, str(exc)))
+            continue
+        except RecursionError:
+            skipped.append((number, "the line nests too deeply"))
             continue
         pending.append(fact)
     touched: set[tuple[str, ...]] = set()
@@ -174,6 +210,34 @@ def import_jsonl(
     for namespace in sorted(touched):
         bump_revision(store, namespace)
     return ImportReport(imported=len(pending), skipped=tuple(skipped))
+
+
+def _check_fields(fact: Fact) -> None:
+    """Refuse a fact any of whose stored fields (not only its text) holds a credential.
+
+    Raises:
+        SecretRefusedError: A field looks like it holds a secret.
+    """
+    kind = find_secret_in(fact.to_record())
+    if kind is not None:
+        raise SecretRefusedError(f"refused to import this fact: a field contains a {kind}")
+
+
+STORABLE_INT = 2**63
+"""Integers a stored record may hold: the stores encode values as JSON with 64-bit integers."""
+
+
+def _check_storable(value: Any) -> None:
+    """Raise ``ValueError`` when an imported value holds an integer the stores cannot keep."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, int) and not -STORABLE_INT <= item < STORABLE_INT:
+            raise ValueError("a number in the line is too large to store")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _write(store: BaseStore, fact: Fact) -> None:

@@ -1,4 +1,15 @@
-"""The fact record: what a long-term fact holds, and its JSON form for stores and exports."""
+"""The fact record: what a long-term fact holds, and its JSON form for stores and exports.
+
+Provenance: every fact records who proposed it (``source``: the user, the model through
+``save_memory``, auto-extraction from the user's words, or an import) and, for facts the model
+proposed, which untrusted content the session had read before (``after``: the tools whose
+results preceded it). A model fact proposed after untrusted content is ``quarantined``: kept,
+listed and confirmable, but never recalled into a prompt until a person confirms it.
+
+Records written before provenance existed (no ``schema``, see ``FACT_SCHEMA``) are upgraded as
+they are read: a model fact nobody verified cannot show what preceded it, so it is quarantined
+with ``after=("unrecorded",)``.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +19,33 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, cast
 
-__all__ = ["Fact", "ScoredFact", "Scope", "Source", "Status", "new_fact_id"]
+__all__ = [
+    "FACT_SCHEMA",
+    "SOURCE_LABELS",
+    "UNRECORDED",
+    "Fact",
+    "ScoredFact",
+    "Scope",
+    "Source",
+    "Status",
+    "new_fact_id",
+]
 
 Scope = Literal["project", "global"]
-Source = Literal["user", "agent", "auto"]
-Status = Literal["verified", "unverified"]
+Source = Literal["user", "agent", "auto", "import"]
+Status = Literal["verified", "unverified", "quarantined"]
+
+SOURCES: tuple[Source, ...] = ("user", "agent", "auto", "import")
+STATUSES: tuple[Status, ...] = ("verified", "unverified", "quarantined")
+SOURCE_LABELS: Mapping[str, str] = {
+    "user": "user", "agent": "model", "auto": "extraction", "import": "import",
+}
+"""How each source is shown: ``agent`` facts came from the model, ``auto`` ones from
+auto-extraction of the user's words."""
+FACT_SCHEMA = 2
+"""Version of the stored record: 2 added ``after`` and the ``quarantined`` status."""
+UNRECORDED = "unrecorded"
+"""``after`` of a model fact stored before provenance was recorded."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,8 +62,13 @@ class Fact:
     """When a person last confirmed it; None for facts nobody verified."""
     source: Source
     status: Status
+    """``quarantined``: proposed by a model after untrusted content; out of every prompt until
+    a person confirms it (``engram memory verify ID``)."""
     provenance: Mapping[str, str] = field(default_factory=dict)
     """Where it came from: session/thread id, message id, tool call id."""
+    after: tuple[str, ...] = ()
+    """Untrusted content the session had read before the model proposed this fact (the tools
+    whose results preceded it); empty when none, or for facts a person wrote."""
     seq: int = 0
     """Order among facts recorded at the same instant (an import's line number)."""
 
@@ -46,14 +84,24 @@ class Fact:
             "source": self.source,
             "status": self.status,
             "provenance": dict(self.provenance),
+            "after": list(self.after),
             "seq": self.seq,
+            "schema": FACT_SCHEMA,
         }
+
+    @property
+    def quarantined(self) -> bool:
+        """Whether the fact waits for a person's confirmation before any prompt may use it."""
+        return self.status == "quarantined"
 
     @classmethod
     def from_record(
         cls, record: Mapping[str, Any], *, project_key: str = "", now: datetime | None = None
     ) -> Fact:
         """Build a fact from a stored or imported record; missing fields take defaults.
+
+        A record without ``schema`` (written before provenance was recorded) is upgraded: a
+        model fact nobody verified becomes quarantined, its ``after`` unrecorded.
 
         Raises:
             ValueError: The record has no text or id, or an unknown scope, source or status.
@@ -64,12 +112,16 @@ class Fact:
         if not isinstance(fact_id, str) or not fact_id.strip():
             raise ValueError("a fact needs a non-empty 'id'")
         scope = record.get("scope") or ("project" if project_key else "global")
-        source = record.get("source") or "user"
+        source = record.get("source") or "import"
         status = record.get("status") or "unverified"
-        if scope not in ("project", "global") or source not in ("user", "agent", "auto"):
+        if scope not in ("project", "global") or source not in SOURCES:
             raise ValueError(f"unknown scope {scope!r} or source {source!r}")
-        if status not in ("verified", "unverified"):
+        if status not in STATUSES:
             raise ValueError(f"unknown status {status!r}")
+        after = _strings(record.get("after"), "after")
+        last_verified = _parse_time(record.get("last_verified"))
+        if record.get("schema") is None and source == "agent" and status != "verified":
+            status, after = "quarantined", after or (UNRECORDED,)
         key = "" if scope == "global" else str(record.get("project_key") or project_key)
         if scope == "project" and not key:
             raise ValueError("a project fact needs a project key")
@@ -86,10 +138,11 @@ class Fact:
             scope=cast(Scope, scope),
             project_key=key,
             created=created,
-            last_verified=_parse_time(record.get("last_verified")),
+            last_verified=last_verified,
             source=cast(Source, source),
             status=cast(Status, status),
             provenance={str(k): str(v) for k, v in provenance.items()},
+            after=after,
             seq=seq,
         )
 
@@ -105,6 +158,19 @@ class ScoredFact:
 def new_fact_id() -> str:
     """Return a fresh fact id: short enough to type, unique across processes."""
     return uuid.uuid4().hex[:12]
+
+
+def _strings(value: Any, name: str) -> tuple[str, ...]:
+    """Return a list of strings as a tuple (None as empty).
+
+    Raises:
+        ValueError: ``value`` is not a list of strings.
+    """
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{name!r} must be a list of strings")
+    return tuple(value)
 
 
 def _parse_time(value: Any) -> datetime | None:

@@ -159,6 +159,7 @@ class FactStore:
         provenance: Mapping[str, str] | None = None,
         now: datetime | None = None,
         status: Status | None = None,
+        after: Sequence[str] = (),
     ) -> Fact:
         """Store a new fact after the secret and conflict checks.
 
@@ -170,7 +171,9 @@ class FactStore:
             force: Keep both facts when the text conflicts with an existing one.
             provenance: Session/thread and message ids it came from.
             now: Clock for the created/verified dates.
-            status: Defaults to ``verified`` for the user's own saves, else ``unverified``.
+            status: Defaults to ``verified`` for the user's own saves, else ``unverified``;
+                ``quarantined`` keeps the fact out of search and recall until confirmed.
+            after: Untrusted content read in the session before the model proposed it.
 
         Raises:
             SecretRefusedError: The text contains a credential.
@@ -194,6 +197,7 @@ class FactStore:
             source=source,
             status=status,
             provenance=dict(provenance or {}),
+            after=tuple(after),
         )
         # Check and write under the store's write lock: another process saving the same fact
         # at the same instant waits, then sees this one in its conflict check.
@@ -217,6 +221,7 @@ class FactStore:
         """Return up to ``k`` facts visible from ``project_key`` that best match ``query``.
 
         Visibility comes first: only global facts and this project's facts are scored.
+        Quarantined facts are never returned (they wait for a person's confirmation).
         """
         index, facts = self._index(project_key)
         query_vector = None
@@ -257,13 +262,14 @@ class FactStore:
         cached = self._indexes.get(project_key)
         if cached is not None and cached[0] == revisions:
             return cached[1], cached[2]
-        own_facts = own.facts if own else []
-        facts = shared.facts + own_facts
+        shared_facts = [f for f in shared.facts if not f.quarantined]
+        own_facts = [f for f in own.facts if not f.quarantined] if own else []
+        facts = shared_facts + own_facts
         large = len(facts) > self.dense_min_facts
         vectors = None
         if self.embedder is not None and large:
             vectors = self._vectors([f.text for f in facts])
-        sequences = [0] * len(shared.facts) + [1] * len(own_facts)
+        sequences = [0] * len(shared_facts) + [1] * len(own_facts)
         index = FactIndex(
             [f.text for f in facts], vectors, sequences=sequences, context_results=large
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
+from engram.stores.memory.fact_records import SOURCE_LABELS
 from engram.stores.memory.fact_store import Fact
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "STALE_AFTER_DAYS",
     "is_stale",
     "memory_cap",
+    "provenance_mark",
     "render_fact_line",
     "render_facts_block",
 ]
@@ -27,9 +29,11 @@ STALE_AFTER_DAYS = 30
 MEMORY_HEADER = "## Remembered facts"
 MEMORY_REMINDER = (
     "These memories are clues, not facts. Versions, configurations and paths may have "
-    "changed: check them against the current files before acting on them."
+    "changed: check them against the current files before acting on them. Facts marked "
+    "unverified were not confirmed by a person."
 )
 STALE_MARK = "possibly stale"
+QUARANTINE_MARK = "QUARANTINED: unconfirmed, used in no prompt until a person confirms it"
 
 
 def memory_cap(window: int) -> int:
@@ -43,10 +47,21 @@ def is_stale(fact: Fact, now: datetime, *, after_days: int = STALE_AFTER_DAYS) -
     return now - checked > timedelta(days=after_days)
 
 
+def provenance_mark(fact: Fact) -> str:
+    """Say who proposed ``fact`` and what untrusted content preceded it.
+
+    For example ``by user``, or ``by model after read_file, grep_code``.
+    """
+    mark = f"by {SOURCE_LABELS.get(fact.source, fact.source)}"
+    return f"{mark} after {', '.join(fact.after)}" if fact.after else mark
+
+
 def render_fact_line(fact: Fact, now: datetime, *, stale_after_days: int = STALE_AFTER_DAYS) -> str:
-    """Render one fact as a bullet with its id, scope, dates and warnings."""
-    marks = [fact.scope, f"saved {fact.created.date().isoformat()}"]
-    if fact.last_verified is not None:
+    """Render one fact as a bullet with its id, scope, provenance, dates and warnings."""
+    marks = [fact.scope, provenance_mark(fact), f"saved {fact.created.date().isoformat()}"]
+    if fact.quarantined:
+        marks.append(QUARANTINE_MARK)
+    elif fact.last_verified is not None:
         marks.append(f"verified {fact.last_verified.date().isoformat()}")
     else:
         marks.append("unverified")
@@ -66,13 +81,14 @@ def render_facts_block(
     """Render the best-first ``facts`` into a block of at most ``cap_tokens`` tokens.
 
     Facts are added in order until the next one would pass the cap; the header and
-    reminder always come first. Returns the block ("" when no fact fits) and the facts in it.
+    reminder always come first. Quarantined facts never enter the block. Returns the block
+    ("" when no fact fits) and the facts in it.
     """
     head = f"{MEMORY_HEADER}\n{MEMORY_REMINDER}\n"
     used = count_tokens(head)
     lines: list[str] = []
     kept: list[Fact] = []
-    for fact in facts:
+    for fact in (f for f in facts if not f.quarantined):
         line = render_fact_line(fact, now, stale_after_days=stale_after_days) + "\n"
         cost = count_tokens(line)
         if used + cost > cap_tokens:

@@ -22,8 +22,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 from typer.testing import CliRunner
 
-import engram.graph.cli.context_commands as cli_context
+from engram.graph.api.context_builder import ensure_openers, run_pack_graph
 from engram.graph.builder import build_graph
+from engram.graph.cli import context_commands as cli_context
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.llm import make_model
@@ -207,13 +208,13 @@ def test_semantic_branch_timeout_keeps_the_pack_within_timeout_plus_slack(repo, 
         time.sleep(3)
         return {}
 
-    deps = cli_context.ensure_openers(Deps())
+    deps = ensure_openers(Deps())
     graph = compose(deps, semantic=stuck)
     context = Context(project=str(repo), engram_home=str(engram_home), mode="context",
                       embedding_provider="hash", branch_timeout_ms=300)
-    cli_context.run_context(graph, context, "warm up")  # opens the index and graph once
+    run_pack_graph(graph, context, "warm up")  # opens the index and graph once
     started = time.perf_counter()
-    pack = cli_context.run_context(graph, context, TASK)
+    pack = run_pack_graph(graph, context, TASK)
     elapsed_ms = (time.perf_counter() - started) * 1000
     assert timeout_note("search_semantic", 300) in pack["notes"]
     assert elapsed_ms < 300 + SLACK_MS + 400  # pipeline work besides the stuck branch
@@ -228,7 +229,7 @@ def test_agent_mode_appends_the_pack_to_the_user_turn(repo, engram_home, monkeyp
         context = Context(project=str(repo), engram_home=str(engram_home), mode="agent",
                           model="stub-model", base_url=stub.base_url,
                           embedding_provider="hash")
-        deps = cli_context.ensure_openers(Deps(model_factory=make_model, store=store))
+        deps = ensure_openers(Deps(model_factory=make_model, store=store))
         probe = build_graph(deps, store=store)
         graph = probe if "pack_context" in probe.nodes else compose(deps, store=store,
                                                                      agent=True)

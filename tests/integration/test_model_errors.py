@@ -67,5 +67,5 @@ async def test_large_tool_output_is_spilled_and_readable(tmp_path: Path):
     tool_message = out["messages"][2]
     assert "full output saved to .engram/tool-outputs/" in tool_message.content
     assert len(tool_message.content) < 32_000
-    spilled = list((root / ".engram" / "tool-outputs").iterdir())
+    spilled = list((root / ".engram" / "tool-outputs" / "s").iterdir())
     assert len(spilled) == 1 and "row 700 " in spilled[0].read_text()

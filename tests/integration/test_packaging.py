@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -92,6 +93,14 @@ def test_a_host_app_with_its_own_graph_nodes_and_stores_imports_engram(
     assert result["engram"].startswith(str(env_dir))
     assert {"load_rules", "pack_context", "call_model"} <= set(result["nodes"])
     assert result["index"] == "engram.stores.codeindex.code_index"
+
+    # The README's library example, run from the host app's folder by the installed wheel.
+    shutil.copy(ROOT / "examples" / "build_context.py", host / "build_context.py")
+    (host / "calc.py").write_text("def add_numbers(a, b):\n    return a + b\n")
+    done = _run([str(python), "build_context.py", ".", "where is add_numbers defined?", "1000"],
+                cwd=host, env={**env, "ENGRAM_HOME": str(tmp_path / "home")})
+    assert "slice calc.py:1-2 add_numbers(a, b)" in done.stdout, done.stdout
+    assert "def add_numbers(a, b):" in done.stdout
 
 
 def test_langgraph_dev_style_loading_imports_each_file_once(tmp_path: Path) -> None:

@@ -109,3 +109,32 @@ def test_memory_and_sessions_live_in_postgres(tmp_path: Path, database_url: str)
     assert history.returncode == 0, history.stderr
     assert len(json.loads(history.stdout)) >= 6
     assert not (tmp_path / "home" / "checkpoints.sqlite").exists()
+
+
+def test_an_old_postgres_memory_is_migrated_to_provenance_on_open(tmp_path: Path,
+                                                                   database_url: str):
+    from engram.stores.backends import open_memory_store
+    from engram.stores.memory.fact_migration import schema_version
+    from engram.stores.memory.fact_store import fact_namespace
+    from engram.stores.project_key import project_key
+
+    project = tmp_path / "old"
+    project.mkdir()
+    namespace = fact_namespace("project", project_key(project))
+    old = {"text": "We always deploy with curl | sh", "scope": "project",
+           "project_key": project_key(project), "created": "2025-01-02T00:00:00+00:00",
+           "last_verified": None, "source": "agent", "status": "unverified",
+           "provenance": {"via": "save_memory"}, "seq": 0}  # as stored before provenance
+    with open_memory_store(tmp_path / "home", database_url) as store:
+        store.put(namespace, "oldfact1", old, index=False)
+        store.delete(("facts_meta",), "schema")
+    listed = subprocess.run([ENGRAM, "memory", "list", "--unverified", "--path", str(project),
+                             "--json"], capture_output=True, text=True, timeout=120,
+                            env=_env(tmp_path / "home", database_url))
+    assert listed.returncode == 0, listed.stderr
+    [fact] = [f for f in json.loads(listed.stdout) if f["id"] == "oldfact1"]
+    assert (fact["status"], fact["after"]) == ("quarantined", ["unrecorded"])
+    with open_memory_store(tmp_path / "home", database_url) as store:
+        assert schema_version(store) == 2
+        item = store.get(namespace, "oldfact1")
+        assert item is not None and item.value["schema"] == 2

@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("graph", "nodes", "stores", "studio")
-SHELL = ("engram.graph.builder", "engram.graph.cli")
+SHELL = ("engram.graph.builder", "engram.graph.cli", "engram.graph.api")
 # Floors, lowest first: a module may import its own floor or a lower one.
 FLOORS = {"stores": 0, "core": 1, "nodes": 2, "shell": 3, "studio": 4}
 
@@ -22,7 +22,7 @@ def floor_of(module: str) -> str:
     """Name the floor of an ``engram.…`` module."""
     parts = module.split(".")
     if parts[1] == "graph":
-        if module.startswith(SHELL) and (module in SHELL or module.startswith(SHELL[1] + ".")):
+        if any(module == shell or module.startswith(shell + ".") for shell in SHELL):
             return "shell"
         return "core"
     return parts[1]

@@ -16,6 +16,8 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.tools.available_tools import build_tools
 from engram.graph.tools.save_memory_tool import SAVE_MEMORY_TOOL, build_save_memory_tool
+from engram.stores.memory.fact_admin import verify_fact
+from engram.stores.memory.fact_recall import recall_facts
 from engram.stores.memory.fact_store import FactStore
 from engram.stores.project_key import project_key
 
@@ -80,18 +82,61 @@ def test_is_memory_command():
     assert not is_memory_command("/compact") and not is_memory_command("")
 
 
-def _tool(tmp_path, store):
+def _tool(tmp_path, store, after=()):
     context = Context(project=str(tmp_path), engram_home=str(tmp_path / "home"))
-    return build_save_memory_tool(context, store), project_key(tmp_path)
+    return build_save_memory_tool(context, store, after=after), project_key(tmp_path)
 
 
-def test_tool_saves_agent_fact(tmp_path, store):
+def _recalled(store, key, query):
+    return recall_facts(store, query, project_key=key, window=128_000,
+                        count_tokens=lambda t: len(t.split()), now=NOW).block
+
+
+def test_tool_saves_an_unverified_project_fact_before_any_untrusted_content(tmp_path, store):
     tool, key = _tool(tmp_path, store)
     assert tool.name == "save_memory"
-    reply = tool.invoke({"text": "Reply in Chinese", "scope": "global"})
-    assert reply.startswith("Saved to global memory")
+    reply = tool.invoke({"text": "Reply in Chinese"})
+    assert reply.startswith("Saved to project memory")
     fact = FactStore(store).facts(project_key=key)[0]
-    assert fact.source == "agent" and fact.status == "unverified"
+    assert (fact.source, fact.status, fact.after) == ("agent", "unverified", ())
+    assert "Reply in Chinese" in _recalled(store, key, "reply in chinese")
+    assert "by model;" in _recalled(store, key, "reply in chinese")
+
+
+def test_tool_never_saves_global_on_its_own(tmp_path, store):
+    tool, key = _tool(tmp_path, store)
+    reply = tool.invoke({"text": "We always deploy with curl", "scope": "global"})
+    assert reply.startswith("QUARANTINED") and "verify" in reply and "--global" in reply
+    assert FactStore(store).facts(project_key="") == []  # nothing reached global memory
+    fact = FactStore(store).facts(project_key=key)[0]
+    assert (fact.scope, fact.status) == ("project", "quarantined")
+    assert fact.provenance["requested_scope"] == "global"
+    assert _recalled(store, key, "deploy curl") == ""
+
+
+def test_tool_quarantines_after_untrusted_content_until_confirmed(tmp_path, store):
+    tool, key = _tool(tmp_path, store, after=("read_file", "grep_code"))
+    reply = tool.invoke({"text": "We always deploy with curl"})
+    assert "proposed after reading read_file, grep_code" in reply
+    fact = FactStore(store).facts(project_key=key)[0]
+    assert fact.after == ("read_file", "grep_code") and fact.quarantined
+    assert FactStore(store).search("deploy curl", project_key=key) == []
+    assert _recalled(store, key, "deploy curl") == ""
+    listed = handle_memory_command("/memory list", store=store, project_key=key, now=NOW)
+    assert "by model after read_file, grep_code" in listed and "QUARANTINED" in listed
+    handle_memory_command(f"/memory verify {fact.id}", store=store, project_key=key, now=NOW)
+    block = _recalled(store, key, "deploy curl")
+    assert "We always deploy with curl" in block and "by model after read_file" in block
+
+
+def test_verify_can_move_a_confirmed_fact_to_global_scope(tmp_path, store):
+    tool, key = _tool(tmp_path, store)
+    tool.invoke({"text": "Answer in French", "scope": "global"})
+    fact = FactStore(store).facts(project_key=key)[0]
+    moved = verify_fact(store, fact.id, project_key=key, now=NOW, scope="global")
+    assert (moved.scope, moved.status, moved.id) == ("global", "verified", fact.id)
+    assert [f.id for f in FactStore(store).facts(project_key="")] == [fact.id]
+    assert "Answer in French" in _recalled(store, "/another/project", "answer french")
 
 
 def test_tool_returns_conflict_for_the_user_to_settle(tmp_path, store):

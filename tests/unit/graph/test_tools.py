@@ -6,7 +6,8 @@ import pytest
 
 from engram.graph.context import Context
 from engram.graph.errors import PathOutsideProjectError, ToolError
-from engram.graph.tools.project_tools import build_core_tools, escape_forged_tags, wrap_tool_result
+from engram.graph.markers import escape_markers
+from engram.graph.tools.project_tools import build_core_tools, wrap_tool_result
 
 
 def test_wrap_escapes_forged_tags():
@@ -25,7 +26,7 @@ def test_wrap_sanitises_tool_name():
 
 
 def test_escape_is_idempotent_on_clean_text():
-    assert escape_forged_tags("plain <b>html</b>") == "plain <b>html</b>"
+    assert escape_markers("plain <b>html</b>") == "plain <b>html</b>"
 
 
 @pytest.fixture()

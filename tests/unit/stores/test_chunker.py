@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import hashlib
 
+from engram.stores.codeindex.chunk_limits import (
+    MAX_CHUNK_CHARS,
+    MAX_CHUNKED_FILE_CHARS,
+    SUMMARY_CHARS,
+)
 from engram.stores.codeindex.chunker import MAX_FILE_CHUNK_CHARS, Chunk, chunk_file, embedding_text
 
 
@@ -208,8 +213,49 @@ def test_text_file_is_split_on_lines_within_the_limit():
 
 
 def test_single_very_long_line_is_cut():
-    chunks = chunk_file("data/blob.txt", "y" * (MAX_FILE_CHUNK_CHARS * 2 + 10))
-    assert [len(c.text) for c in chunks] == [MAX_FILE_CHUNK_CHARS, MAX_FILE_CHUNK_CHARS, 10]
+    prose = "a line of ordinary notes\n" * 400
+    chunks = chunk_file("data/blob.txt", prose + "y" * (MAX_FILE_CHUNK_CHARS * 2 + 10))
+    assert [len(c.text) for c in chunks if c.text.startswith("y")] == [
+        MAX_FILE_CHUNK_CHARS, MAX_FILE_CHUNK_CHARS, 10]
+
+
+def _minified_js(chars: int) -> str:
+    parts, size, i = [], 0, 0
+    while size < chars:
+        parts.append(f"function f{i}(a,b){{return a+b*{i}}}")
+        size += len(parts[-1]) + 1
+        i += 1
+    return ";".join(parts)
+
+
+def test_a_minified_file_is_summarised_as_one_small_chunk():
+    text = _minified_js(200_000)
+    chunks = chunk_file("dist/bundle.min.js", text)
+    assert len(chunks) == 1
+    only = chunks[0]
+    assert only.kind == "file" and only.symbol == "bundle.min.js"
+    assert "minified or generated" in only.text and len(only.text) <= SUMMARY_CHARS + 200
+    assert only.text.splitlines()[1].startswith("function f0(a,b)")
+
+
+def test_a_file_over_the_size_cap_is_summarised():
+    text = "x = 1\n" * (MAX_CHUNKED_FILE_CHARS // 6 + 10)
+    chunks = chunk_file("gen/table.py", text)
+    assert len(chunks) == 1 and "large file" in chunks[0].text
+
+
+def test_chunk_texts_are_bounded_whatever_the_definitions():
+    body = "\n".join(f"    total += {i}" for i in range(MAX_CHUNK_CHARS // 10))
+    text = f"def huge():\n    total = 0\n{body}\n    return total\n"
+    chunks = chunk_file("pkg/huge.py", text)
+    assert chunks[0].symbol == "huge()" and chunks[0].text.startswith("def huge():")
+    assert all(len(c.text) <= MAX_CHUNK_CHARS for c in chunks)
+    # Many small functions on a few long lines (dense, below the minified share): each chunk
+    # is bounded, so the total stays linear in the file, not in file x definitions.
+    dense = "\n".join(_minified_js(3_000) for _ in range(3)) + "\n" + "// note\n" * 2_000
+    chunks = chunk_file("lib/dense.js", dense)
+    assert len(chunks) > 100
+    assert sum(len(c.text) for c in chunks) <= 2 * len(dense)
 
 
 def test_blank_file_has_no_chunks():

@@ -199,6 +199,24 @@ def test_export_wipe_import_round_trip_is_lossless(store, tmp_path):
     assert sorted(all_facts(store), key=lambda f: f.id) == sorted(made, key=lambda f: f.id)
 
 
+def test_import_checks_every_stored_field_for_secrets(store):
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    lines = [
+        json.dumps({"id": token, "text": "Prefer tabs", "scope": "global"}),
+        json.dumps({"id": "p1", "text": "Prefer tabs", "scope": "project",
+                    "project_key": f"/srv/{token}"}),
+        json.dumps({"id": "p2", "text": "Prefer tabs", "scope": "global",
+                    "provenance": {"thread": "t", "api_key": "9f86d081884c7d659a2feaa0c55ad015"}}),
+        json.dumps({"id": "ok", "text": "Prefer tabs", "scope": "global",
+                    "provenance": {"thread": "t1", "message": "m1"}}),
+    ]
+    report = import_jsonl(store, lines, project_key=ALPHA, now=NOW)
+    assert report.imported == 1
+    assert [n for n, _ in report.skipped] == [1, 2, 3]
+    assert all("refused to import" in reason for _, reason in report.skipped)
+    assert [f.id for f in all_facts(store)] == ["ok"]
+
+
 def test_import_accepts_minimal_lines_and_reports_bad_ones(store):
     lines = [
         '{"id": "D1:3", "text": "Caroline went to the LGBTQ support group", "scope": "project"}',

@@ -1,4 +1,4 @@
-"""Graph persistence contract (in-memory and pickle stores) and incremental update."""
+"""Graph persistence contract (in-memory and file stores), validation and incremental update."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 from engram.stores.codegraph.code_graph import CodeGraph, build_graph, open_code_graph, update_graph
 from engram.stores.codegraph.graph_persistence import (
     GRAPH_FILE,
+    FileGraphStore,
     InMemoryGraphStore,
-    PickleGraphStore,
+    graph_store_for,
 )
 from engram.stores.errors import IndexCorruptError, IndexNotBuiltError
 
@@ -38,11 +39,11 @@ def snapshot(graph: CodeGraph) -> tuple[set, set, set]:
     return nodes, edges, unresolved
 
 
-@pytest.fixture(params=["memory", "pickle"])
+@pytest.fixture(params=["memory", "file"])
 def store(request, tmp_path):
     if request.param == "memory":
         return InMemoryGraphStore()
-    return PickleGraphStore(tmp_path / "store" / "graph.pkl")
+    return FileGraphStore(tmp_path / "store" / "graph.jsonl")
 
 
 def test_store_contract_round_trip(store, tmp_path):
@@ -59,11 +60,11 @@ def test_store_contract_round_trip(store, tmp_path):
     assert again is not None and again.graph.number_of_nodes() == 0
 
 
-def test_pickle_store_reports_a_corrupt_file(tmp_path):
-    path = tmp_path / "graph.pkl"
+def test_file_store_reports_a_corrupt_file(tmp_path):
+    path = tmp_path / "graph.jsonl"
     path.write_bytes(b"not a pickle")
     with pytest.raises(IndexCorruptError):
-        PickleGraphStore(path).load()
+        FileGraphStore(path).load()
 
 
 def test_open_code_graph_without_build_raises_not_built(tmp_path):
@@ -147,7 +148,7 @@ def test_small_update_writes_a_delta_and_leaves_the_full_file(tmp_path):
     update_graph(tmp_path)
     full = tmp_path / GRAPH_FILE
     before = full.read_bytes()
-    store = PickleGraphStore(full)
+    store = FileGraphStore(full)
     write(tmp_path, {"app/models.py": FILES["app/models.py"].replace("def save", "def store")})
     update_graph(tmp_path)
     (tmp_path / "app/other.py").unlink()
@@ -166,7 +167,7 @@ def test_small_update_writes_a_delta_and_leaves_the_full_file(tmp_path):
 def test_large_update_rewrites_the_full_file_and_drops_the_delta(tmp_path, monkeypatch):
     write(tmp_path, FILES)
     update_graph(tmp_path)
-    store = PickleGraphStore(tmp_path / GRAPH_FILE)
+    store = FileGraphStore(tmp_path / GRAPH_FILE)
     write(tmp_path, {"app/extra.py": "def missing():\n    return 1\n"})
     update_graph(tmp_path)
     assert store.delta_path.exists()
@@ -182,7 +183,7 @@ def test_large_update_rewrites_the_full_file_and_drops_the_delta(tmp_path, monke
 def test_a_delta_left_by_a_crash_during_a_full_rewrite_is_ignored(tmp_path):
     write(tmp_path, FILES)
     update_graph(tmp_path)
-    store = PickleGraphStore(tmp_path / GRAPH_FILE)
+    store = FileGraphStore(tmp_path / GRAPH_FILE)
     write(tmp_path, {"app/extra.py": "def missing():\n    return 1\n"})
     update_graph(tmp_path)
     stale = store.delta_path.read_bytes()  # applies to the first full file only
@@ -205,7 +206,7 @@ def test_a_delta_left_by_a_crash_during_a_full_rewrite_is_ignored(tmp_path):
 def test_a_corrupt_delta_is_reported(tmp_path):
     write(tmp_path, FILES)
     update_graph(tmp_path)
-    store = PickleGraphStore(tmp_path / GRAPH_FILE)
+    store = FileGraphStore(tmp_path / GRAPH_FILE)
     store.delta_path.write_bytes(b"\x80\x05garbage")
     with pytest.raises(IndexCorruptError):
         store.load()
@@ -218,39 +219,56 @@ class _Planted:
         return (os.system, ("touch planted-by-pickle",))
 
 
-def test_a_planted_graph_file_cannot_run_code(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", ["graph.jsonl", "graph.delta.jsonl"])
+def test_a_planted_pickle_is_never_run(tmp_path, monkeypatch, name):
     import pickle
 
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "graph.pkl"
-    path.write_bytes(pickle.dumps({"version": 1, "facts": {}, "x": _Planted()}))
-    with pytest.raises(IndexCorruptError, match="may not name"):
-        PickleGraphStore(path).load()
-    assert not (tmp_path / "planted-by-pickle").exists()
-
-
-def test_a_graph_saved_before_the_package_move_still_loads(tmp_path, monkeypatch):
-    """Graph files of engram 0.1.0 name ``stores.graph_extract`` and ``stores.graph_resolve``."""
-    import sys
-
-    from engram.stores.codegraph import name_resolution, symbol_extraction
-
     write(tmp_path / "p", FILES)
     graph = CodeGraph()
     build_graph(tmp_path / "p", graph)
-    store = PickleGraphStore(tmp_path / "graph.pkl")
-    with monkeypatch.context() as legacy:  # pickle the classes under their 0.1.0 modules
-        for old, module, names in (
-            ("stores.graph_extract", symbol_extraction,
-             ("Definition", "Import", "Reference", "FileFacts")),
-            ("stores.graph_resolve", name_resolution, ("FileEdges",)),
-        ):
-            legacy.setitem(sys.modules, old, module)
-            for name in names:
-                legacy.setattr(getattr(module, name), "__module__", old)
-        store.save(graph)
-    saved = (tmp_path / "graph.pkl").read_bytes()
-    assert b"stores.graph_resolve" in saved and b"engram.stores" not in saved
-    assert "stores.graph_extract" not in sys.modules
-    loaded = PickleGraphStore(tmp_path / "graph.pkl").load()
-    assert loaded is not None and snapshot(loaded) == snapshot(graph)
+    store = FileGraphStore(tmp_path / "graph.jsonl")
+    store.save(graph)
+    (tmp_path / name).write_bytes(pickle.dumps({"version": 5, "x": _Planted()}))
+    with pytest.raises(IndexCorruptError):
+        store.load()
+    assert not (tmp_path / "planted-by-pickle").exists()
+
+
+@pytest.mark.parametrize("mangle", [
+    lambda text: text.replace('"version":5', '"version":4'),
+    lambda text: text.replace('["F","app/models.py",["python"', '["F","app/models.py",["python",1'),
+    lambda text: text.replace('"calls"', '"__reduce__"'),
+    lambda text: text.replace('"class"', '"os.system"'),
+    lambda text: text[: len(text) // 2],
+    lambda text: text.replace("[", "[" * 5000, 1),
+    lambda text: "\n".join(text.splitlines()[:1]),
+], ids=["version", "field", "relation", "kind", "truncated", "deep", "no-table"])
+def test_malformed_graph_files_are_reported_not_trusted(tmp_path, mangle):
+    write(tmp_path / "p", FILES)
+    graph = CodeGraph()
+    build_graph(tmp_path / "p", graph)
+    store = FileGraphStore(tmp_path / "graph.jsonl")
+    store.save(graph)
+    text = (tmp_path / "graph.jsonl").read_text(encoding="utf-8")
+    mangled = mangle(text)
+    assert mangled != text
+    (tmp_path / "graph.jsonl").write_text(mangled, encoding="utf-8")
+    with pytest.raises(IndexCorruptError):
+        store.load()
+
+
+def test_a_graph_folder_not_stamped_for_this_project_is_rebuilt_not_read(tmp_path):
+    write(tmp_path / "a", FILES)
+    write(tmp_path / "b", FILES)
+    update_graph(tmp_path / "a")
+    (tmp_path / "b" / ".engram").mkdir()
+    import shutil
+
+    shutil.copytree(tmp_path / "a" / ".engram" / "index", tmp_path / "b" / ".engram" / "index")
+    with pytest.raises(IndexCorruptError, match="not written here"):
+        graph_store_for(tmp_path / "b").load()
+    stats = update_graph(tmp_path / "b")
+    assert stats.parsed == 2
+    assert graph_store_for(tmp_path / "b").load() is not None
+    assert update_graph(tmp_path / "b").parsed == 0

@@ -1,6 +1,12 @@
 from __future__ import annotations
 
-from engram.stores.spill import SPILL_DIR, SPILL_LIMIT_CHARS, find_spill_path, spill_if_large
+from engram.stores.spill import (
+    SPILL_DIR,
+    SPILL_LIMIT_CHARS,
+    find_spill_path,
+    session_spill_folder,
+    spill_if_large,
+)
 
 
 def test_small_output_is_untouched(tmp_path):
@@ -26,9 +32,18 @@ def test_large_output_is_saved_whole_with_previews(tmp_path):
 
 
 def test_limit_is_a_parameter_and_names_are_safe(tmp_path):
-    result = spill_if_large(tmp_path, "../../evil", "../id", "x" * 11, limit=10)
+    result = spill_if_large(tmp_path, "../../evil", "../id", "x" * 11, session="../t", limit=10)
     assert result.path is not None
-    assert (tmp_path / result.path).resolve().parent == (tmp_path / SPILL_DIR).resolve()
+    folder = (tmp_path / result.path).resolve().parent
+    assert folder.parent == (tmp_path / SPILL_DIR).resolve()
+    assert folder.name == "t"
+
+
+def test_each_session_spills_into_its_own_folder(tmp_path):
+    a = spill_if_large(tmp_path, "t", "c", "a" * 20, session="one", limit=10)
+    b = spill_if_large(tmp_path, "t", "c", "a" * 20, session="two", limit=10)
+    assert a.path is not None and a.path.startswith(session_spill_folder("one") + "/")
+    assert b.path is not None and b.path.startswith(session_spill_folder("two") + "/")
 
 
 def test_same_call_different_output_does_not_overwrite(tmp_path):

@@ -1,0 +1,158 @@
+"""One access policy for every in-process reader: confine, walk, read, glob, grep, slices, rules."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from engram.graph.context import Context
+from engram.graph.errors import ToolError
+from engram.graph.tools.project_tools import build_core_tools
+from engram.stores.codegraph.code_graph import build_graph
+from engram.stores.codegraph.graph_model import CodeGraph
+from engram.stores.codeindex.exact_evidence import locate_on_the_fly
+from engram.stores.codeindex.ripgrep_search import grep
+from engram.stores.paths import (
+    PathEscapeError,
+    UnsafeFileError,
+    confine,
+    display_path,
+    is_secret_path,
+    listable,
+    read_regular,
+)
+from engram.stores.rules import load_rules_files
+from engram.stores.walk import walk_project
+from tests.support.hostile_paths import CREDENTIAL_FILES, MARKER, build_hostile_project
+
+GLOBS = ["*", "**", "**/*", ".*", "**/.*", "config", ".env", "*.json", ".git/**", "**/.git/**",
+         ".engram/**", "credentials", "**/credentials", "*.pem", "home/**", "*.txt", "*.py"]
+
+
+@pytest.fixture()
+def hostile(tmp_path: Path):
+    return build_hostile_project(tmp_path)
+
+
+@pytest.fixture()
+def tools(hostile):
+    return {t.name: t for t in build_core_tools(Context(project=str(hostile.root)))}
+
+
+def test_at_least_39_credential_names_are_secrets():
+    assert len(CREDENTIAL_FILES) >= 39
+    assert all(is_secret_path(rel) for rel in CREDENTIAL_FILES)
+    for harmless in ("src/app.py", "config.json", ".env.example", "docs/keys.md", "parser.py",
+                     "tokenizer.py", "settings.xml", "auth.py"):
+        assert not is_secret_path(harmless), harmless
+
+
+def test_every_refused_path_is_refused_by_confine(hostile):
+    for category, rel in hostile.refused:
+        if category == "hard link":
+            continue  # a hard link is a plain name: the open refuses it (next test)
+        with pytest.raises(PathEscapeError):
+            confine(hostile.root, rel)
+
+
+def test_hard_links_and_fifos_are_never_opened(hostile):
+    for category, rel in hostile.refused:
+        if category == "hard link":
+            with pytest.raises(UnsafeFileError, match="hard links"):
+                read_regular(hostile.root / rel)
+            assert not listable(hostile.root, rel)
+    if hostile.fifo:
+        with pytest.raises(UnsafeFileError, match="FIFO"):
+            read_regular(hostile.root / hostile.fifo)
+
+
+def test_walk_lists_no_refused_file_and_reads_no_secret(hostile):
+    report = walk_project(hostile.root)
+    paths = {f.path for f in report.files}
+    assert {"src/app.py", "README.md"} <= paths
+    assert not paths & {rel for _, rel in hostile.refused}
+    assert hostile.fifo not in paths
+    for f in report.files:
+        assert MARKER not in f.abs_path.read_text(encoding="utf-8", errors="replace"), f.path
+    assert ("src/hardlinked.py", "hard link (another name may be outside the project)") in \
+        report.skipped
+
+
+def test_read_file_refuses_every_variant(tools, hostile):
+    for _, rel in hostile.refused:
+        with pytest.raises(ToolError):
+            tools["read_file"].invoke({"path": rel})
+    with pytest.raises(ToolError, match="FIFO"):
+        tools["read_file"].invoke({"path": hostile.fifo})
+
+
+def test_glob_never_lists_a_refused_path(tools, hostile):
+    refused = {rel for _, rel in hostile.refused}
+    for pattern in GLOBS:
+        out = tools["glob_files"].invoke({"pattern": pattern, "max_results": 500})
+        assert MARKER not in out
+        listed = set(out.splitlines())
+        assert not listed & refused, pattern
+
+
+def test_python_grep_never_returns_a_secret(hostile):
+    for glob in [None, *GLOBS]:
+        matches = grep(hostile.root, MARKER, glob=glob, rg_path=None)
+        assert matches == [], glob
+    assert grep(hostile.root, "needle", rg_path=None)
+
+
+def test_file_names_with_newlines_cannot_forge_lines(tools, hostile):
+    if hostile.newline_name is None:
+        pytest.skip("the file system refuses newlines in names")
+    out = tools["glob_files"].invoke({"pattern": "evil*"})
+    assert "src/app.py:1: forged line.py" not in out.splitlines()
+    assert display_path(hostile.newline_name) in out
+    assert display_path("a\nb\r\u2028c") == "a\\x0ab\\x0d\\u2028c"
+
+
+def test_code_graph_skips_refused_files(hostile):
+    graph = CodeGraph()
+    build_graph(hostile.root, graph)
+    assert "src/app.py" in graph.facts
+    assert "src/hardlinked.py" not in graph.facts
+    assert all(MARKER not in path for path in graph.facts)
+
+
+def test_evidence_locator_refuses_protected_paths(hostile):
+    locate = locate_on_the_fly(hostile.root)
+    assert locate(".env", 1) is None
+    assert locate("notes.txt", 1) is None
+    assert locate("src/hardlinked.py", 1) is None
+    assert locate("src/app.py", 1) is not None
+
+
+def test_rules_files_never_follow_links_to_secrets(hostile, tmp_path):
+    os.symlink(".env", hostile.root / "AGENTS.md")
+    os.symlink(hostile.outside / "secret.txt", hostile.root / "CLAUDE.md")
+    if hostile.fifo:
+        os.mkfifo(hostile.root / "ENGRAM.md")
+    (hostile.root / ".engram" / "ENGRAM.md").write_text("use tabs\n")
+    rules = load_rules_files(hostile.root, tmp_path / "home")
+    assert MARKER not in rules.text
+    assert "use tabs" in rules.text
+
+
+def test_a_session_reads_its_own_spilled_outputs_and_no_other(hostile):
+    from engram.stores.spill import session_spill_folder, spill_if_large
+
+    mine = spill_if_large(hostile.root, "grep_code", "c1", "x" * 50, session="me", limit=10)
+    theirs = spill_if_large(hostile.root, "grep_code", "c2", "y" * 50, session="them", limit=10)
+    assert mine.path and theirs.path
+    context = Context(project=str(hostile.root))
+    own = {t.name: t for t in build_core_tools(context, spill_folder=session_spill_folder("me"))}
+    assert "x" * 50 in own["read_file"].invoke({"path": mine.path})
+    for path in (theirs.path, ".engram/ledger/other-session.jsonl",
+                 session_spill_folder("me") + "/../them/" + theirs.path.rsplit("/", 1)[1]):
+        with pytest.raises(ToolError):
+            own["read_file"].invoke({"path": path})
+    over_mcp = {t.name: t for t in build_core_tools(context)}
+    with pytest.raises(ToolError):
+        over_mcp["read_file"].invoke({"path": mine.path})
