@@ -7,8 +7,8 @@ has two bugs, so the first test run fails and the model has to fix the second on
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
