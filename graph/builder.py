@@ -10,7 +10,8 @@
                                                                              no model)→ END
     pack_context → check_budget ─(summarize)→ compact_history → call_model
     check_budget → call_model ─(tool calls)→ run_tools → check_budget
-    call_model ─(final answer)→ learn_from_task → record_feedback → END
+    call_model ─(final answer after edits)→ verify_changes ─(failed, rounds left)→ check_budget
+    call_model / verify_changes ─(done)→ learn_from_task → record_feedback → END
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from engram.graph.routes import (
     route_after_load_rules,
     route_after_pack_context,
     route_after_retrieve_memory,
+    route_after_verify_changes,
 )
 from engram.graph.state import InputState, State
 from engram.nodes.call_model import call_model
@@ -45,9 +47,11 @@ from engram.nodes.load_rules import load_rules
 from engram.nodes.pack_context import pack_context
 from engram.nodes.record_feedback import record_feedback
 from engram.nodes.retrieve_memory import retrieve_memory
+from engram.nodes.review_actions import review_actions
 from engram.nodes.run_tools import run_tools
 from engram.nodes.search_exact import search_exact
 from engram.nodes.search_semantic import search_semantic
+from engram.nodes.verify_changes import verify_changes
 
 __all__ = ["build_graph", "builder"]
 
@@ -73,7 +77,8 @@ def builder(
     """
     graph = StateGraph(State, context_schema=context_schema, input_schema=InputState)
     for node in (load_rules, retrieve_memory, confirm_task, check_budget, compact_history,
-                 call_model, run_tools, learn_from_task, record_feedback):
+                 call_model, review_actions, run_tools, verify_changes, learn_from_task,
+                 record_feedback):
         _add(graph, node, deps)
     graph.add_node("retrieve", _retrieve_gate)
     wire_retrieval(
@@ -91,7 +96,11 @@ def builder(
                                 ["compact_history", "call_model"])
     graph.add_edge("compact_history", "call_model")
     graph.add_conditional_edges("call_model", route_after_call_model,
-                                ["run_tools", "learn_from_task"])
+                                ["review_actions", "run_tools", "verify_changes",
+                                 "learn_from_task"])
+    graph.add_conditional_edges("verify_changes", route_after_verify_changes,
+                                ["check_budget", "learn_from_task"])
+    graph.add_edge("review_actions", "run_tools")
     graph.add_edge("run_tools", "check_budget")
     graph.add_edge("learn_from_task", "record_feedback")
     graph.add_edge("record_feedback", END)

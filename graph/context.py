@@ -19,9 +19,10 @@ from typing import Any, Literal, get_args
 
 from engram.graph.errors import ConfigError
 
-__all__ = ["Context", "Mode"]
+__all__ = ["Context", "Mode", "Policy"]
 
 Mode = Literal["agent", "context"]
+Policy = Literal["ask", "auto-edit", "yolo"]
 EmbeddingProvider = Literal["default", "minilm", "openai", "hash"]
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -111,6 +112,14 @@ class Context:
     auto_approve: bool = field(
         default=False,
         metadata={"description": "Skip the human confirmation of high-risk tasks."},
+    )
+    policy: Policy = field(
+        default="ask",
+        metadata={
+            "description": "Approval of file edits and commands: ask (every one), auto-edit "
+            "(edits pass, commands ask), yolo (nothing asks). Commands allowed in "
+            ".engram/settings.toml pass; high-risk tasks always ask."
+        },
     )
 
     def __post_init__(self) -> None:
@@ -206,6 +215,9 @@ class Context:
             )
         if self.mode not in get_args(Mode):
             raise ConfigError(f"unknown mode {self.mode!r}", hint="use 'agent' or 'context'")
+        if self.policy not in get_args(Policy):
+            raise ConfigError(f"unknown approval policy {self.policy!r}",
+                              hint=f"use one of {', '.join(get_args(Policy))}")
         if (self.budget < 0 or self.branch_timeout_ms <= 0 or self.max_steps <= 0
                 or not self.tool_timeout_s > 0):
             raise ConfigError("budget, branch and tool timeouts and max steps must be positive")
@@ -238,7 +250,8 @@ def _convert(f: dataclasses.Field[Any], raw: str) -> Any:
             f"{name}={raw!r} is not a valid {kind}",
             hint=f"set {name} to a {kind} value or unset it",
         ) from None
-    choices = {"Mode": get_args(Mode), "EmbeddingProvider": get_args(EmbeddingProvider)}.get(kind)
+    choices = {"Mode": get_args(Mode), "EmbeddingProvider": get_args(EmbeddingProvider),
+               "Policy": get_args(Policy)}.get(kind)
     if choices and raw not in choices:
         raise ConfigError(
             f"{name}={raw!r} is not one of {', '.join(choices)}",

@@ -14,6 +14,7 @@ from langgraph.store.base import BaseStore
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.prompts import ENGRAM_AUTHOR
 from engram.graph.state import State
 from engram.nodes.node_support import current_thread_id
 from engram.stores.errors import StoreError
@@ -70,11 +71,15 @@ class Learned:
 def decide_outcome(state: State) -> tuple[Outcome, bool]:
     """Return the outcome and whether it is an explicit verdict.
 
-    An explicit ``state.outcome`` (set from ``/good``, ``/bad`` or ``--outcome``) wins; tool
-    errors without a verdict mean failure but are not a verdict; otherwise unknown.
+    An explicit ``state.outcome`` (set from ``/good``, ``/bad`` or ``--outcome``) wins, then
+    the verification of the task's edits (tests passed or failed); tool errors without a
+    verdict mean failure but are not a verdict; otherwise unknown.
     """
     if state.outcome in ("success", "failure"):
         return state.outcome, True  # type: ignore[return-value]
+    checked = state.verification.get("status")
+    if checked in ("passed", "failed"):  # the project's own checks ran on the changes
+        return ("success" if checked == "passed" else "failure"), True
     if state.tool_errors > 0:
         return "failure", False
     return "unknown", False
@@ -108,7 +113,7 @@ def task_episode_id(thread_id: str, messages: Sequence[AnyMessage]) -> str | Non
     None when there is no identified user message.
     """
     for message in reversed(messages):
-        if isinstance(message, HumanMessage):
+        if isinstance(message, HumanMessage) and message.name != ENGRAM_AUTHOR:
             if not message.id:
                 return None
             digest = hashlib.sha256(f"{thread_id}\0{message.id}".encode()).hexdigest()
@@ -122,9 +127,14 @@ def _clean(text: str, limit: int) -> str:
     return WITHHELD if find_secret(text) else text
 
 
-def _lesson(messages: Sequence[AnyMessage], outcome: Outcome) -> str:
+def _lesson(state: State, outcome: Outcome) -> str:
     if outcome != "failure":
         return ""
+    failing = state.verification.get("failing") or []
+    if state.verification.get("status") == "failed":
+        return _clean("the checks still failed after the changes: " + "; ".join(failing[:3]),
+                      LESSON_CHARS)
+    messages = state.messages
     errors = [m for m in _turn(messages) if isinstance(m, ToolMessage) and m.status == "error"]
     if errors:
         first = errors[0]
@@ -158,8 +168,9 @@ def learn(
     episode = Episode(
         id=episode_id, date=now, task_type=str(profile.get("task_type") or "feature"),
         summary=_clean(state.task, SUMMARY_CHARS), outcome=outcome,
-        files=tuple(_clean(f, SUMMARY_CHARS) for f in files_touched(state.messages)),
-        lesson=_lesson(state.messages, outcome), severity=severity,
+        files=tuple(_clean(f, SUMMARY_CHARS)
+                    for f in state.files_changed or files_touched(state.messages)),
+        lesson=_lesson(state, outcome), severity=severity,
         patterns_applied=tuple(applied), thread_id=thread_id, confirmed=explicit,
     )
     repo.put(episode)

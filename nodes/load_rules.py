@@ -82,6 +82,8 @@ def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[s
         "outcome": "",
         "code_hits": None,
         "degraded_branches": None,
+        "files_changed": None,
+        "verification": {},
         "related_symbols": None,
         "memory_block": "",
         "context_pack": {},

@@ -91,7 +91,7 @@ def build_mcp_server(
     from engram.graph.tools.project_tools import CORE_TOOL_NAMES
 
     server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
-    for tool in tool_functions(context, deps, after=(MCP_CALLER,)):
+    for tool in tool_functions(context, deps, after=(MCP_CALLER,)):  # no actions: no approval
         waits = None if tool.name in CORE_TOOL_NAMES else ready
         server.add_tool(_callable(tool, context.tool_timeout_s, waits), name=tool.name,
                         description=tool.description)

@@ -27,10 +27,21 @@ def build_tools(
     *,
     spill_folder: str | None = None,
     after: Sequence[str] = (),
+    actions: bool = True,
 ) -> list[BaseTool]:
-    """Return the run's tools as LangChain tools (see ``tool_functions``)."""
+    """Return the run's tools as LangChain tools: ``tool_functions``' and the actions.
+
+    The actions (file edits and ``run_command``) go through the graph's approval step;
+    ``actions=False`` leaves them out for callers that have none.
+    """
+    from engram.graph.tools.command_tool import build_command_tool
+    from engram.graph.tools.write_tools import build_write_tools
+
     functions = tool_functions(context, deps, store, spill_folder=spill_folder, after=after)
-    return [f.to_tool() for f in functions]
+    tools = [f.to_tool() for f in functions]
+    if actions:
+        tools += [*build_write_tools(context), build_command_tool(context)]
+    return tools
 
 
 def tool_functions(
@@ -48,7 +59,7 @@ def tool_functions(
     ``spill_folder`` is the session's own spilled-output folder, the only part of
     ``.engram/`` that ``read_file`` opens (None over MCP: no session's outputs are shown).
     ``after`` names the untrusted content read so far; ``save_memory`` quarantines what it
-    saves then.
+    saves then. The MCP server serves these (it has no approval step for actions).
     """
     memory = store if store is not None else deps.store
     tools = core_tool_functions(context, spill_folder=spill_folder)
