@@ -23,7 +23,7 @@ from engram.stores.project_settings import SettingsError, load_project_settings
 
 __all__ = ["review_actions"]
 
-async def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Decide every edit and command of the last assistant message, asking where needed.
 
     Each question is a LangGraph ``interrupt`` carrying the diff or the command; resume with

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import Any
 
@@ -77,7 +76,7 @@ def _decide(state: State, context: Context, commands: tuple[str, ...]) -> tuple[
     return "", "command" in approved and "command" not in state.approved_kinds
 
 
-async def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Run the checks (settings, else discovered) once the model is done with its edits.
 
     All pass: ``passed``. A failure within the round limit goes back to the model as a compact
@@ -105,7 +104,7 @@ async def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps)
     env = scrubbed_environment(os.environ)
     runs: list[dict[str, Any]] = []
     for command in commands:
-        result = await asyncio.to_thread(run_shell, root, command, VERIFY_TIMEOUT_S, env)
+        result = run_shell(root, command, VERIFY_TIMEOUT_S, env)
         runs.append({"command": command, "exit_code": result.exit_code,
                      "seconds": round(result.seconds, 2)})
         if result.exit_code != 0:
