@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -189,8 +190,14 @@ def test_undo_and_rewind_in_chat(project, engram_home):
         assert (project / "old.txt").exists() and not (project / "gen").exists()
         assert (project / "app.py").read_text() == "ANSWER = 42\n"  # only the last change
 
+        thread = re.search(r"session (\S+)", chat.stdout).group(1)  # type: ignore[union-attr]
+        chat = _ok(_engram(project, engram_home, stub.base_url, "chat", "--thread", thread,
+                           "--policy", "yolo", stdin="/undo\n/undo\n/exit\n"))
+        assert "undid edit_file: app.py" in chat.stdout
+        assert "no change of this session is left to undo" in chat.stdout
+        assert tree_hashes(project) == start_tree
+
         chat = _ok(_engram(project, engram_home, stub.base_url, "chat", "--policy", "yolo",
-                           stdin="/undo\n/undo\n/exit\n"))
-    assert "undid edit_file: app.py" in chat.stdout
-    assert "no change of this session is left to undo" in chat.stdout
+                           stdin=f"{COMMAND_TASK}\n/rewind\n/exit\n"))
+    assert "restored 3 file(s)" in chat.stdout and "conversation back at start" in chat.stdout
     assert tree_hashes(project) == start_tree
