@@ -6,6 +6,7 @@ Hierarchy::
     ├── IndexNotBuiltError (LookupError)   no code index for this project yet
     ├── IndexCorruptError                  the on-disk index cannot be read
     ├── DatabaseUnreadableError            a SQLite database (memory, sessions) is damaged
+    ├── StoreReadOnlyError                a write to a store that can only be read
     ├── BackendUnavailableError (ConnectionError)  Chroma/Postgres/embedding endpoint down
     ├── ConflictError                      a memory write collides with an existing one
     └── SecretRefusedError (ValueError)    a memory write contains a secret
@@ -21,6 +22,7 @@ __all__ = [
     "IndexNotBuiltError",
     "SecretRefusedError",
     "StoreError",
+    "StoreReadOnlyError",
 ]
 
 
@@ -51,6 +53,13 @@ class DatabaseUnreadableError(StoreError):
     """A SQLite database cannot be read: truncated, overwritten, or not a database at all."""
 
     hint = "run `engram doctor`; move the damaged file aside to start afresh"
+
+
+class StoreReadOnlyError(StoreError):
+    """A write to a store that was opened read-only (its folder cannot be written)."""
+
+    hint = ("make ENGRAM_HOME writable, or point ENGRAM_HOME at a writable folder; reading "
+            "commands such as `engram memory export` still work")
 
 
 class BackendUnavailableError(StoreError, ConnectionError):
