@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from langgraph.store.sqlite import SqliteStore
 from engram.stores.errors import (
     BackendUnavailableError,
     DatabaseUnreadableError,
+    DiskFullError,
     StoreReadOnlyError,
 )
 from engram.stores.sqlite_readonly import can_write, connect_read_only
@@ -62,6 +64,8 @@ MEMORY_DB = "memory.sqlite"
 CHECKPOINT_DB = "checkpoints.sqlite"
 SQLITE_BUSY_TIMEOUT_S = 30.0
 PRIVATE_FILE_MODE = 0o600
+SQLITE_PRIMARY_CODE = 0xFF
+"""Mask of an extended SQLite result code's primary code (``SQLITE_READONLY_DBMOVED`` → 8)."""
 
 
 def database_url() -> str:
@@ -82,15 +86,36 @@ DATABASE_HINTS = {
 }
 
 
+IO_ERROR_HINT = ("check the disk (free space, `dmesg`) and run the command again; "
+                 "`engram doctor` checks every store")
+NEARLY_FULL_BYTES = 1 << 20
+"""Free space under which an I/O error opening a database is taken for a full disk (SQLite
+reports a ``-shm`` file it cannot grow as an I/O error, not as ``SQLITE_FULL``)."""
+
+
+def _nearly_full(path: Path) -> bool:
+    """Return True when the file system holding ``path`` has (almost) no room left."""
+    try:
+        return shutil.disk_usage(path.parent).free < NEARLY_FULL_BYTES
+    except OSError:
+        return False
+
+
 @contextmanager
 def database_errors(path: Path) -> Iterator[None]:
     """Turn SQLite's errors about ``path`` into ``DatabaseUnreadableError`` naming the file."""
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        if "readonly" in str(exc):
+        code = getattr(exc, "sqlite_errorcode", 0) & SQLITE_PRIMARY_CODE
+        if code == sqlite3.SQLITE_READONLY:
             raise StoreReadOnlyError(f"cannot write {path}: it can only be read here, "
                                      "so nothing was saved") from exc
+        if code == sqlite3.SQLITE_FULL or (code == sqlite3.SQLITE_IOERR and _nearly_full(path)):
+            raise DiskFullError(f"the disk is full: cannot write {path}") from exc
+        if code == sqlite3.SQLITE_IOERR:  # the disk failed, not necessarily the file
+            raise DatabaseUnreadableError(f"cannot read or write {path}: {exc}",
+                                          hint=IO_ERROR_HINT) from exc
         raise DatabaseUnreadableError(
             f"cannot use the database {path}: {exc}",
             hint=DATABASE_HINTS.get(path.name, DatabaseUnreadableError.hint),

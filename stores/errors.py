@@ -7,6 +7,7 @@ Hierarchy::
     ├── IndexCorruptError                  the on-disk index cannot be read
     ├── DatabaseUnreadableError            a SQLite database (memory, sessions) is damaged
     ├── StoreReadOnlyError                a write to a store that can only be read
+    ├── DiskFullError                     a write failed for want of space; nothing half-written
     ├── BackendUnavailableError (ConnectionError)  Chroma/Postgres/embedding endpoint down
     ├── ConflictError                      a memory write collides with an existing one
     └── SecretRefusedError (ValueError)    a memory write contains a secret
@@ -18,6 +19,7 @@ __all__ = [
     "BackendUnavailableError",
     "ConflictError",
     "DatabaseUnreadableError",
+    "DiskFullError",
     "IndexCorruptError",
     "IndexNotBuiltError",
     "SecretRefusedError",
@@ -60,6 +62,12 @@ class StoreReadOnlyError(StoreError):
 
     hint = ("make ENGRAM_HOME writable, or point ENGRAM_HOME at a writable folder; reading "
             "commands such as `engram memory export` still work")
+
+
+class DiskFullError(StoreError):
+    """A write failed because the disk is full; the transaction was rolled back."""
+
+    hint = "free some space and run the command again; what was saved before stays saved"
 
 
 class BackendUnavailableError(StoreError, ConnectionError):
