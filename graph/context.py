@@ -1,19 +1,28 @@
-"""Run settings: the graph's ``context_schema``, JSON-only so LangGraph Studio can render it."""
+"""Run settings: the graph's ``context_schema``, JSON-only so LangGraph Studio can render it.
+
+Every entry point resolves settings in one order: the run's own context (Studio's form, the
+``context=`` of an API or library run, CLI flags) > the ``ENGRAM_*`` environment of the
+process that serves the graph > the defaults below. An empty string (or null) in a run's
+context means "not set". ``Context.from_env()`` reads the environment; ``with_defaults`` turns
+those values into the defaults of the schema a server declares, so a run that leaves a field
+empty gets the server's value.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, make_dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from engram.graph.errors import ConfigError
 
-__all__ = ["Context", "Mode"]
+__all__ = ["Context", "Mode", "Policy"]
 
 Mode = Literal["agent", "context"]
+Policy = Literal["ask", "auto-edit", "yolo"]
 EmbeddingProvider = Literal["default", "minilm", "openai", "hash"]
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -36,12 +45,14 @@ class Context:
         metadata={
             "description": "Chat model id: a plain name for an OpenAI-compatible server "
             "(gpt-4.1-mini, deepseek-chat, qwen2.5-coder) or a provider-prefixed "
-            "init_chat_model id (openai:gpt-4.1). Empty: no model, context mode only."
+            "init_chat_model id (openai:gpt-4.1). Empty: ENGRAM_MODEL where the graph runs; "
+            "with neither, only the context pack is built."
         },
     )
     base_url: str = field(
         default="",
-        metadata={"description": "Base URL of an OpenAI-compatible endpoint (empty: OpenAI)."},
+        metadata={"description": "Base URL of an OpenAI-compatible endpoint (empty: "
+                  "ENGRAM_BASE_URL or OPENAI_BASE_URL where the graph runs, else OpenAI)."},
     )
     context_window: int = field(
         default=DEFAULT_CONTEXT_WINDOW,
@@ -102,6 +113,20 @@ class Context:
         default=False,
         metadata={"description": "Skip the human confirmation of high-risk tasks."},
     )
+    policy: Policy = field(
+        default="ask",
+        metadata={
+            "description": "Approval of file edits and commands: ask (every one), auto-edit "
+            "(edits pass, commands ask), yolo (nothing asks). Commands allowed in "
+            ".engram/settings.toml pass; high-risk tasks always ask."
+        },
+    )
+
+    def __post_init__(self) -> None:
+        """Read an empty string or null as "not set": the field keeps its default."""
+        for f in fields(self):
+            if getattr(self, f.name) in ("", None) and f.default is not dataclasses.MISSING:
+                object.__setattr__(self, f.name, f.default)
 
     @property
     def project_path(self) -> Path:
@@ -123,8 +148,8 @@ class Context:
 
         Args:
             env: The environment to read; ``os.environ`` when omitted.
-            **overrides: Values that win over the environment (e.g. CLI flags); ``None``
-                values are ignored.
+            **overrides: Values that win over the environment (e.g. CLI flags, a run's
+                context); ``None`` and empty strings mean "not set" and are ignored.
 
         Raises:
             ConfigError: A variable holds a value of the wrong type or outside its choices.
@@ -138,10 +163,44 @@ class Context:
             if raw is None or raw == "":
                 continue
             values[f.name] = _convert(f, raw)
-        values.update({k: v for k, v in overrides.items() if v is not None})
+        values.update({k: v for k, v in overrides.items() if v not in (None, "")})
         context = cls(**values)
         context.validate()
         return context
+
+    @classmethod
+    def with_defaults(cls, defaults: Context) -> type[Context]:
+        """Return the schema with ``defaults``' values as its field defaults.
+
+        A server declares the result as its ``context_schema``: a run's context overrides any
+        field, a field it leaves out or empty takes the server's value, and Studio's form
+        shows the server's values.
+        """
+        schema = make_dataclass(
+            cls.__name__,
+            [(f.name, f.type, field(default=getattr(defaults, f.name), metadata=f.metadata))
+             for f in fields(cls)],
+            bases=(cls,),
+            frozen=True,
+            kw_only=True,
+            namespace={"__module__": cls.__module__, "__doc__": cls.__doc__},
+        )
+        return schema
+
+    def check_runnable(self) -> None:
+        """Check that a run can start with these settings, beyond their types.
+
+        Raises:
+            ConfigError: A value is out of range or the project folder does not exist.
+        """
+        self.validate()
+        if not self.project_path.is_dir():
+            raise ConfigError(
+                f"the project folder {self.project!r} does not exist (resolved to "
+                f"{self.project_path})",
+                hint="set `project` in the run context (or ENGRAM_PROJECT where the graph "
+                "runs) to the absolute path of an existing folder",
+            )
 
     def validate(self) -> None:
         """Check value ranges that types alone cannot express.
@@ -156,6 +215,9 @@ class Context:
             )
         if self.mode not in get_args(Mode):
             raise ConfigError(f"unknown mode {self.mode!r}", hint="use 'agent' or 'context'")
+        if self.policy not in get_args(Policy):
+            raise ConfigError(f"unknown approval policy {self.policy!r}",
+                              hint=f"use one of {', '.join(get_args(Policy))}")
         if (self.budget < 0 or self.branch_timeout_ms <= 0 or self.max_steps <= 0
                 or not self.tool_timeout_s > 0):
             raise ConfigError("budget, branch and tool timeouts and max steps must be positive")
@@ -188,7 +250,8 @@ def _convert(f: dataclasses.Field[Any], raw: str) -> Any:
             f"{name}={raw!r} is not a valid {kind}",
             hint=f"set {name} to a {kind} value or unset it",
         ) from None
-    choices = {"Mode": get_args(Mode), "EmbeddingProvider": get_args(EmbeddingProvider)}.get(kind)
+    choices = {"Mode": get_args(Mode), "EmbeddingProvider": get_args(EmbeddingProvider),
+               "Policy": get_args(Policy)}.get(kind)
     if choices and raw not in choices:
         raise ConfigError(
             f"{name}={raw!r} is not one of {', '.join(choices)}",

@@ -122,19 +122,34 @@ class Deps:
 
 def make_default_deps(store: BaseStore | None = None) -> Deps:
     """Return the handles of a normal run: the chat model, the store, the project indexes."""
-    # Imported here: opening an index pulls in Chroma, tree-sitter and networkx, which commands
-    # that never open one (``engram --version``, ``engram memory``) should not pay for.
-    from engram.graph.retrieval.open_code_index import fact_embedder, open_project_index
-    from engram.stores.codegraph.code_graph import open_code_graph
-    from engram.stores.memory.fact_store import FactStore
-
-    def open_facts(context: Context, memory: BaseStore) -> FactStore:
-        return FactStore(memory, embedder=fact_embedder(context))
-
     return Deps(
         model_factory=make_model,
         store=store,
-        open_code_index=open_project_index,
-        open_code_graph=lambda context: open_code_graph(context.project_path),
-        open_fact_memory=None if store is None else partial(open_facts, memory=store),
+        open_code_index=_open_code_index,
+        open_code_graph=_open_code_graph,
+        open_fact_memory=None if store is None else partial(_open_facts, memory=store),
     )
+
+
+# The openers import what they open: an index pulls in Chroma, tree-sitter and NetworkX, which
+# commands that never open one (``engram --version``, ``engram memory``, the MCP server until a
+# tool needs it) should not pay for.
+
+
+def _open_code_index(context: Context) -> ProjectCodeIndex:
+    from engram.graph.retrieval.open_code_index import open_project_index
+
+    return open_project_index(context)
+
+
+def _open_code_graph(context: Context) -> CodeGraph:
+    from engram.stores.codegraph.code_graph import open_code_graph
+
+    return open_code_graph(context.project_path)
+
+
+def _open_facts(context: Context, memory: BaseStore) -> FactStore:
+    from engram.graph.retrieval.open_code_index import fact_embedder
+    from engram.stores.memory.fact_store import FactStore
+
+    return FactStore(memory, embedder=fact_embedder(context))

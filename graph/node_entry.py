@@ -1,11 +1,13 @@
 """Node entry points for ``invoke`` and ``ainvoke`` alike, with the run settings resolved.
 
-engram's nodes are coroutines ``(state, runtime, *, deps)``. LangGraph runs a coroutine node
-only under the async API; a host app that calls ``graph.invoke`` (or embeds the graph in a
-synchronous parent graph) needs a synchronous entry too. ``node_entry`` gives each node both:
-the async entry awaits the node on the caller's loop, the sync entry runs the same coroutine on
-a private event loop. Either way the node sees the caller's LangGraph config (both entries run
-in the caller's context variables), so interrupts, stream writers and callbacks keep working.
+engram's nodes are ``(state, runtime, *, deps)``: plain functions when their work blocks
+(files, SQLite, Chroma, ripgrep), coroutines when it is the model's async I/O. ``node_entry``
+gives each node a synchronous entry (for ``graph.invoke`` and synchronous parent graphs) and
+an asynchronous one. A plain function runs in a worker thread under ``ainvoke``, so no event
+loop runs where it blocks (the LangGraph server refuses blocking calls on its loop); a
+coroutine is awaited on the caller's loop, or run on a private loop by the sync entry. Either
+way the node sees the caller's LangGraph config (every entry runs in the caller's context
+variables), so interrupts, stream writers and callbacks keep working.
 
 Both entries also resolve the run settings: a caller that passes no ``context`` (or a parent
 graph whose own context is of another type) gets ``Context.from_env()`` — the ``ENGRAM_*``
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -30,8 +33,8 @@ __all__ = ["context_or_env", "node_entry", "resolved_runtime", "run_coroutine"]
 
 T = TypeVar("T")
 
-Node = Callable[..., Awaitable[dict[str, Any]]]
-"""An async LangGraph node: ``(state, runtime, **bound) -> partial update``."""
+Node = Callable[..., Any]
+"""A LangGraph node ``(state, runtime, **bound) -> partial update``, plain or async."""
 
 
 def context_or_env(value: object) -> Context:
@@ -79,27 +82,36 @@ def run_coroutine(make: Callable[[], Awaitable[T]]) -> T:
         return pool.submit(context.run, asyncio.run, main()).result()
 
 
-def node_entry(
-    node: Node, deps: Any, *, name: str | None = None, on_loop: Node | None = None
-) -> RunnableLambda[Any, dict[str, Any]]:
+def node_entry(node: Node, deps: Any, *, name: str | None = None) -> RunnableLambda[Any, Any]:
     """Return a LangGraph node that runs ``node`` under ``invoke`` and ``ainvoke``.
 
     Args:
-        node: The async node; the sync entry runs it on a private event loop.
+        node: The node: a plain function (run in a worker thread under ``ainvoke``) or a
+            coroutine function (run on a private event loop under ``invoke``).
         deps: Live handles bound as the node's ``deps`` keyword.
         name: Node name (default: the function's name).
-        on_loop: What the async entry awaits instead of ``node`` (e.g. the node moved off the
-            caller's event loop); default ``node``.
     """
     label = name or node.__name__
-    awaited = on_loop or node
 
-    def run(state: Any) -> dict[str, Any]:
-        runtime = resolved_runtime(get_runtime())
-        return run_coroutine(lambda: node(state, runtime, deps=deps))
+    if inspect.iscoroutinefunction(node):
 
-    async def arun(state: Any) -> dict[str, Any]:
-        return await awaited(state, resolved_runtime(get_runtime()), deps=deps)
+        def run(state: Any) -> dict[str, Any]:
+            runtime = resolved_runtime(get_runtime())
+            return run_coroutine(lambda: node(state, runtime, deps=deps))
+
+        async def arun(state: Any) -> dict[str, Any]:
+            update: dict[str, Any] = await node(state, resolved_runtime(get_runtime()), deps=deps)
+            return update
+
+    else:
+
+        def run(state: Any) -> dict[str, Any]:
+            update: dict[str, Any] = node(state, resolved_runtime(get_runtime()), deps=deps)
+            return update
+
+        async def arun(state: Any) -> dict[str, Any]:
+            # ``to_thread`` runs in a copy of this task's context variables: config included.
+            return await asyncio.to_thread(run, state)
 
     for entry in (run, arun):
         entry.__name__ = entry.__qualname__ = label

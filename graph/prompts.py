@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from engram.graph.markers import escape_markers
 
-__all__ = ["ROLE", "TOOL_POLICY", "render_system_prompt", "render_turn_context"]
+__all__ = [
+    "ENGRAM_AUTHOR", "ROLE", "TOOL_POLICY", "render_system_prompt", "render_turn_context",
+]
+
+ENGRAM_AUTHOR = "engram"
+"""``name`` of the user-role messages engram writes itself (verification feedback), so they are
+never taken for the user's task."""
 
 ROLE = """You are engram, a careful coding agent working inside one software project.
 Answer the user's request by reading the project's code with your tools, reasoning about it, and

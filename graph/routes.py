@@ -10,14 +10,22 @@ from langgraph.runtime import Runtime
 from engram.graph.context import Context
 from engram.graph.node_entry import context_or_env
 from engram.graph.state import State
+from engram.graph.tools.action_review import ACTION_KINDS
 
 __all__ = [
     "route_after_call_model",
     "route_after_check_budget",
     "route_after_confirm_task",
+    "route_after_load_rules",
     "route_after_pack_context",
     "route_after_retrieve_memory",
+    "route_after_verify_changes",
 ]
+
+def route_after_load_rules(state: State) -> Literal["retrieve_memory", "__end__"]:
+    """A turn whose settings were refused ends at once (``load_rules`` already replied)."""
+    return "__end__" if state.error else "retrieve_memory"
+
 
 def route_after_retrieve_memory(
     state: State, runtime: Runtime[Context]
@@ -54,11 +62,25 @@ def route_after_check_budget(state: State) -> Literal["compact_history", "call_m
     return "compact_history" if state.budget.get("decision") == "summarize" else "call_model"
 
 
-def route_after_call_model(state: State) -> Literal["run_tools", "learn_from_task"]:
-    """Run tools while the model asks for them; a final answer goes to learning."""
+def route_after_call_model(
+    state: State,
+) -> Literal["review_actions", "run_tools", "verify_changes", "learn_from_task"]:
+    """Run tools while the model asks for them, edits and commands after their review.
+
+    A final answer after edits goes to verification (until it is final), otherwise to learning.
+    """
     if not state.messages:
         raise ValueError("call_model produced no message")
     last = state.messages[-1]
     if isinstance(last, AIMessage) and last.tool_calls:
+        if any(call["name"] in ACTION_KINDS for call in last.tool_calls):
+            return "review_actions"
         return "run_tools"
+    if state.files_changed and not state.verification.get("final"):
+        return "verify_changes"
     return "learn_from_task"
+
+
+def route_after_verify_changes(state: State) -> Literal["check_budget", "learn_from_task"]:
+    """A failure sent back to the model gives it another turn; anything final goes to learning."""
+    return "learn_from_task" if state.verification.get("final") else "check_budget"

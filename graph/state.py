@@ -175,3 +175,18 @@ class State(InputState):
 
     outcome: str = ""
     """Outcome of the finished task: success, failure, or empty while unknown."""
+
+    error: str = ""
+    """Why this turn stopped before its work (unusable run settings); empty when it did not."""
+
+    action_reviews: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Decisions on the pending edits and commands, by tool call id: action, reason, args."""
+
+    approved_kinds: Annotated[list[str], append_unique] = field(default_factory=list)
+    """Kinds of action (edit, command) the user approved for the rest of the session."""
+
+    files_changed: Annotated[list[str], append_or_clear] = field(default_factory=list)
+    """Project files the current task changed through the edit tools."""
+
+    verification: dict[str, Any] = field(default_factory=dict)
+    """The checks run after the task's edits: status (passed, failed, not-run), rounds, runs."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -50,7 +51,9 @@ def _request(state: State, messages: list[BaseMessage]) -> list[BaseMessage]:
 async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Call the model with the system prompt, the history and the bound tools."""
     context = runtime.context
-    model = deps.model_factory(context)
+    # Building the model and the tools touches the file system (certificates, the project
+    # path); only the model's own I/O is async, so the rest runs off the event loop.
+    model = await asyncio.to_thread(deps.model_factory, context)
     if model is None:
         raise ModelNotConfiguredError("no chat model is configured for this run")
     messages: list[BaseMessage] = list(state.messages)
@@ -69,7 +72,8 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
             messages = [augmented if m.id == augmented.id else m for m in messages]
             updated.append(augmented)
     last_step = state.steps + 1 >= context.max_steps
-    tools = [] if last_step else build_tools(context, deps, runtime.store)
+    tools = [] if last_step else await asyncio.to_thread(build_tools, context, deps,
+                                                          runtime.store)
     if last_step:
         notes.append(STEP_LIMIT_NOTE)
     runnable: Any = model.bind_tools(tools) if tools else model

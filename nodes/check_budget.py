@@ -50,7 +50,7 @@ def _summary_blocked(state: State) -> bool:
 
 
 
-async def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Estimate the next request and apply tier 2 (clear) when past the clearing threshold.
 
     The estimate covers system prompt, tool schemas, messages and the turn context still to be

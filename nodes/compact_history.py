@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langchain_core.messages import HumanMessage
@@ -38,19 +39,23 @@ async def compact_history(
     """
     context = runtime.context
     count = deps.count_tokens or count_text
-    tools = build_tools(context, deps, runtime.store)
+    # Building the tools and the model touches the file system: off the event loop.
+    tools = await asyncio.to_thread(build_tools, context, deps, runtime.store)
+    model = await asyncio.to_thread(deps.model_factory, context)
     request = request_for(state, tools, count)
     result = await compact_now(
         state.messages,
         keep_users=KEEP_USER_TURNS,
-        model=deps.model_factory(context),
+        model=model,
         request=request,
         tools=tools,
         summary_chars=summary_budget(context.context_window) * SUMMARY_CHARS_PER_TOKEN,
     )
     users = sum(1 for m in result.messages if isinstance(m, HumanMessage))
     event = {**result.event(), "user_turns": users}
-    Ledger.for_project(context.project_path).append(current_thread_id(), "compaction", event)
+    thread = current_thread_id()
+    await asyncio.to_thread(
+        lambda: Ledger.for_project(context.project_path).append(thread, "compaction", event))
     limits = thresholds(context.context_window)
     reported = state.last_usage.get("input") if state.last_usage else None
     estimate = reconcile(result.tokens_after, reported, state.budget.get("raw_estimate"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -25,7 +24,7 @@ SLICE_BUDGET = 1_500
 NO_GRAPH_NOTE = "graph expansion skipped: no code graph — run `engram index`"
 
 
-async def expand_relations(
+def expand_relations(
     state: State, runtime: Runtime[Context], *, deps: Deps
 ) -> dict[str, Any]:
     """Add callers, callees, subclasses and slice pieces of the top hits to ``related_symbols``.
@@ -45,8 +44,8 @@ async def expand_relations(
         code_graph = deps.code_graph(runtime.context)
         if code_graph is None:
             return {"notes": [NO_GRAPH_NOTE]}
-        related = await asyncio.to_thread(
-            related_to_hits, code_graph, spans, runtime.context.project_path,
+        related = related_to_hits(
+            code_graph, spans, runtime.context.project_path,
             slice_budget=SLICE_BUDGET, count_tokens=deps.count_tokens,
         )
     except IndexNotBuiltError:

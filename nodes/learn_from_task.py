@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
@@ -15,6 +14,7 @@ from langgraph.store.base import BaseStore
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.prompts import ENGRAM_AUTHOR
 from engram.graph.state import State
 from engram.nodes.node_support import current_thread_id
 from engram.stores.errors import StoreError
@@ -71,11 +71,15 @@ class Learned:
 def decide_outcome(state: State) -> tuple[Outcome, bool]:
     """Return the outcome and whether it is an explicit verdict.
 
-    An explicit ``state.outcome`` (set from ``/good``, ``/bad`` or ``--outcome``) wins; tool
-    errors without a verdict mean failure but are not a verdict; otherwise unknown.
+    An explicit ``state.outcome`` (set from ``/good``, ``/bad`` or ``--outcome``) wins, then
+    the verification of the task's edits (tests passed or failed); tool errors without a
+    verdict mean failure but are not a verdict; otherwise unknown.
     """
     if state.outcome in ("success", "failure"):
         return state.outcome, True  # type: ignore[return-value]
+    checked = state.verification.get("status")
+    if checked in ("passed", "failed"):  # the project's own checks ran on the changes
+        return ("success" if checked == "passed" else "failure"), True
     if state.tool_errors > 0:
         return "failure", False
     return "unknown", False
@@ -109,7 +113,7 @@ def task_episode_id(thread_id: str, messages: Sequence[AnyMessage]) -> str | Non
     None when there is no identified user message.
     """
     for message in reversed(messages):
-        if isinstance(message, HumanMessage):
+        if isinstance(message, HumanMessage) and message.name != ENGRAM_AUTHOR:
             if not message.id:
                 return None
             digest = hashlib.sha256(f"{thread_id}\0{message.id}".encode()).hexdigest()
@@ -123,9 +127,14 @@ def _clean(text: str, limit: int) -> str:
     return WITHHELD if find_secret(text) else text
 
 
-def _lesson(messages: Sequence[AnyMessage], outcome: Outcome) -> str:
+def _lesson(state: State, outcome: Outcome) -> str:
     if outcome != "failure":
         return ""
+    failing = state.verification.get("failing") or []
+    if state.verification.get("status") == "failed":
+        return _clean("the checks still failed after the changes: " + "; ".join(failing[:3]),
+                      LESSON_CHARS)
+    messages = state.messages
     errors = [m for m in _turn(messages) if isinstance(m, ToolMessage) and m.status == "error"]
     if errors:
         first = errors[0]
@@ -159,8 +168,9 @@ def learn(
     episode = Episode(
         id=episode_id, date=now, task_type=str(profile.get("task_type") or "feature"),
         summary=_clean(state.task, SUMMARY_CHARS), outcome=outcome,
-        files=tuple(_clean(f, SUMMARY_CHARS) for f in files_touched(state.messages)),
-        lesson=_lesson(state.messages, outcome), severity=severity,
+        files=tuple(_clean(f, SUMMARY_CHARS)
+                    for f in state.files_changed or files_touched(state.messages)),
+        lesson=_lesson(state, outcome), severity=severity,
         patterns_applied=tuple(applied), thread_id=thread_id, confirmed=explicit,
     )
     repo.put(episode)
@@ -196,7 +206,7 @@ def _flag_conflicts(repo: ExperienceStore, conflicts: Sequence[Mapping[str, Any]
     return flagged
 
 
-async def learn_from_task(
+def learn_from_task(
     state: State,
     runtime: Runtime[Context],
     *,
@@ -218,8 +228,8 @@ async def learn_from_task(
         return {"notes": ["no memory store is configured: nothing was learned from this task"]}
     thread_id = current_thread_id()
     try:
-        learned = await asyncio.to_thread(learn, store, state, runtime.context, now=clock(),
-                                          thread_id=thread_id, extract=extract)
+        learned = learn(store, state, runtime.context, now=clock(), thread_id=thread_id,
+                        extract=extract)
     except StoreError as exc:
         return {"notes": [f"could not record what this task taught: {exc}"]}
     if learned.repeated:

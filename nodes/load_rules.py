@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from engram.graph.compaction.history_rules import commit_messages
 from engram.graph.compaction.tool_pairing import close_unanswered_calls
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.errors import ConfigError
 from engram.graph.prompts import render_system_prompt
 from engram.graph.state import State
-from engram.nodes.node_support import record_messages
+from engram.nodes.node_support import current_thread_id
+from engram.stores.ledger import Ledger
 from engram.stores.rules import load_rules_files
 
 __all__ = ["latest_user_text", "load_rules"]
@@ -32,9 +34,19 @@ def latest_user_text(state: State) -> str:
     return ""
 
 
-async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
-    """Read the rules hierarchy, build the system prompt and reset the per-turn fields."""
+def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Read the rules hierarchy, build the system prompt and reset the per-turn fields.
+
+    Settings a turn cannot run with (a project folder that does not exist, a value out of
+    range) end the turn here: the reason goes into ``error``, ``notes`` and a reply.
+    """
     context = runtime.context
+    try:
+        context.check_runnable()
+    except ConfigError as exc:
+        reason = f"{exc}. To fix: {exc.hint}." if exc.hint else f"{exc}."
+        return {"task": latest_user_text(state), "error": reason, "notes": [reason],
+                "messages": [AIMessage(content=f"Stopped before starting: {reason}")]}
     rules = load_rules_files(context.project_path, context.home_path)
     notes = []
     if rules.truncated:
@@ -53,7 +65,8 @@ async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
         notes.append(repair.note())
     # Messages can also enter through ``update_state`` (API, Studio) without any node running;
     # the ledger records every version it has not seen yet when the next turn starts.
-    await record_messages(context, history)
+    if history:
+        Ledger.for_project(context.project_path).append_messages(current_thread_id(), history)
     return {
         **update,
         "task": latest_user_text(state),
@@ -69,7 +82,10 @@ async def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
         "outcome": "",
         "code_hits": None,
         "degraded_branches": None,
+        "files_changed": None,
+        "verification": {},
         "related_symbols": None,
         "memory_block": "",
         "context_pack": {},
+        "error": "",
     }

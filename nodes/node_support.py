@@ -26,24 +26,29 @@ def current_thread_id() -> str:
     return str(configurable.get("thread_id") or "default")
 
 
+def _ledger(context: Context) -> Ledger:
+    """Return the project's ledger (blocking: resolving the project path touches the disk)."""
+    return Ledger.for_project(context.project_path)
+
+
 async def record_messages(context: Context, messages: list[BaseMessage]) -> None:
     """Append messages to the project's audit ledger for the current thread, off the event loop."""
     if messages:
-        ledger = Ledger.for_project(context.project_path)
-        await asyncio.to_thread(ledger.append_messages, current_thread_id(), messages)
+        thread = current_thread_id()
+        await asyncio.to_thread(lambda: _ledger(context).append_messages(thread, messages))
 
 
 async def record_event(context: Context, kind: str, data: Mapping[str, Any]) -> None:
     """Append one event (an approval, a marker) to the current thread's ledger, off the loop."""
-    ledger = Ledger.for_project(context.project_path)
-    await asyncio.to_thread(ledger.append, current_thread_id(), kind, data)
+    thread = current_thread_id()
+    await asyncio.to_thread(lambda: _ledger(context).append(thread, kind, data))
 
 
 async def record_model_call(
     context: Context, request: Sequence[BaseMessage], tools: Sequence[BaseTool], step: int
 ) -> None:
     """Record exactly what one model request holds: messages in order and the tool schemas."""
-    ledger = Ledger.for_project(context.project_path)
+    thread = current_thread_id()
     schemas = [convert_to_openai_tool(tool) for tool in tools]
-    await asyncio.to_thread(ledger.append_model_call, current_thread_id(), list(request),
-                            schemas, step=step, model=context.model)
+    await asyncio.to_thread(lambda: _ledger(context).append_model_call(
+        thread, list(request), schemas, step=step, model=context.model))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
+from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
@@ -28,11 +28,19 @@ from engram.stores.errors import IndexNotBuiltError, StoreError
 from engram.stores.memory.pack_feedback import BaseStorePackFeedback, Feedback, PackFeedbackStore
 from engram.stores.project_key import project_key
 
-__all__ = ["DELIVERED_ELSEWHERE", "index_rankings", "pack_context"]
+__all__ = ["DELIVERED_ELSEWHERE", "NO_MODEL_NOTE", "index_rankings", "pack_context"]
 
 DELIVERED_ELSEWHERE = ("rules", "memory")
 """Sections an agent turn already receives (rules in the system prompt, memory appended by
 ``call_model``); in agent mode they are counted in the pack but not repeated in its text."""
+
+
+NO_MODEL_NOTE = (
+    "agent mode needs a chat model and none is configured, so the agent did not run; the "
+    "context pack is in `context_pack`. To fix: set `model` (and `base_url`) in the run "
+    "context, or ENGRAM_MODEL (and ENGRAM_BASE_URL) where the graph runs; or set `mode` to "
+    "`context` to ask for the context pack only."
+)
 
 
 def index_rankings(
@@ -92,19 +100,21 @@ def _build(
     return pack, plan, notes
 
 
-async def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Fill the context pack from the evidence in state within the planned budget.
 
     In agent mode the pack text leaves out rules and memory (the system prompt and
-    ``call_model`` deliver them); in context mode the text is the whole pack.
+    ``call_model`` deliver them); in context mode the text is the whole pack. Agent mode
+    without a model ends here too, saying so in a reply and a note.
     """
     context = runtime.context
-    # Reading files and a server-backed store are blocking; keep them off the event loop.
-    pack, plan, notes = await asyncio.to_thread(
-        _build, state, context, deps, _feedback_store(runtime, deps)
-    )
+    pack, plan, notes = _build(state, context, deps, _feedback_store(runtime, deps))
     skip = DELIVERED_ELSEWHERE if context.mode == "agent" else ()
     packed = pack.to_dict()
     packed["text"] = render_pack(pack.sections, skip=skip)
     packed["plan"] = plan.to_dict()
-    return {"context_pack": packed, "notes": notes}
+    update: dict[str, Any] = {"context_pack": packed, "notes": notes}
+    if context.mode == "agent" and not context.model:
+        update["notes"] = [*notes, NO_MODEL_NOTE]
+        update["messages"] = [AIMessage(content=NO_MODEL_NOTE)]
+    return update

@@ -9,7 +9,6 @@ Turns without injected memory record nothing.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -77,7 +76,7 @@ def record_turn(
     repo.put(key, task_type, record_hit(repo.get(key, task_type), used))
 
 
-async def record_feedback(
+def record_feedback(
     state: State, runtime: Runtime[Context], *, deps: Deps
 ) -> dict[str, Any]:
     """Record whether this turn used the injected memory (no-op when none was injected)."""
@@ -91,8 +90,7 @@ async def record_feedback(
     task_type = str(state.task_profile.get("task_type") or DEFAULT_TASK_TYPE)
     key = project_key(runtime.context.project_path)
     try:
-        await asyncio.to_thread(record_turn, BaseStorePackFeedback(store), key, task_type,
-                                used=used)
+        record_turn(BaseStorePackFeedback(store), key, task_type, used=used)
     except StoreError as exc:
         return {"notes": [f"memory use not recorded: {exc}"]}
     return {"memory_report": {**state.memory_report, "used": used}}

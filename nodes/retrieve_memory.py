@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
@@ -17,7 +16,8 @@ from engram.graph.markers import escape_markers
 from engram.graph.profile.phase0_loading import FactsRecaller, run_phase0
 from engram.graph.state import State
 from engram.graph.tokens import count_text
-from engram.nodes.node_support import record_event
+from engram.nodes.node_support import current_thread_id
+from engram.stores.ledger import Ledger
 from engram.stores.memory.fact_recall import recall_facts
 from engram.stores.memory.fact_store import FactStore
 
@@ -34,7 +34,7 @@ def _task_text(state: State) -> str:
     return ""
 
 
-async def retrieve_memory(
+def retrieve_memory(
     state: State,
     runtime: Runtime[Context],
     *,
@@ -60,14 +60,12 @@ async def retrieve_memory(
         cached = deps.fact_memory(context)
         if isinstance(cached, FactStore) and cached.store is store:
             recall = partial(recall_facts, facts=cached)
-    # Store reads block; run them off the event loop (server stores refuse sync calls there).
-    result = await asyncio.to_thread(
-        run_phase0, store, task, context, count_tokens=count, now=clock(), recall=recall
-    )
+    result = run_phase0(store, task, context, count_tokens=count, now=clock(), recall=recall)
     approval: dict[str, Any] = {}
     if result.profile.risk == "high" and context.auto_approve:
         approval = {"action": "approve", "approved": True, "constraints": "", "auto": True}
-        await record_event(context, "approval", {**approval, "task": task})
+        Ledger.for_project(context.project_path).append(
+            current_thread_id(), "approval", {**approval, "task": task})
     return {
         "task": task,
         "task_profile": result.profile.to_dict(),

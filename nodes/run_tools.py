@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -12,7 +14,9 @@ from langgraph.runtime import Runtime
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.state import State
+from engram.graph.tools.action_review import ACTION_KINDS
 from engram.graph.tools.available_tools import build_tools
+from engram.graph.tools.command_tool import COMMAND_TOOL_NAME, command_time_limit
 from engram.graph.tools.save_memory_tool import SAVE_MEMORY_TOOL
 from engram.graph.tools.tool_output import TOOL_ERRORS, deliver_tool_output, tool_error_text
 from engram.graph.tools.tool_timeout import call_with_timeout
@@ -24,6 +28,7 @@ __all__ = ["TRUSTED_TOOLS", "run_tools", "untrusted_of"]
 TRUSTED_TOOLS: frozenset[str] = frozenset({SAVE_MEMORY_TOOL})
 """Tools whose results are engram's own words; every other result (project files, search
 output, MCP) is untrusted content."""
+NOT_REVIEWED = "error: this action was not reviewed, so it did not run"
 
 
 def untrusted_of(calls: list[Any]) -> list[str]:
@@ -31,41 +36,77 @@ def untrusted_of(calls: list[Any]) -> list[str]:
     return list(dict.fromkeys(c["name"] for c in calls if c["name"] not in TRUSTED_TOOLS))
 
 
+@dataclass
+class CallOutcome:
+    """What one tool call produced."""
+
+    text: str
+    failed: bool = False
+    """The tool could not do what was asked (counts toward the task's failures)."""
+    refused: bool = False
+    """A human rejected the action: the model is told why; the task has not failed."""
+    changed: list[str] = field(default_factory=list)
+    """Project files the call changed."""
+
+
+def _rejected(review: dict[str, Any]) -> CallOutcome:
+    reason = str(review.get("reason") or "").strip() or "no reason given"
+    return CallOutcome(f"rejected by the user: {reason}\nNothing was changed or run. Take the "
+                       "reason into account; do not retry the same action unchanged.",
+                       refused=True)
+
+
 async def _run_one(
-    tool: BaseTool | None, call: dict[str, Any], timeout_s: float
-) -> tuple[str, bool]:
-    """Return (output text, failed) for one tool call; failures go back to the model."""
+    tool: BaseTool | None, call: dict[str, Any], review: dict[str, Any] | None, timeout_s: float
+) -> CallOutcome:
+    """Run one tool call as reviewed; failures go back to the model as text."""
     if tool is None:
-        return f"error: unknown tool {call['name']!r}", True
-    args = call.get("args") or {}
+        return CallOutcome(f"error: unknown tool {call['name']!r}", failed=True)
+    args = dict(call.get("args") or {})
+    prefix = ""
+    if call["name"] in ACTION_KINDS:
+        if review is None:
+            return CallOutcome(NOT_REVIEWED, failed=True)
+        if review["action"] == "reject":
+            return _rejected(review)
+        if review["action"] == "edit":
+            args.update(review.get("args") or {})
+            prefix = ("the user edited your proposal before it ran; it ran with "
+                      f"{json.dumps(review.get('args'), ensure_ascii=False)[:2000]}\n")
+    if call["name"] == COMMAND_TOOL_NAME:  # a command has its own, longer, time limit
+        timeout_s = max(timeout_s, command_time_limit(args))
+    tool_call = {"name": call["name"], "args": args, "id": call["id"], "type": "tool_call"}
     try:
-        result = await call_with_timeout(tool.name, lambda: tool.invoke(args), timeout_s)
+        message = await call_with_timeout(tool.name, lambda: tool.invoke(tool_call), timeout_s)
     except TOOL_ERRORS as exc:
-        return tool_error_text(exc), True
-    return str(result), False
+        return CallOutcome(prefix + tool_error_text(exc), failed=True)
+    content = message.content if isinstance(message, ToolMessage) else message
+    artifact = getattr(message, "artifact", None)
+    changed = [str(p) for p in artifact] if isinstance(artifact, list) else []
+    return CallOutcome(prefix + str(content), changed=changed)
 
 
-async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
-    """Run every tool call of the last assistant message, one tool message per call id."""
-    last = state.messages[-1] if state.messages else None
-    if not isinstance(last, AIMessage) or not last.tool_calls:
-        raise ValueError("run_tools was reached without pending tool calls")
-    session = current_thread_id()
-    # Calls of one step run together: a save sees only the results of earlier steps.
-    available = build_tools(runtime.context, deps, runtime.store,
-                            spill_folder=session_spill_folder(session),
-                            after=state.untrusted_sources)
-    tools = {t.name: t for t in available}
-    calls = list(last.tool_calls)
-    timeout_s = runtime.context.tool_timeout_s
-    outcomes = await asyncio.gather(
-        *(_run_one(tools.get(c["name"]), dict(c), timeout_s) for c in calls)
-    )
+async def _run_all(
+    tools: dict[str, BaseTool], calls: list[dict[str, Any]], reviews: dict[str, Any],
+    timeout_s: float,
+) -> list[CallOutcome]:
+    """Run read-only batches together; a batch with an edit or command runs in order."""
+    jobs = [_run_one(tools.get(c["name"]), c, reviews.get(str(c["id"])), timeout_s)
+            for c in calls]
+    if not any(c["name"] in ACTION_KINDS for c in calls):
+        return list(await asyncio.gather(*jobs))
+    return [await job for job in jobs]
+
+
+def _tool_messages(
+    context: Context, calls: list[Any], outcomes: list[CallOutcome], session: str
+) -> tuple[list[ToolMessage], list[str]]:
+    """Spill large outputs and wrap each result as untrusted data (blocking: writes files)."""
     results: list[ToolMessage] = []
     notes: list[str] = []
-    for call, (raw, failed) in zip(calls, outcomes, strict=True):
+    for call, outcome in zip(calls, outcomes, strict=True):
         text, note = deliver_tool_output(
-            runtime.context.project_path, call["name"], str(call["id"]), raw, session=session
+            context.project_path, call["name"], str(call["id"]), outcome.text, session=session
         )
         notes.extend([note] if note else [])
         results.append(
@@ -73,14 +114,41 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
                 content=text,
                 tool_call_id=call["id"],
                 name=call["name"],
-                status="error" if failed else "success",
+                status="error" if outcome.failed or outcome.refused else "success",
             )
         )
+    return results, notes
+
+
+async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Run every tool call of the last assistant message, one tool message per call id.
+
+    Edits and commands run only as ``review_actions`` decided: approved, edited by the user,
+    or rejected (the reason goes back to the model as the tool's result).
+    """
+    last = state.messages[-1] if state.messages else None
+    if not isinstance(last, AIMessage) or not last.tool_calls:
+        raise ValueError("run_tools was reached without pending tool calls")
+    session = current_thread_id()
+    # Calls of one step run together: a save sees only the results of earlier steps.
+    # Building the tools and delivering their outputs touch the file system: off the loop.
+    available = await asyncio.to_thread(build_tools, runtime.context, deps, runtime.store,
+                                        spill_folder=session_spill_folder(session),
+                                        after=state.untrusted_sources)
+    tools = {t.name: t for t in available}
+    calls: list[dict[str, Any]] = [dict(c) for c in last.tool_calls]
+    outcomes = await _run_all(tools, calls, state.action_reviews,
+                              runtime.context.tool_timeout_s)
+    results, notes = await asyncio.to_thread(
+        _tool_messages, runtime.context, calls, outcomes, session
+    )
     await record_messages(runtime.context, list(results))
     return {
         "messages": results,
-        "tool_errors": state.tool_errors + sum(1 for _, failed in outcomes if failed),
+        "tool_errors": state.tool_errors + sum(1 for o in outcomes if o.failed),
         "external_content_seen": bool(untrusted_of(calls)),
         "untrusted_sources": untrusted_of(calls),
+        "files_changed": [p for o in outcomes for p in o.changed],
+        "action_reviews": {},
         "notes": notes,
     }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -80,12 +79,12 @@ def _search(context: Context, task: str) -> list[dict[str, Any]]:
     ]
 
 
-async def search_exact(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def search_exact(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Find the chunks that contain the code-like terms of the task (ripgrep, no index)."""
     if not exact_terms(state.task):
         return {"code_hits": []}
     try:
-        hits = await asyncio.to_thread(_search, runtime.context, state.task)
+        hits = _search(runtime.context, state.task)
     except (StoreError, OSError) as exc:
         return {"code_hits": [], "notes": [f"exact search failed: {exc}"]}
     return {"code_hits": hits}

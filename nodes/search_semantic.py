@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -21,7 +20,7 @@ SEMANTIC_K = 10
 NO_INDEX_NOTE = "semantic search skipped: no code index — run `engram index`"
 
 
-async def search_semantic(
+def search_semantic(
     state: State, runtime: Runtime[Context], *, deps: Deps
 ) -> dict[str, Any]:
     """Search the code index (BM25 + dense + exact, fused) for the task text.
@@ -35,7 +34,7 @@ async def search_semantic(
         index = deps.code_index(runtime.context)
         if index is None or not index.is_built():
             return {"notes": [NO_INDEX_NOTE]}
-        hits = await asyncio.to_thread(index.search, state.task, mode="hybrid", k=SEMANTIC_K)
+        hits = index.search(state.task, mode="hybrid", k=SEMANTIC_K)
         other = index.embedded_with_other_model()
     except IndexNotBuiltError:
         return {"notes": [NO_INDEX_NOTE]}

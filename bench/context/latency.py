@@ -21,7 +21,6 @@ cases' free-text queries that hold code-like terms: p50 / p95 / max.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import statistics
 import subprocess
@@ -130,11 +129,11 @@ def breakdown(project: Path, home: str) -> dict[str, int]:
              pack_context)
     times: dict[str, list[float]] = {node.__name__: [] for node in nodes}
 
-    async def one(task: str) -> None:
+    def one(task: str) -> None:
         state = State(messages=[HumanMessage(task)], task=task)
         for node in nodes:
             started = time.perf_counter()
-            update = await node(state, runtime, deps=deps)
+            update = node(state, runtime, deps=deps)
             times[node.__name__].append((time.perf_counter() - started) * 1000)
             for key in ("code_hits", "related_symbols", "task_profile", "notes"):
                 if update.get(key):
@@ -142,11 +141,11 @@ def breakdown(project: Path, home: str) -> dict[str, int]:
                     new = update[key]
                     setattr(state, key, [*old, *new] if isinstance(old, list) else new)
 
-    asyncio.run(one("warm up the index"))
+    one("warm up the index")
     for name in times:
         times[name].clear()
     for task in TASKS:
-        asyncio.run(one(task))
+        one(task)
     medians = {name: round(statistics.median(values)) for name, values in times.items()}
     named = [ms for ms, task in zip(times["search_exact"], TASKS, strict=True) if exact_terms(task)]
     medians["search_exact (tasks naming identifiers)"] = round(statistics.median(named))
@@ -164,11 +163,11 @@ def exact_free_text(project: Path, cases: Path) -> dict[str, Any]:
     queries = [json.loads(line)["query"] for line in cases.open() if line.strip()]
     queries = [q for q in queries if exact_terms(q)]
     runtime = Runtime(context=Context(project=str(project), mode="context"))
-    asyncio.run(search_exact(State(task=queries[0]), runtime, deps=Deps()))
+    search_exact(State(task=queries[0]), runtime, deps=Deps())
     times = []
     for query in queries:
         started = time.perf_counter()
-        asyncio.run(search_exact(State(task=query), runtime, deps=Deps()))
+        search_exact(State(task=query), runtime, deps=Deps())
         times.append((time.perf_counter() - started) * 1000)
     return {"queries": len(times), "p50_ms": round(statistics.median(times)),
             "p95_ms": round(percentile(times, 0.95)), "max_ms": round(max(times))}

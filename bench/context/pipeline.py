@@ -13,6 +13,7 @@ import importlib
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -83,11 +84,7 @@ def compose(deps: Deps, *, semantic: Callable[..., Any] | None = None) -> Any:
 
 
 def _bind(node: Callable[..., Any], deps: Deps) -> Callable[..., Any]:
-    async def bound(state: State, runtime: Any) -> dict[str, Any]:
-        return await node(state, runtime, deps=deps)  # type: ignore[no-any-return]
-
-    bound.__name__ = node.__name__
-    return bound
+    return partial(node, deps=deps)  # sync and async nodes alike
 
 
 def run_pack(graph: Any, context: Context, task: str) -> tuple[dict[str, Any], float]:

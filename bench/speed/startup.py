@@ -7,16 +7,27 @@ run, and the median CPU time (user + system) of the process, which a busy machin
 
 - ``engram --version`` and ``engram --help``: start-up alone;
 - ``engram memory list --json``: start-up plus opening the (empty) memory store;
+- ``engram search "def confine" --mode exact`` over ``--repo`` (default: this repository), and
+  the same search by ``rg`` alone;
+- ``engram mcp``: from starting the server to its answer to the first ``tools/list``, spoken
+  to by the real MCP client over stdio (initialise, then list; no CPU column: the server's
+  time is not the client's child time until it exits);
 - for reference, the floor on this machine at this moment: this Python doing nothing, and
   importing Typer (which every ``engram`` command needs) and Typer's Rich help formatter (which
   ``--help`` needs).
 
-    .venv/bin/python -m bench.speed.startup --engram .venv/bin/engram --runs 5
+With ``--baseline OTHER_ENGRAM`` (another checkout's ``engram``) every engram command runs
+alternately with the baseline, and the table adds the baseline's median and the ratio
+this/baseline: on a shared machine only figures from the same run compare.
+
+    .venv/bin/python -m bench.speed.startup --engram .venv/bin/engram --runs 5 \
+        [--baseline /path/to/other/.venv/bin/engram] [--only mcp search]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import resource
 import statistics
@@ -24,14 +35,27 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-COMMANDS: tuple[tuple[str, ...], ...] = (
-    ("--version",),
-    ("--help",),
-    ("memory", "list", "--json"),
-)
+EXACT_QUERY = "def confine"
+REPO = Path(__file__).resolve().parents[2]
 FLOORS: tuple[str, ...] = ("pass", "import typer", "import typer.rich_utils")
+
+Sample = tuple[float, float | None]
+"""Wall seconds and CPU seconds (None when the process's CPU time is not measurable)."""
+
+
+def commands(repo: Path) -> dict[str, tuple[str, ...]]:
+    """Return the measured engram commands by short name."""
+    return {
+        "version": ("--version",),
+        "help": ("--help",),
+        "memory": ("memory", "list", "--json"),
+        "search": ("search", EXACT_QUERY, "--mode", "exact", "--path", str(repo)),
+        "mcp": ("mcp",),
+    }
 
 
 def _children_cpu() -> float:
@@ -39,52 +63,112 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(
-    command: list[str], runs: int, env: dict[str, str], cwd: Path
-) -> tuple[list[float], list[float]]:
-    """Run ``command`` once to warm up, then ``runs`` times; return wall and CPU seconds per run."""
-    walls: list[float] = []
-    cpus: list[float] = []
-    for run in range(runs + 1):
-        cpu = _children_cpu()
+def run_process(command: list[str], env: dict[str, str], cwd: Path) -> Sample:
+    """Run ``command`` to its end; return its wall and CPU seconds."""
+    cpu = _children_cpu()
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
+    return elapsed, _children_cpu() - cpu
+
+
+def run_mcp(command: list[str], env: dict[str, str], cwd: Path) -> Sample:
+    """Start an MCP server with the real stdio client; return seconds to the first tool list."""
+    from mcp.client.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=cwd)
+
+    async def first_list() -> float:
         started = time.perf_counter()
-        done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, check=False)
-        elapsed = time.perf_counter() - started
-        if done.returncode != 0:
-            sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
-        if run:
-            walls.append(elapsed)
-            cpus.append(_children_cpu() - cpu)
-    return walls, cpus
+        async with Client(params) as client:
+            tools = (await client.list_tools()).tools
+            elapsed = time.perf_counter() - started
+        if not tools:
+            sys.exit(f"{' '.join(command)} listed no tools")
+        return elapsed
+
+    return asyncio.run(first_list()), None
 
 
-def _row(label: str, walls: list[float], cpus: list[float]) -> str:
-    return (f"| {label} | {statistics.median(walls):.3f} | {min(walls):.3f} | {max(walls):.3f} | "
-            f"{statistics.median(cpus):.3f} |")
+def measure(runner: Callable[[], Sample], runs: int) -> list[Sample]:
+    """Run once to warm up, then ``runs`` times; return the measured samples."""
+    runner()
+    return [runner() for _ in range(runs)]
+
+
+def _median(samples: list[Sample], part: int) -> float | None:
+    values = [s[part] for s in samples if s[part] is not None]
+    return statistics.median(values) if values else None  # type: ignore[type-var]
+
+
+def _seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _row(label: str, samples: list[Sample], baseline: list[Sample] | None = None) -> str:
+    walls = [s[0] for s in samples]
+    cells = [label, _seconds(_median(samples, 0)), _seconds(min(walls)), _seconds(max(walls)),
+             _seconds(_median(samples, 1))]
+    if baseline is not None:
+        before = _median(baseline, 0) or 0.0
+        after = _median(samples, 0) or 0.0
+        cells += [_seconds(before) if baseline else "–",
+                  f"{after / before:.2f}" if baseline and before else "–"]
+    return "| " + " | ".join(cells) + " |"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engram", type=Path, default=Path(sys.executable).with_name("engram"),
                         help="The engram executable (default: the one beside this Python).")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="Another engram executable, run alternately for comparison.")
+    parser.add_argument("--repo", type=Path, default=REPO,
+                        help="Project searched by the exact search (default: this repository).")
+    parser.add_argument("--only", nargs="*", default=None,
+                        help="Measure only these commands: version help memory search mcp.")
     parser.add_argument("--runs", type=int, default=5, help="Measured runs per command.")
     args = parser.parse_args()
     engram = str(args.engram.expanduser().absolute())
+    baseline = str(args.baseline.expanduser().absolute()) if args.baseline else None
+    repo = args.repo.expanduser().absolute()
+    chosen = {name: cmd for name, cmd in commands(repo).items()
+              if args.only is None or name in args.only}
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
         project.mkdir()
-        env = {**os.environ, "ENGRAM_HOME": str(home)}
+        env = {**os.environ, "ENGRAM_HOME": str(home), "HF_HUB_OFFLINE": "1"}
         print(f"{engram}: {args.runs} runs per command, load average "
-              f"{os.getloadavg()[0]:.1f} at start\n")
-        print("| command | wall median s | wall min s | wall max s | CPU median s |")
-        print("|---|---|---|---|---|")
-        for command in COMMANDS:
-            walls, cpus = measure([engram, *command], args.runs, env, project)
-            print(_row(f"`engram {' '.join(command)}`", walls, cpus))
+              f"{os.getloadavg()[0]:.1f} at start" + (f"; baseline {baseline}" if baseline else "")
+              + "\n")
+        header = "| command | wall median s | wall min s | wall max s | CPU median s |"
+        if baseline:
+            header += " baseline wall median s | ratio |"
+        print(header)
+        print("|---" * header.count(" |") + "|")
+        for name, command in chosen.items():
+            run = run_mcp if name == "mcp" else run_process
+            label = f"`engram {' '.join(command)}`".replace(str(repo), "REPO")
+            this = partial(run, [engram, *command], env, project)
+            if baseline is None:
+                print(_row(label, measure(this, args.runs)))
+                continue
+            other = partial(run, [baseline, *command], env, project)
+            pairs = [(this(), other()) for _ in range(args.runs + 1)][1:]  # alternated
+            print(_row(label, [p[0] for p in pairs], [p[1] for p in pairs]))
+        if "search" in chosen:
+            rg = str(Path(sys.executable).with_name("rg"))
+            rg_samples = measure(partial(run_process, [rg, "-n", "--no-messages", EXACT_QUERY,
+                                                       str(repo)], env, project), args.runs)
+            print(_row(f"floor: `rg -n '{EXACT_QUERY}' REPO`", rg_samples, [] if baseline else None))
         for code in FLOORS:
-            walls, cpus = measure([sys.executable, "-c", code], args.runs, env, project)
-            print(_row(f"floor: `python -c '{code}'`", walls, cpus))
+            samples = measure(partial(run_process, [sys.executable, "-c", code], env, project),
+                              args.runs)
+            print(_row(f"floor: `python -c '{code}'`", samples, [] if baseline else None))
 
 
 if __name__ == "__main__":

@@ -66,6 +66,9 @@ def engram_tools(
 ) -> list[BaseTool]:
     """Return engram's model tools for a project, ready for ``create_agent(tools=...)``.
 
+    The read, search, graph and memory tools only: the edit and command tools wait for
+    engram's own approval step, which a foreign agent does not have.
+
     Args:
         project: Project root the tools are confined to (default: the settings' project).
         context: Settings (embedder, Chroma URL, home); default from ``ENGRAM_*``.
@@ -75,4 +78,4 @@ def engram_tools(
     settings = project_settings(project, context)
     handles = ensure_openers(deps or Deps())
     return [untrusted_tool(tool, settings.project_path)
-            for tool in build_tools(settings, handles, store)]
+            for tool in build_tools(settings, handles, store, actions=False)]

@@ -34,6 +34,11 @@ app = typer.Typer(
 )
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
+PolicyOption = typer.Option(
+    None, "--policy",
+    help="Approval of edits and commands: ask (default), auto-edit (edits pass, commands ask) "
+    "or yolo (nothing asks; high-risk tasks still do). Also ENGRAM_POLICY.",
+)
 
 
 def _version_callback(value: bool) -> None:
@@ -64,6 +69,7 @@ def run(
     path: Path | None = PathOption,
     thread: str | None = typer.Option(None, "--thread", "-t", help="Continue this session."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
+    policy: str | None = PolicyOption,
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     show_prompt: bool = typer.Option(False, "--show-prompt",
                                      help="Print each model request in full before sending it."),
@@ -78,12 +84,13 @@ def run(
         ask_approval,
         new_thread_id,
         print_answer,
+        run_summary,
         run_turn,
         session_config,
         status_line,
     )
 
-    context = load_context(path, auto_approve=True if yes else None)
+    context = load_context(path, auto_approve=True if yes else None, policy=policy)
     require_model(context)
     with open_app(context) as engram:
         thread_id = resolve_thread(engram.checkpointer, thread, new_ok=True) if thread \
@@ -98,10 +105,7 @@ def run(
             )
         )
     if as_json:
-        print_json(
-            {"thread_id": thread_id, "answer": result.answer,
-             "usage": result.values.get("usage", {}), "notes": result.values.get("notes", [])}
-        )
+        print_json(run_summary(thread_id, result))
         return
     print_answer(out_console, result.answer)
     err_console.print(f"[dim]{status_line(result.values, context, thread_id)}[/]")
@@ -113,12 +117,13 @@ def chat(
     path: Path | None = PathOption,
     thread: str | None = typer.Option(None, "--thread", "-t", help="Continue this session."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
+    policy: str | None = PolicyOption,
 ) -> None:
     """Talk to the agent in a REPL (/status, /exit, /help)."""
     from engram.graph.cli.chat_repl import chat_loop
     from engram.graph.cli.turn_runner import ask_approval, new_thread_id
 
-    context = load_context(path, auto_approve=True if yes else None)
+    context = load_context(path, auto_approve=True if yes else None, policy=policy)
     require_model(context)
     chat_loop(context, thread or new_thread_id(), approve=ask_approval)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import subprocess
+import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -22,11 +23,13 @@ from engram.stores.errors import StoreError
 from engram.stores.project_key import project_key
 
 if TYPE_CHECKING:
-    from langchain_core.tools import BaseTool
     from mcp.server.mcpserver import MCPServer
 
-# The MCP library, the graph, the tools and the memory (LangChain, LangGraph, the indexes) are
-# imported when the server is built, not when this module is: importing it stays cheap.
+    from engram.graph.tools.tool_function import ToolFunction
+
+# The MCP library is imported when the server is built; the graph, the memory and the indexes
+# (LangChain, LangGraph, Chroma, tree-sitter) when a tool that needs them is first called, so
+# a client gets its tool list without waiting for them.
 
 __all__ = ["INSTRUCTIONS", "build_mcp_server"]
 
@@ -44,8 +47,13 @@ EXPECTED_FAILURES = (EngramError, StoreError, OSError, ValueError, subprocess.Ti
 """Failures a tool call can meet on a real project; their reason goes back to the client."""
 
 
-def _callable(tool: BaseTool, timeout_s: float) -> Callable[..., Any]:
-    """Return the function behind a LangChain tool, time-limited (its signature is the schema).
+def _callable(
+    tool: ToolFunction, timeout_s: float, ready: threading.Event | None = None
+) -> Callable[..., Any]:
+    """Return the function behind a tool, time-limited (its signature is the schema).
+
+    A call first waits for ``ready`` (the project's indexes loading), outside its time limit:
+    a client that started the server waits for the load as it would have before serving.
 
     The MCP library reports any exception other than its own ``ToolError`` as a bare "Error
     executing tool", so expected failures are turned into one with their reason and hint.
@@ -54,12 +62,12 @@ def _callable(tool: BaseTool, timeout_s: float) -> Callable[..., Any]:
 
     from engram.graph.tools.tool_timeout import call_with_timeout
 
-    func = getattr(tool, "func", None)
-    if func is None:
-        raise TypeError(f"tool {tool.name} has no underlying function")
+    func = tool.func
 
     @functools.wraps(func)
     async def call(*args: Any, **kwargs: Any) -> Any:
+        if ready is not None:
+            await asyncio.to_thread(ready.wait)
         try:
             return await call_with_timeout(tool.name, lambda: func(*args, **kwargs), timeout_s)
         except EXPECTED_FAILURES as exc:
@@ -69,23 +77,34 @@ def _callable(tool: BaseTool, timeout_s: float) -> Callable[..., Any]:
     return call
 
 
-def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
-    """Return an MCP server exposing engram's tools for the project in ``context``."""
-    from langchain_core.messages import HumanMessage
+def build_mcp_server(
+    context: Context, deps: Deps, ready: threading.Event | None = None
+) -> MCPServer:
+    """Return an MCP server exposing engram's tools for the project in ``context``.
+
+    Tools other than the exact ones (read, glob, grep) wait for ``ready`` before they run.
+    """
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
-    from engram.graph.builder import build_graph
-    from engram.graph.markers import escape_markers
-    from engram.graph.tokens import count_text
-    from engram.graph.tools.available_tools import build_tools
-    from engram.stores.memory.fact_recall import recall_facts
+    from engram.graph.tools.available_tools import tool_functions
+    from engram.graph.tools.project_tools import CORE_TOOL_NAMES
 
     server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
-    for tool in build_tools(context, deps, after=(MCP_CALLER,)):
-        server.add_tool(_callable(tool, context.tool_timeout_s), name=tool.name,
+    for tool in tool_functions(context, deps, after=(MCP_CALLER,)):  # no actions: no approval
+        waits = None if tool.name in CORE_TOOL_NAMES else ready
+        server.add_tool(_callable(tool, context.tool_timeout_s, waits), name=tool.name,
                         description=tool.description)
-    graph = build_graph(deps, store=deps.store)
+    graphs: list[Any] = []  # the compiled graph, built by the first build_context
+    graph_lock = threading.Lock()
+
+    def context_graph() -> Any:
+        from engram.graph.builder import build_graph
+
+        with graph_lock:
+            if not graphs:
+                graphs.append(build_graph(deps, store=deps.store))
+            return graphs[0]
 
     async def build_context(task: str, budget: int = 0) -> str:
         """Assemble the budgeted context pack for a task: rules, memory, code map, slices.
@@ -94,6 +113,11 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
             task: What the calling agent is about to do, in its own words.
             budget: Pack budget in tokens; 0 derives it from the context window.
         """
+        from langchain_core.messages import HumanMessage
+
+        if ready is not None:
+            await asyncio.to_thread(ready.wait)
+        graph = await asyncio.to_thread(context_graph)
         run = context.replace(mode="context", auto_approve=True, budget=max(0, budget))
         config = {"configurable": {"thread_id": f"mcp-{uuid.uuid4().hex[:12]}"}}
         try:
@@ -115,6 +139,10 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
             query: What to look for.
             k: Most facts to return.
         """
+        from engram.graph.markers import escape_markers
+        from engram.graph.tokens import count_text
+        from engram.stores.memory.fact_recall import recall_facts
+
         if deps.store is None:
             raise MCPToolError("no memory store is configured")
         recall = recall_facts(deps.store, query, project_key=project_key(context.project_path),
@@ -128,8 +156,20 @@ def build_mcp_server(context: Context, deps: Deps) -> MCPServer:
 
 
 def serve_stdio(context: Context, deps: Deps) -> None:
-    """Load the project's indexes, then serve over stdin/stdout until the client disconnects."""
-    from engram.graph.retrieval.preload import preload
+    """Serve over stdin/stdout until the client disconnects, loading the indexes meanwhile.
 
-    preload(deps, context)
-    asyncio.run(build_mcp_server(context, deps).run_stdio_async())
+    The project's indexes load in the background from the start; the tools that use them wait
+    for the load, the exact ones (and the tool list) answer at once.
+    """
+    ready = threading.Event()
+
+    def load() -> None:
+        from engram.graph.retrieval.preload import preload
+
+        try:
+            preload(deps, context)
+        finally:
+            ready.set()
+
+    threading.Thread(target=load, name="mcp-preload", daemon=True).start()
+    asyncio.run(build_mcp_server(context, deps, ready).run_stdio_async())

@@ -46,6 +46,8 @@ FORMATS = ("jsonl", "md")
 EXIT_CONFLICT = 1
 
 PathOption = Annotated[Path | None, typer.Option("--path", "-p", help=PATH_HELP)]
+FactIdArgument = typer.Argument(
+    ..., help="Id shown by `engram memory list` (a unique prefix will do).")
 
 
 def register(app: typer.Typer) -> typer.Typer:
@@ -169,7 +171,7 @@ def list_(
 
 
 def show(
-    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    fact_id: str = FactIdArgument,
     path: PathOption = None,
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -239,7 +241,7 @@ def search(
 
 
 def delete(
-    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    fact_id: str = FactIdArgument,
     path: PathOption = None,
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
@@ -252,7 +254,7 @@ def delete(
 
 
 def verify(
-    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    fact_id: str = FactIdArgument,
     global_: bool = typer.Option(False, "--global", help="Also make it apply to every project."),
     path: PathOption = None,
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
@@ -267,7 +269,7 @@ def verify(
 
 
 def replace(
-    fact_id: str = typer.Argument(..., help="Id shown by `engram memory list`."),
+    fact_id: str = FactIdArgument,
     text: str = typer.Argument(..., help="The new text."),
     force: bool = typer.Option(False, "--force", help="Ignore conflicts with other facts."),
     path: PathOption = None,

@@ -38,6 +38,7 @@ def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: b
     from engram.graph.cli.turn_runner import (
         ask_approval,
         print_answer,
+        run_summary,
         run_turn,
         session_config,
         status_line,
@@ -49,8 +50,7 @@ def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: b
     result = run_async(run_turn(engram.graph, config, engram.context, None,
                                 console=err_console, approve=ask_approval, quiet=as_json))
     if as_json:
-        print_json({"thread_id": thread_id, "answer": result.answer,
-                    "usage": result.values.get("usage", {})})
+        print_json(run_summary(thread_id, result))
         return
     print_answer(out_console, result.answer)
     err_console.print(f"[dim]{status_line(result.values, engram.context, thread_id)}[/]")

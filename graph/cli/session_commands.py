@@ -112,6 +112,7 @@ def show(
         "usage": values.get("usage", {}),
         "notes": values.get("notes", []),
         "compaction_log": values.get("compaction_log", []),
+        "interrupts": [i.value for i in getattr(snapshot, "interrupts", ()) or ()],
     }
     if full:
         data["model_calls"] = Ledger.for_project(context.project_path).model_calls(thread_id)
@@ -126,6 +127,11 @@ def show(
             calls = ", ".join(c["name"] for c in row.get("tool_calls", []))
             out_console.print(Text.assemble((row["role"], "bold"),
                                             f"{' → ' + calls if calls else ''}: {text}"))
+    for pending in data["interrupts"]:
+        pending = pending if isinstance(pending, dict) else {}
+        what = pending.get("command") or ", ".join(pending.get("files") or [])
+        out_console.print(Text.assemble(("waiting for an answer: ", "yellow"),
+                                        f"{pending.get('kind', 'interrupt')} {what}".rstrip()))
     if snapshot.next:
         out_console.print(f"[yellow]paused before {', '.join(snapshot.next)}[/] — "
                           f"`engram sessions resume {thread_id}` continues it")

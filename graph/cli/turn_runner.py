@@ -14,6 +14,7 @@ from langgraph.types import Command
 from rich.console import Console
 from rich.markdown import Markdown
 
+from engram.graph.cli.action_prompt import ask_action
 from engram.graph.cli.command_support import err_console
 from engram.graph.context import Context
 from engram.graph.state import USAGE_KEYS
@@ -21,7 +22,8 @@ from engram.graph.tokens import estimate_messages
 from engram.stores.session_listing import session_metadata
 
 __all__ = [
-    "TurnResult", "ask_approval", "new_thread_id", "run_turn", "session_config", "status_line",
+    "TurnResult", "ask_approval", "new_thread_id", "run_summary", "run_turn", "session_config",
+    "status_line",
     "thread_config",
 ]
 
@@ -135,6 +137,21 @@ async def run_turn(
     return TurnResult(values, _final_answer(values.get("messages", [])))
 
 
+def run_summary(thread_id: str, result: TurnResult) -> dict[str, Any]:
+    """Return the machine-readable result of a turn (``engram run --json``)."""
+    values = result.values
+    verification = values.get("verification") or {}
+    return {
+        "thread_id": thread_id,
+        "answer": result.answer,
+        "files_changed": list(values.get("files_changed") or []),
+        "tests": verification.get("status") or "not-run",
+        "usage": values.get("usage", {}),
+        "interrupted": result.interrupted,
+        "notes": values.get("notes", []),
+    }
+
+
 def status_line(values: dict[str, Any], context: Context, thread_id: str) -> str:
     """Summarise context use, tokens and cache hits of a session in one line."""
     usage = {k: int((values.get("usage") or {}).get(k, 0)) for k in USAGE_KEYS}
@@ -159,6 +176,8 @@ def print_answer(console: Console, answer: str) -> None:
 
 def ask_approval(payload: dict[str, Any]) -> dict[str, Any]:
     """Show an interrupt's payload in the terminal and read the user's decision."""
+    if payload.get("kind") == "approve_action":
+        return ask_action(payload)
     err_console.rule("[bold yellow]confirmation needed")
     for key, value in payload.items():
         err_console.print(f"[bold]{key}:[/] {value}")

@@ -1,20 +1,21 @@
 """Per-branch timeout for the parallel retrieval fan-out: a slow or failing branch degrades.
 
-``bounded(node, name=...)`` wraps a retrieval node so it runs in its own daemon thread with its
-own event loop (so a node that blocks internally cannot stall the other branches) under a
-timeout of ``runtime.context.branch_timeout_ms``. A timeout, or a ``StoreError``/``OSError``
-raised by the branch, becomes a note in state instead of failing the turn. The thread runs in a
-copy of the caller's context variables, so LangGraph's config stays visible inside the node. A
-timed-out thread is abandoned, not killed; being a daemon it never holds the process open.
+``bounded(node, name=...)`` wraps a synchronous retrieval node so it runs in its own daemon
+thread under a timeout of ``runtime.context.branch_timeout_ms``. LangGraph runs the wrapper, a
+synchronous node too, in its worker pool, so no event loop runs in either thread: the branch's
+blocking work (files, SQLite, Chroma, ripgrep) never touches the server's loop. A timeout, or a
+``StoreError``/``OSError`` raised by the branch, becomes a note in state instead of failing the
+turn. The thread runs in a copy of the caller's context variables, so LangGraph's config stays
+visible inside the node. A timed-out thread is abandoned, not killed; being a daemon it never
+holds the process open.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from langgraph.runtime import Runtime
@@ -35,15 +36,15 @@ __all__ = [
 ]
 
 MS_PER_SECOND = 1000
-"""Milliseconds per second (timeouts are settings in ms; asyncio takes seconds)."""
+"""Milliseconds per second (timeouts are settings in ms; threads wait in seconds)."""
 
 RETRIEVAL_BRANCHES = ("search_exact", "search_semantic")
 """Nodes that start in parallel once Phase 0 is done (a router may return this list)."""
 
 T = TypeVar("T")
 
-Node = Callable[..., Awaitable[dict[str, Any]]]
-"""An async LangGraph node: ``(state, runtime, **bound) -> partial update``."""
+Node = Callable[..., dict[str, Any]]
+"""A synchronous LangGraph node: ``(state, runtime, **bound) -> partial update``."""
 
 
 def timeout_note(name: str, timeout_ms: int) -> str:
@@ -59,8 +60,6 @@ def failure_note(name: str, error: BaseException, elapsed_ms: int) -> str:
         f"{name} failed after {elapsed_ms} ms: {error}{tail}; "
         "continuing with the other branches"
     )
-
-
 
 
 def call_bounded(fn: Callable[[], T], timeout_ms: int) -> T:
@@ -93,56 +92,25 @@ def call_bounded(fn: Callable[[], T], timeout_ms: int) -> T:
     return box["value"]  # type: ignore[no-any-return]
 
 
-def _start(coro_factory: Callable[[], Awaitable[dict[str, Any]]]) -> asyncio.Future[Any]:
-    """Run a coroutine in a fresh daemon thread and loop; return a future on this loop."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def deliver(outcome: tuple[bool, Any]) -> None:
-        if future.done():
-            return
-        ok, value = outcome
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
-
-    async def main() -> dict[str, Any]:
-        return await coro_factory()
-
-    def work() -> None:
-        try:
-            outcome: tuple[bool, Any] = (True, context.run(asyncio.run, main()))
-        except BaseException as exc:  # handed to the caller's loop, which decides
-            outcome = (False, exc)
-        if not loop.is_closed():
-            loop.call_soon_threadsafe(deliver, outcome)
-
-    threading.Thread(target=work, name="engram-branch", daemon=True).start()
-    return future
-
-
 def bounded(node: Node, *, name: str) -> Node:
     """Wrap a retrieval node with the per-branch timeout and degradation.
 
     Args:
-        node: An async node ``(state, runtime, **bound)``; keyword arguments bound later
-            (``deps=…``) are passed through.
+        node: A synchronous node ``(state, runtime, **bound)``; keyword arguments bound
+            later (``deps=…``) are passed through.
         name: The node name LangGraph should use (the wrapper takes it as ``__name__``).
 
     Returns:
-        An async node with the same call shape. On timeout it returns
+        A synchronous node with the same call shape. On timeout it returns
         ``{"notes": [timeout_note(...)]}``; on ``StoreError`` or ``OSError`` it returns a
         failure note; other exceptions propagate (they are bugs, not degradations).
     """
 
-    async def run(state: Any, runtime: Runtime[Context], **bound: Any) -> dict[str, Any]:
+    def run(state: Any, runtime: Runtime[Context], **bound: Any) -> dict[str, Any]:
         timeout_ms = runtime.context.branch_timeout_ms
         started = time.perf_counter()
-        future = _start(lambda: node(state, runtime, **bound))
         try:
-            return await asyncio.wait_for(future, timeout=timeout_ms / MS_PER_SECOND)
+            return call_bounded(lambda: node(state, runtime, **bound), timeout_ms)
         except TimeoutError:
             return {"notes": [timeout_note(name, timeout_ms)], "degraded_branches": [name]}
         except (StoreError, OSError) as exc:

@@ -1,4 +1,4 @@
-"""The model's tools: read, glob and grep the project, search code, query the graph, save memory."""
+"""The model's tools: read, search and change the project, run commands, save memory."""
 
 from __future__ import annotations
 

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from langchain_core.tools import BaseTool
-from langgraph.store.base import BaseStore
+from typing import TYPE_CHECKING
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
-from engram.graph.tools.code_graph_tool import build_code_graph_tool
-from engram.graph.tools.project_tools import build_core_tools
-from engram.graph.tools.save_memory_tool import build_save_memory_tool
-from engram.graph.tools.search_code_tool import build_search_code_tool
+from engram.graph.tools.code_graph_tool import code_graph_function
+from engram.graph.tools.project_tools import core_tool_functions
+from engram.graph.tools.save_memory_tool import save_memory_function
+from engram.graph.tools.search_code_tool import search_code_function
+from engram.graph.tools.tool_function import ToolFunction
 
-__all__ = ["build_tools"]
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+    from langgraph.store.base import BaseStore
+
+__all__ = ["build_tools", "tool_functions"]
 
 
 def build_tools(
@@ -24,7 +27,31 @@ def build_tools(
     *,
     spill_folder: str | None = None,
     after: Sequence[str] = (),
+    actions: bool = True,
 ) -> list[BaseTool]:
+    """Return the run's tools as LangChain tools: ``tool_functions``' and the actions.
+
+    The actions (file edits and ``run_command``) go through the graph's approval step;
+    ``actions=False`` leaves them out for callers that have none.
+    """
+    from engram.graph.tools.command_tool import build_command_tool
+    from engram.graph.tools.write_tools import build_write_tools
+
+    functions = tool_functions(context, deps, store, spill_folder=spill_folder, after=after)
+    tools = [f.to_tool() for f in functions]
+    if actions:
+        tools += [*build_write_tools(context), build_command_tool(context)]
+    return tools
+
+
+def tool_functions(
+    context: Context,
+    deps: Deps,
+    store: BaseStore | None = None,
+    *,
+    spill_folder: str | None = None,
+    after: Sequence[str] = (),
+) -> list[ToolFunction]:
     """Return the read-only project tools, semantic search, the code graph and memory saving.
 
     ``save_memory`` is offered only when a memory store is available: ``store`` (the one a
@@ -32,11 +59,11 @@ def build_tools(
     ``spill_folder`` is the session's own spilled-output folder, the only part of
     ``.engram/`` that ``read_file`` opens (None over MCP: no session's outputs are shown).
     ``after`` names the untrusted content read so far; ``save_memory`` quarantines what it
-    saves then.
+    saves then. The MCP server serves these (it has no approval step for actions).
     """
     memory = store if store is not None else deps.store
-    tools = build_core_tools(context, spill_folder=spill_folder)
-    tools += [build_search_code_tool(context, deps), build_code_graph_tool(context, deps)]
+    tools = core_tool_functions(context, spill_folder=spill_folder)
+    tools += [search_code_function(context, deps), code_graph_function(context, deps)]
     if memory is not None:
-        tools.append(build_save_memory_tool(context, memory, after=after))
+        tools.append(save_memory_function(context, memory, after=after))
     return tools

@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
-from engram.stores.codegraph.dependency_slices import Slice
-from engram.stores.codegraph.graph_answers import Answer, answer
-from engram.stores.codegraph.graph_queries import RELATIONS, GraphQueries, SymbolInfo
+from engram.graph.tools.tool_function import ToolFunction
+from engram.stores.codegraph.graph_relations import RELATIONS
 from engram.stores.errors import IndexNotBuiltError, StoreError
 from engram.stores.paths import display_path
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+
+    from engram.stores.codegraph.dependency_slices import Slice
+    from engram.stores.codegraph.graph_answers import Answer
+    from engram.stores.codegraph.graph_queries import SymbolInfo
+
+# The graph's queries (NetworkX, tree-sitter) and LangChain are imported when the tool runs:
+# the MCP server lists this tool without loading them.
 
 __all__ = [
     "MAX_TOOL_DEPTH",
     "answer_to_dict",
     "build_code_graph_tool",
+    "code_graph_function",
     "render_answer",
     "slice_to_dict",
     "symbol_to_dict",
@@ -117,8 +126,16 @@ def render_answer(result: Answer) -> str:
 
 def build_code_graph_tool(context: Context, deps: Deps) -> BaseTool:
     """Return the ``code_graph`` tool bound to the run's project graph."""
+    return code_graph_function(context, deps).to_tool()
+
+
+def code_graph_function(context: Context, deps: Deps) -> ToolFunction:
+    """Return the ``code_graph`` tool bound to the run's project graph, before LangChain."""
 
     def code_graph(symbol: str, relation: str = "callers", depth: int = 1, to: str = "") -> str:
+        from engram.stores.codegraph.graph_answers import answer
+        from engram.stores.codegraph.graph_queries import GraphQueries
+
         try:
             graph = deps.code_graph(context)
         except IndexNotBuiltError:
@@ -134,7 +151,4 @@ def build_code_graph_tool(context: Context, deps: Deps) -> BaseTool:
             return str(exc)
         return render_answer(result)
 
-    return StructuredTool.from_function(
-        func=code_graph, name="code_graph", description=TOOL_DESCRIPTION,
-        args_schema=CodeGraphArgs,
-    )
+    return ToolFunction("code_graph", TOOL_DESCRIPTION, code_graph, CodeGraphArgs)

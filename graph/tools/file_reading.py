@@ -16,7 +16,7 @@ from engram.stores.paths import (
     open_regular,
 )
 
-__all__ = ["READ_MAX_CHARS", "READ_MAX_LINES", "read_project_file"]
+__all__ = ["READ_MAX_CHARS", "READ_MAX_LINES", "confined_path", "read_project_file"]
 
 READ_MAX_LINES = 2_000
 """Most lines one call returns."""
@@ -101,6 +101,19 @@ class _Page:
         self.pending = []
 
 
+def confined_path(root: Path, path: str, *, allowed: tuple[str, ...] = ()) -> Path:
+    """Resolve a model-supplied path inside ``root`` under the shared confinement policy.
+
+    Raises:
+        PathOutsideProjectError: The path leaves the project or names a protected folder
+            (``.git/``, ``.engram/``, …) or a secrets file.
+    """
+    try:
+        return confine(root, path, allowed=allowed)
+    except PathEscapeError as exc:
+        raise PathOutsideProjectError(f"refused: {exc}") from None
+
+
 def read_project_file(
     root: Path,
     path: str,
@@ -130,10 +143,7 @@ def read_project_file(
         ToolError: The file does not exist, is a folder, binary or not a regular file, or
             the start is past the end.
     """
-    try:
-        target = confine(root, path, allowed=allowed)
-    except PathEscapeError as exc:
-        raise PathOutsideProjectError(f"refused: {exc}") from None
+    target = confined_path(root, path, allowed=allowed)
     shown = display_path(path)
     if not target.exists():
         raise ToolError(f"no such file: {shown}")

@@ -6,23 +6,28 @@ import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pathspec
-from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
 from engram.graph.errors import ToolError
 from engram.graph.markers import escape_markers
 from engram.graph.tools.file_reading import read_project_file
+from engram.graph.tools.tool_function import ToolFunction
 from engram.stores.codeindex.ripgrep_search import RG_TIMEOUT_S, grep
 from engram.stores.errors import StoreError
 from engram.stores.paths import display_path
 from engram.stores.walk import walk_project
 
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+
 __all__ = [
     "CORE_TOOL_NAMES",
     "build_core_tools",
+    "core_tool_functions",
     "wrap_tool_result",
 ]
 
@@ -110,7 +115,14 @@ class GrepArgs(BaseModel):
 
 
 def build_core_tools(context: Context, *, spill_folder: str | None = None) -> list[BaseTool]:
-    """Return the read-only tools bound to the run's project root.
+    """Return the read-only tools bound to the run's project root (see ``core_tool_functions``)."""
+    return [f.to_tool() for f in core_tool_functions(context, spill_folder=spill_folder)]
+
+
+def core_tool_functions(
+    context: Context, *, spill_folder: str | None = None
+) -> list[ToolFunction]:
+    """Return the read-only tools bound to the run's project root, before LangChain.
 
     Args:
         context: The run settings (the project root).
@@ -150,7 +162,4 @@ def build_core_tools(context: Context, *, spill_folder: str | None = None) -> li
          "Search the project's files with ripgrep; returns path:line: text for each match. "
          "Use this first for identifiers, error messages and strings."),
     ]
-    return [
-        StructuredTool.from_function(func=f, name=f.__name__, description=d, args_schema=a)
-        for f, a, d in specs
-    ]
+    return [ToolFunction(f.__name__, d, f, a) for f, a, d in specs]

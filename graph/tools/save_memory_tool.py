@@ -12,18 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from langchain_core.tools import BaseTool, StructuredTool
-from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
+from engram.graph.tools.tool_function import ToolFunction
 from engram.stores.errors import SecretRefusedError
-from engram.stores.memory.fact_store import Fact, FactConflictError, FactStore
 from engram.stores.project_key import project_key
 
-__all__ = ["SAVE_MEMORY_TOOL", "build_save_memory_tool", "conflict_message", "saved_message"]
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+    from langgraph.store.base import BaseStore
+
+    from engram.stores.memory.fact_store import Fact, FactConflictError
+
+# The facts store (its BM25 index) and LangChain are imported when the tool runs: the MCP
+# server lists this tool without loading them.
+
+__all__ = ["SAVE_MEMORY_TOOL", "build_save_memory_tool", "conflict_message",
+           "save_memory_function", "saved_message"]
 
 SAVE_MEMORY_TOOL = "save_memory"
 
@@ -78,6 +86,13 @@ def saved_message(fact: Fact, *, asked_global: bool) -> str:
 def build_save_memory_tool(
     context: Context, store: BaseStore, *, after: Sequence[str] = ()
 ) -> BaseTool:
+    """Return the ``save_memory`` tool (see ``save_memory_function``)."""
+    return save_memory_function(context, store, after=after).to_tool()
+
+
+def save_memory_function(
+    context: Context, store: BaseStore, *, after: Sequence[str] = ()
+) -> ToolFunction:
     """Return the ``save_memory`` tool bound to the run's project and memory store.
 
     Conflicts and secrets come back as the tool's text result, never as a silent choice.
@@ -91,6 +106,8 @@ def build_save_memory_tool(
     key = project_key(context.project_path)
 
     def save_memory(text: str, scope: Literal["project", "global"] = "project") -> str:
+        from engram.stores.memory.fact_store import FactConflictError, FactStore
+
         asked_global = scope == "global"
         provenance = {"via": SAVE_MEMORY_TOOL}
         if asked_global:
@@ -117,9 +134,4 @@ def build_save_memory_tool(
             return f"NOT SAVED: {error}."
         return saved_message(fact, asked_global=asked_global)
 
-    return StructuredTool.from_function(
-        func=save_memory,
-        name=SAVE_MEMORY_TOOL,
-        description=SAVE_MEMORY_DESCRIPTION,
-        args_schema=SaveMemoryArgs,
-    )
+    return ToolFunction(SAVE_MEMORY_TOOL, SAVE_MEMORY_DESCRIPTION, save_memory, SaveMemoryArgs)

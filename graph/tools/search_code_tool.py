@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
-from engram.graph.retrieval.open_code_index import embedder_for, open_project_index
-from engram.stores.codeindex.code_index import CodeHit
-from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, locate_on_the_fly
+from engram.graph.tools.tool_function import ToolFunction
 from engram.stores.errors import IndexNotBuiltError, StoreError
 from engram.stores.paths import display_path
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+
+    from engram.stores.codeindex.code_index import CodeHit
+
+# The index, its chunker and LangChain are imported when a search runs, not with this module:
+# the MCP server lists this tool without loading them.
 
 __all__ = [
     "SEARCH_CODE_DEFAULT_K",
     "SEARCH_CODE_MAX_K",
     "build_search_code_tool",
-    "embedder_for",
     "exact_search_hits",
-    "open_project_index",
+    "search_code_function",
     "search_code_hits",
 ]
 
@@ -37,6 +42,9 @@ SEARCH_CODE_MAX_K = 30
 
 def exact_search_hits(root: Path, query: str, k: int) -> list[CodeHit]:
     """Search without an index: grep the query's code-like terms (or the query itself)."""
+    from engram.stores.codeindex.code_index import CodeHit
+    from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, locate_on_the_fly
+
     terms = exact_terms(query) or [query.strip()]
     located = grep_terms(
         root, [t for t in terms if t], locate_on_the_fly(root), max_files=max(k, MIN_EXACT_FILES)
@@ -93,7 +101,12 @@ class SearchCodeArgs(BaseModel):
 
 
 def build_search_code_tool(context: Context, deps: Deps) -> BaseTool:
-    """Return the model tool ``search_code``: hybrid search over the project's code index.
+    """Return the model tool ``search_code`` (see ``search_code_function``)."""
+    return search_code_function(context, deps).to_tool()
+
+
+def search_code_function(context: Context, deps: Deps) -> ToolFunction:
+    """Return the tool ``search_code``: hybrid search over the project's code index.
 
     Without an index (or with its backend down) the tool falls back to exact search and
     says so in its answer.
@@ -103,9 +116,9 @@ def build_search_code_tool(context: Context, deps: Deps) -> BaseTool:
         hits, note = search_code_hits(context, deps, query, top_k)
         return _render(hits, note)
 
-    return StructuredTool.from_function(
-        func=search_code,
+    return ToolFunction(
         name="search_code",
+        func=search_code,
         description=(
             "Search the project's code by meaning and keywords (hybrid BM25 + embeddings + "
             "exact identifiers). Returns file:line ranges with the symbol at each; read them "

@@ -57,15 +57,26 @@ class ImportReport:
 
 
 def find_fact(store: BaseStore, fact_id: str, *, project_key: str) -> Fact:
-    """Return the visible fact with ``fact_id``.
+    """Return the visible fact with ``fact_id``, or the only one whose id starts with it.
 
     Raises:
-        FactNotFoundError: No such fact in this project or the global scope.
+        FactNotFoundError: No such fact in this project or the global scope, or the prefix
+            matches several.
     """
     fact = FactStore(store).get(fact_id, project_key=project_key)
-    if fact is None:
-        raise FactNotFoundError(f"no fact with id {fact_id!r} in this project or global memory")
-    return fact
+    if fact is not None:
+        return fact
+    matches = [f for f in all_facts(store, project_key=project_key)
+               if fact_id and f.id.startswith(fact_id)]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise FactNotFoundError(
+            f"{len(matches)} facts have ids starting with {fact_id!r}: "
+            + ", ".join(sorted(f.id for f in matches)[:10]),
+            hint="type more of the id to pick one",
+        )
+    raise FactNotFoundError(f"no fact with id {fact_id!r} in this project or global memory")
 
 
 def delete_fact(store: BaseStore, fact_id: str, *, project_key: str) -> Fact:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -93,10 +94,7 @@ def compose(deps: Deps, *, store: Any = None, semantic: Any = search_semantic,
     """The context pipeline from the real nodes (and, with ``agent``, the model loop)."""
 
     def bind(node: Any) -> Any:
-        async def bound(state: State, runtime: Any) -> dict[str, Any]:
-            return await node(state, runtime, deps=deps)
-
-        return bound
+        return partial(node, deps=deps)  # sync and async nodes alike
 
     graph = StateGraph(State, context_schema=Context, input_schema=InputState)
     graph.add_node("load_rules", bind(load_rules))
@@ -204,7 +202,7 @@ def test_chroma_server_down_degrades(repo, engram_home, cli, monkeypatch):
 def test_semantic_branch_timeout_keeps_the_pack_within_timeout_plus_slack(repo, engram_home):
     index(repo, engram_home)
 
-    async def stuck(state, runtime, *, deps):
+    def stuck(state, runtime, *, deps):
         time.sleep(3)
         return {}
 

@@ -46,7 +46,7 @@ async def test_expand_relations_adds_neighbours_and_slices(shop):
     state = State(task="why does placing an order log twice?",
                   code_hits=[hit("shop/service.py", 13, 14)])
     runtime = Runtime(context=Context(project=str(shop)))
-    update = await expand_relations(state, runtime, deps=deps_for_graph())
+    update = expand_relations(state, runtime, deps=deps_for_graph())
     related = update["related_symbols"]
     by_symbol = {(r["symbol"], r["relation"]) for r in related}
     # One entry per span: a direct callee is also a slice piece; the better score wins.
@@ -62,18 +62,18 @@ async def test_expand_relations_adds_neighbours_and_slices(shop):
 async def test_expand_relations_without_graph_continues_with_a_note(shop):
     state = State(task="x", code_hits=[hit("shop/service.py", 13, 14)])
     runtime = Runtime(context=Context(project=str(shop)))
-    update = await expand_relations(state, runtime, deps=deps_for_graph())
+    update = expand_relations(state, runtime, deps=deps_for_graph())
     assert update == {"notes": [NO_GRAPH_NOTE]}
-    assert await expand_relations(State(task="x"), runtime, deps=deps_for_graph()) == {}
-    assert await expand_relations(state, runtime, deps=Deps()) == {"notes": [NO_GRAPH_NOTE]}
+    assert expand_relations(State(task="x"), runtime, deps=deps_for_graph()) == {}
+    assert expand_relations(state, runtime, deps=Deps()) == {"notes": [NO_GRAPH_NOTE]}
 
 
 async def test_expand_relations_rebuilds_a_corrupt_graph(shop):
     (shop / GRAPH_FILE).parent.mkdir(parents=True)
     (shop / GRAPH_FILE).write_bytes(b"garbage")
     state = State(task="x", code_hits=[hit("shop/service.py", 13, 14)])
-    update = await expand_relations(state, Runtime(context=Context(project=str(shop))),
-                                    deps=deps_for_graph())
+    update = expand_relations(state, Runtime(context=Context(project=str(shop))),
+                              deps=deps_for_graph())
     assert not any(n.startswith("graph expansion unavailable") for n in update.get("notes", []))
     assert (shop / GRAPH_FILE).read_bytes().startswith(b'{"format":"engram-code-graph"')
 

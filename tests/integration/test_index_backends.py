@@ -13,8 +13,9 @@ from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.retrieval.open_code_index import open_project_index
 from engram.graph.state import State
-from engram.graph.tools.search_code_tool import build_search_code_tool, open_project_index
+from engram.graph.tools.search_code_tool import build_search_code_tool
 from engram.nodes.search_semantic import search_semantic
 from engram.stores.codeindex.code_index import open_code_index
 from engram.stores.embeddings.embedders import (
@@ -50,8 +51,8 @@ async def test_chroma_server_down_degrades_to_notes_and_exact_search(tmp_path):
     with pytest.raises(BackendUnavailableError):
         open_project_index(context, create=True)
     deps = Deps(open_code_index=lambda c: open_project_index(c, create=True))
-    out = await search_semantic(State(task="database connection"), Runtime(context=context),
-                                deps=deps)
+    out = search_semantic(State(task="database connection"), Runtime(context=context),
+                          deps=deps)
     assert out["notes"][0].startswith("semantic search unavailable")
     text = build_search_code_tool(context, deps).invoke({"query": "open_connection"})
     assert "code index unavailable" in text and "db.py:1-3" in text

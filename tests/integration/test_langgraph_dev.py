@@ -1,17 +1,23 @@
-"""Smoke test of the LangGraph API server: ``langgraph dev`` serving the ``engram`` graph.
+"""The LangGraph API server: ``langgraph dev`` serving the ``engram`` graph as the README says.
 
 The server runs from a scratch folder holding a byte-for-byte copy of the repository's
 ``langgraph.json`` and a link to ``studio/`` (so its ``.langgraph_api/`` state stays out of the
-working tree), on a free port, as documented in ``studio/README.md``. The real
-``langgraph_sdk`` client creates a thread and a run against a scripted OpenAI-compatible
-server, then reads the thread's state and history.
+working tree), on a free port, without ``--allow-blocking``: the dev server's blocking-call
+detector stays on, and every node (files, SQLite, embedded Chroma, the bundled embedder,
+ripgrep) must keep blocking work off its event loop. The settings come from the server's
+``ENGRAM_*`` environment, pointing at a real HTTP OpenAI-compatible stub, a fresh
+``ENGRAM_HOME`` and an indexed project. The real ``langgraph_sdk`` client runs the graph end
+to end and checks the settings order (run context > server environment > defaults, empty
+strings meaning "not set") and the errors a run with unusable settings ends with.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,21 +25,23 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_client
 
+from engram.nodes.pack_context import NO_MODEL_NOTE
 from tests.support.openai_stub import OpenAIStub, history_problems
-from tests.support.servers import langgraph_dev, tail
+from tests.support.servers import LANGGRAPH, langgraph_dev, tail
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
+ENGRAM = LANGGRAPH.parent / "engram"
 RUN_TIMEOUT_S = 180
 TASK = "Which function renders the invoice total?"
 ANSWER = "`render_total` in billing/invoice.py renders the invoice total."
 GREP_ID = "call_grep_1"
 WRAP_GREP = '<tool_result tool="grep_code" trust="untrusted-data">'
-
-
 REMEMBER = "Remember that deploys go through the staging cluster."
 SAVE_ID = "call_save_1"
+STUDIO_CONTEXT = json.loads((REPO / "studio" / "sample_context.json").read_text("utf-8"))
+STUDIO_INPUT = json.loads((REPO / "studio" / "sample_input.json").read_text("utf-8"))
 
 
 def agent_script(body: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +64,7 @@ def agent_script(body: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A small project for the graph to search."""
+    """A small project, indexed (Chroma, BM25, code graph) with the default embedder."""
     root = tmp_path / "project"
     (root / "billing").mkdir(parents=True)
     (root / "billing" / "invoice.py").write_text(
@@ -65,21 +73,12 @@ def project(tmp_path: Path) -> Path:
         encoding="utf-8",
     )
     (root / "billing" / "__init__.py").write_text("", encoding="utf-8")
+    index_home = tmp_path / "index-home"
+    done = subprocess.run([str(ENGRAM), "index"], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, "ENGRAM_HOME": str(index_home)}, timeout=300,
+                          stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 0, done.stderr
     return root
-
-
-@pytest.fixture
-def server(tmp_path: Path, stub: OpenAIStub) -> Iterator[tuple[str, Path]]:
-    """Run ``langgraph dev`` on a free port; yield its URL and log file; stop it by PID."""
-    workdir = tmp_path / "server"
-    workdir.mkdir()
-    shutil.copyfile(REPO / "langgraph.json", workdir / "langgraph.json")
-    (workdir / "studio").symlink_to(REPO / "studio", target_is_directory=True)
-    log = tmp_path / "langgraph-dev.log"
-    env = {"ENGRAM_MODEL": "stub-model", "ENGRAM_BASE_URL": stub.base_url,
-           "OPENAI_API_KEY": "test-key"}
-    with langgraph_dev(workdir, log, env) as url:
-        yield url, log
 
 
 @pytest.fixture
@@ -88,78 +87,154 @@ def stub() -> Iterator[OpenAIStub]:
         yield running
 
 
-async def _exercise(url: str, project: Path, stub: OpenAIStub, home: str) -> dict[str, Any]:
-    client = get_client(url=url)
-    thread = await client.threads.create(metadata={"suite": "engram-smoke"})
-    thread_id = thread["thread_id"]
-    context = {"project": str(project), "model": "stub-model", "base_url": stub.base_url,
-               "engram_home": home, "embedding_provider": "hash"}
-    graph_input: dict[str, Any] = {"messages": [{"role": "user", "content": TASK}]}
+def _workdir(tmp_path: Path) -> Path:
+    workdir = tmp_path / "server"
+    workdir.mkdir()
+    shutil.copyfile(REPO / "langgraph.json", workdir / "langgraph.json")
+    (workdir / "studio").symlink_to(REPO / "studio", target_is_directory=True)
+    return workdir
+
+
+def _server_env(tmp_path: Path, **engram: str) -> dict[str, str]:
+    """The server's environment: its own HOME (to catch writes to ~/.engram) and ENGRAM_*."""
+    fake_home = tmp_path / "user-home"
+    fake_home.mkdir(exist_ok=True)
+    return {"HOME": str(fake_home), "OPENAI_API_KEY": "test-key",
+            # Generous, so a first open of Chroma on a loaded machine does not time out.
+            "ENGRAM_BRANCH_TIMEOUT_MS": "60000",
+            **{f"ENGRAM_{name.upper()}": value for name, value in engram.items()}}
+
+
+async def _run(client: Any, task: str, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run one task on a new thread; return its final values and thread state."""
+    thread = await client.threads.create()
     values = await asyncio.wait_for(
-        client.runs.wait(thread_id, "engram",
-                         input=graph_input,
-                         context=context, raise_error=False),
+        client.runs.wait(thread["thread_id"], "engram",
+                         input={"messages": [{"role": "user", "content": task}]},
+                         raise_error=False, **kwargs),
         RUN_TIMEOUT_S,
     )
-    state = await client.threads.get_state(thread_id)
-    history = await client.threads.get_history(thread_id, limit=50)
-    runs = await client.runs.list(thread_id)
-    # save_memory writes into the server's own store (injected through the node runtime).
-    other = await client.threads.create()
-    saved = await asyncio.wait_for(
-        client.runs.wait(other["thread_id"], "engram",
-                         input={"messages": [{"role": "user", "content": REMEMBER}]},
-                         context=context, raise_error=False),
-        RUN_TIMEOUT_S,
-    )
-    facts = await client.store.search_items(("facts",), limit=50)
-    return {"values": values, "state": state, "history": history, "runs": runs,
-            "saved": saved, "facts": facts}
+    return values, await client.threads.get_state(thread["thread_id"])
 
 
-def test_langgraph_dev_serves_the_engram_graph(
-    server: tuple[str, Path], stub: OpenAIStub, project: Path
+async def _exercise_configured(url: str, project: Path) -> dict[str, Any]:
+    client = get_client(url=url)
+    found: dict[str, Any] = {}
+    # No context at all: every setting comes from the server's environment.
+    found["env"], found["env_state"] = await _run(client, TASK)
+    thread_id = found["env_state"]["checkpoint"]["thread_id"]
+    found["history"] = await client.threads.get_history(thread_id, limit=50)
+    found["runs"] = await client.runs.list(thread_id)
+    # The run context wins; its empty strings mean "not set" (base_url stays the server's).
+    found["override"], _ = await _run(
+        client, TASK, context={"model": "model-from-context", "base_url": "", "project": "",
+                               "engram_home": ""})
+    # A relative project is the server's folder (resolved off the event loop too).
+    found["relative"], _ = await _run(client, TASK, context={"project": "."})
+    # Studio's sample files pasted as they are: the placeholder project is refused clearly.
+    found["sample"], found["sample_state"] = await _run(
+        client, STUDIO_INPUT["messages"][0]["content"], context=STUDIO_CONTEXT)
+    found["saved"], _ = await _run(client, REMEMBER, context={"project": str(project)})
+    found["facts"] = await client.store.search_items(("facts",), limit=50)
+    return found
+
+
+def test_langgraph_dev_runs_the_graph_with_the_servers_settings(
+    tmp_path: Path, stub: OpenAIStub, project: Path
 ) -> None:
-    url, log = server
-    found = asyncio.run(_exercise(url, project, stub, os.environ["ENGRAM_HOME"]))
-    values = found["values"]
+    server_home = tmp_path / "server-engram-home"
+    env = _server_env(tmp_path, model="stub-model", base_url=stub.base_url,
+                      home=str(server_home), project=str(project))
+    log = tmp_path / "langgraph-dev.log"
+    with langgraph_dev(_workdir(tmp_path), log, env) as url:
+        found = asyncio.run(_exercise_configured(url, project))
+
+    values = found["env"]
     if not isinstance(values, dict) or "__error__" in values:
         pytest.fail(f"the run failed: {values}\nserver log:\n{tail(log)}")
-
+    assert "BlockingError" not in log.read_text(encoding="utf-8", errors="replace")
     messages = values["messages"]
     assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"], tail(log)
     assert messages[0]["content"].startswith(TASK)
     assert [c["id"] for c in messages[1]["tool_calls"]] == [GREP_ID]
-    assert messages[1]["tool_calls"][0]["name"] == "grep_code"
     assert messages[2]["tool_call_id"] == GREP_ID
     assert messages[2]["content"].startswith(WRAP_GREP)
     assert "billing/invoice.py:1:" in messages[2]["content"]
     assert messages[3]["content"] == ANSWER
-
+    # The pack was built from the project named only by ENGRAM_PROJECT, semantic branch
+    # included (embedded Chroma and the bundled embedder, opened under the server).
+    assert values["error"] == ""
+    assert "billing/invoice.py" in values["context_pack"]["text"]
+    assert not [n for n in values["notes"] if "semantic search" in n or "timed out" in n]
     assert [r["status"] for r in found["runs"]] == ["success"]
-    state = found["state"]
-    assert state["next"] == []
-    assert [m["id"] for m in state["values"]["messages"]] == [m["id"] for m in messages]
+    assert found["env_state"]["next"] == []
     history = found["history"]
-    assert len(history) >= 5
-    assert history[0]["next"] == []
     assert ["run_tools"] in [h["next"] for h in history]
-    assert len({h["checkpoint"]["checkpoint_id"] for h in history}) == len(history)
 
+    # Each run made two model calls, all to the stub: ENGRAM_MODEL unless the context named
+    # another model; the empty base_url kept ENGRAM_BASE_URL.
+    calls = [b for b in stub.requests if TASK in str(b["messages"]) and b.get("tools")]
+    assert [b["model"] for b in calls] == (
+        ["stub-model"] * 2 + ["model-from-context"] * 2 + ["stub-model"] * 2)
     assert stub.rejected == []
-    calls = [b for b in stub.requests if b.get("tools") and REMEMBER not in str(b["messages"])]
-    assert len(calls) == 2
     assert all(history_problems(b["messages"]) == [] for b in calls)
-    assert calls[0]["messages"][0] == calls[1]["messages"][0]
-    last = calls[1]["messages"][-1]
-    assert last["role"] == "tool" and last["tool_call_id"] == GREP_ID
-    assert last["content"].startswith(WRAP_GREP)
+    assert found["override"]["messages"][-1]["content"] == ANSWER
+    assert found["relative"]["error"] == ""
+    assert found["relative"]["messages"][-1]["content"] == ANSWER
 
-    tools = {t["function"]["name"] for t in calls[0]["tools"]}
-    assert "save_memory" in tools
+    # Files land under ENGRAM_HOME (the query embedding cache), never under ~/.engram.
+    assert (server_home / "embeddings.sqlite").is_file()
+    assert not (tmp_path / "user-home" / ".engram").exists()
+    assert list((project / ".engram" / "ledger").glob("*.jsonl"))
+
+    sample = found["sample"]
+    assert isinstance(sample, dict) and "__error__" not in sample, tail(log)
+    assert "/path/to/your/project" in sample["error"] and "does not exist" in sample["error"]
+    assert sample["messages"][-1]["type"] == "ai"
+    assert sample["messages"][-1]["content"].startswith("Stopped before starting:")
+    assert sample["error"] in sample["notes"]
+    assert found["sample_state"]["next"] == []
+    assert not [b for b in stub.requests if STUDIO_INPUT["messages"][0]["content"]
+                in str(b["messages"])]
+
     saved = found["saved"]
     assert isinstance(saved, dict) and "__error__" not in saved, tail(log)
     assert saved["messages"][-1]["content"] == "Saved."
-    assert "Saved to project memory" in saved["messages"][-2]["content"]
     texts = [item["value"].get("text") for item in found["facts"]["items"]]
     assert "Deploys go through the staging cluster" in texts
+
+
+async def _exercise_unconfigured(url: str, project: Path) -> dict[str, Any]:
+    client = get_client(url=url)
+    found: dict[str, Any] = {}
+    found["agent"], found["agent_state"] = await _run(client, TASK,
+                                                      context={"project": str(project)})
+    found["context"], _ = await _run(client, TASK,
+                                     context={"project": str(project), "mode": "context"})
+    return found
+
+
+def test_agent_mode_without_a_model_ends_with_a_clear_note(
+    tmp_path: Path, project: Path
+) -> None:
+    server_home = tmp_path / "server-engram-home"
+    env = _server_env(tmp_path, home=str(server_home))
+    log = tmp_path / "langgraph-dev.log"
+    with langgraph_dev(_workdir(tmp_path), log, env) as url:
+        found = asyncio.run(_exercise_unconfigured(url, project))
+
+    agent = found["agent"]
+    assert isinstance(agent, dict) and "__error__" not in agent, tail(log)
+    assert "billing/invoice.py" in agent["context_pack"]["text"]
+    assert NO_MODEL_NOTE in agent["notes"]
+    assert [m["type"] for m in agent["messages"]] == ["human", "ai"]
+    assert agent["messages"][-1]["content"] == NO_MODEL_NOTE
+    assert found["agent_state"]["next"] == []
+
+    # Asking for the pack only is not an error.
+    context = found["context"]
+    assert "billing/invoice.py" in context["context_pack"]["text"]
+    assert NO_MODEL_NOTE not in context["notes"]
+    assert [m["type"] for m in context["messages"]] == ["human"]
+    assert (server_home / "embeddings.sqlite").is_file()
+    assert not (tmp_path / "user-home" / ".engram").exists()

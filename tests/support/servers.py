@@ -73,14 +73,20 @@ def wait_until_ready(
             time.sleep(0.3)
 
 
+def langgraph_dev_command(port: int) -> list[str]:
+    """Return the README's ``langgraph dev --port PORT --no-browser``, plus ``--no-reload``.
+
+    No ``--allow-blocking``: the server's blocking-call detector stays on. ``--no-reload``
+    keeps a test server from restarting mid-run.
+    """
+    return [str(LANGGRAPH), "dev", "--port", str(port), "--no-browser", "--no-reload"]
+
+
 @contextmanager
 def langgraph_dev(workdir: Path, log: Path, env: Mapping[str, str]) -> Iterator[str]:
-    """Run ``langgraph dev`` for ``workdir/langgraph.json`` on a free port; yield its URL."""
+    """Run ``langgraph dev`` in ``workdir`` (beside its ``langgraph.json``); yield its URL."""
     port = free_port()
-    command = [
-        str(LANGGRAPH), "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser",
-        "--no-reload", "--allow-blocking", "--config", str(workdir / "langgraph.json"),
-    ]
+    command = langgraph_dev_command(port)
     full_env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
                 "PYTHONUNBUFFERED": "1", **env}
     with log.open("wb") as out:

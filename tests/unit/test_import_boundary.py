@@ -60,3 +60,19 @@ def test_cheap_commands_load_no_heavy_library(args: list[str]):
     )
     heavy = heavy_in(loaded_modules(code))
     assert not heavy, f"`engram {' '.join(args)}` loads {heavy}"
+
+
+def test_mcp_server_lists_its_tools_without_heavy_libraries(tmp_path):
+    code = (
+        "import asyncio\n"
+        "from engram.graph.cli.mcp_server import build_mcp_server\n"
+        "from engram.graph.context import Context\n"
+        "from engram.graph.deps import make_default_deps\n"
+        f"context = Context(project={str(tmp_path)!r}, engram_home={str(tmp_path / 'home')!r})\n"
+        "server = build_mcp_server(context, make_default_deps())\n"
+        "names = {tool.name for tool in asyncio.run(server.list_tools())}\n"
+        "assert {'read_file', 'grep_code', 'search_code', 'code_graph', 'build_context',\n"
+        "        'search_memory'} <= names, names"
+    )
+    heavy = heavy_in(loaded_modules(code))
+    assert not heavy, f"building the MCP server and listing its tools loads {heavy}"

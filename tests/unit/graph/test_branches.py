@@ -22,73 +22,80 @@ def runtime(timeout_ms: int = 200) -> Runtime[Context]:
     return Runtime(context=Context(branch_timeout_ms=timeout_ms))
 
 
-async def blocking_branch(state, runtime, **_):
-    time.sleep(2)  # blocks its own loop, not the caller's
+def blocking_branch(state, runtime, **_):
+    time.sleep(2)  # blocks its own thread, not the caller's
     return {"notes": ["slow branch finished"]}
 
 
-async def fast_branch(state, runtime, *, deps=None):
+def fast_branch(state, runtime, *, deps=None):
     return {"code_hits": [{"path": "a.py", "score": 1.0, "deps": deps}]}
 
 
-async def failing_branch(state, runtime, **_):
+def failing_branch(state, runtime, **_):
     raise BackendUnavailableError("chroma is down", hint="start the Chroma server")
 
 
-async def buggy_branch(state, runtime, **_):
+def buggy_branch(state, runtime, **_):
     raise ValueError("a bug")
 
 
-async def test_timeout_returns_note_within_timeout_plus_slack():
+def test_timeout_returns_note_within_timeout_plus_slack():
     node = bounded(blocking_branch, name="search_semantic")
     started = time.perf_counter()
-    update = await node(State(), runtime(200))
+    update = node(State(), runtime(200))
     elapsed_ms = (time.perf_counter() - started) * 1000
     assert update == {"notes": [timeout_note("search_semantic", 200)],
                       "degraded_branches": ["search_semantic"]}
     assert elapsed_ms < 200 + SLACK_MS
 
 
-async def test_fast_branch_passes_through_with_bound_keywords():
+def test_fast_branch_passes_through_with_bound_keywords():
     node = bounded(fast_branch, name="search_exact")
-    update = await node(State(), runtime(), deps="D")
+    update = node(State(), runtime(), deps="D")
     assert update == {"code_hits": [{"path": "a.py", "score": 1.0, "deps": "D"}]}
     assert node.__name__ == "search_exact"
 
 
-async def test_store_error_becomes_note():
-    update = await bounded(failing_branch, name="search_semantic")(State(), runtime())
+def test_store_error_becomes_note():
+    update = bounded(failing_branch, name="search_semantic")(State(), runtime())
     (note,) = update["notes"]
     assert "search_semantic failed" in note and "start the Chroma server" in note
     assert update["degraded_branches"] == ["search_semantic"]
 
 
-async def test_other_errors_propagate():
+def test_other_errors_propagate():
     with pytest.raises(ValueError):
-        await bounded(buggy_branch, name="x")(State(), runtime())
+        bounded(buggy_branch, name="x")(State(), runtime())
 
 
-async def test_loop_stays_responsive_while_branch_blocks():
-    ticks = 0
+async def test_no_event_loop_runs_where_a_branch_blocks():
+    """The LangGraph server refuses blocking calls wherever an event loop runs."""
+    seen = {}
 
-    async def ticker():
-        nonlocal ticks
-        for _ in range(10):
-            await asyncio.sleep(0.01)
-            ticks += 1
+    def probe(state, runtime, **_):
+        try:
+            asyncio.get_running_loop()
+            seen["loop"] = True
+        except RuntimeError:
+            seen["loop"] = False
+        return {}
 
-    await asyncio.gather(bounded(blocking_branch, name="b")(State(), runtime(150)), ticker())
-    assert ticks == 10
+    graph = StateGraph(State, context_schema=Context)
+    graph.add_node("search_exact", bounded(probe, name="search_exact"))
+    graph.add_edge(START, "search_exact")
+    graph.add_edge("search_exact", END)
+    await graph.compile().ainvoke({"messages": []}, context=Context())
+    assert seen == {"loop": False}
 
 
 async def test_parallel_branches_in_a_graph_join_with_notes_and_config_visible():
     seen = {}
 
-    async def exact(state: State, runtime: Runtime[Context]) -> dict:
+    def exact(state: State, runtime: Runtime[Context]) -> dict:
         seen["thread"] = get_config()["configurable"].get("thread_id")
         return {"code_hits": [{"path": "a.py", "start_line": 1, "end_line": 2, "score": 1.0}]}
 
-    async def slow(state: State, runtime: Runtime[Context]) -> dict:
+    def slow(state: State, runtime: Runtime[Context]) -> dict:
         time.sleep(1.5)
         return {"code_hits": [{"path": "b.py", "start_line": 1, "end_line": 2, "score": 1.0}]}
 
@@ -113,8 +120,6 @@ async def test_parallel_branches_in_a_graph_join_with_notes_and_config_visible()
     assert out["notes"] == [timeout_note("search_semantic", 300)]
     assert out["degraded_branches"] == ["search_semantic"]
     assert seen["thread"] == "t1"
-
-
 
 
 def test_call_bounded_returns_raises_or_times_out():

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pytest
 
 from engram.graph.context import Context
@@ -75,3 +77,41 @@ def test_every_field_has_a_description():
 def test_context_is_frozen():
     with pytest.raises(AttributeError):
         Context().model = "x"  # type: ignore[misc]
+
+
+def test_empty_strings_and_nulls_mean_not_set():
+    assert Context(project="", engram_home="", model="", base_url=None) == Context()
+
+
+def test_with_defaults_makes_the_servers_values_the_defaults():
+    server = Context.from_env({"ENGRAM_MODEL": "qwen", "ENGRAM_BASE_URL": "http://h/v1",
+                               "ENGRAM_HOME": "/srv/engram", "ENGRAM_CONTEXT_WINDOW": "64000"})
+    schema = Context.with_defaults(server)
+    assert asdict(schema()) == asdict(server)
+    assert asdict(schema(model="", base_url="", engram_home="")) == asdict(server)
+    run = schema(model="gpt-4.1-mini", context_window=32000)
+    assert (run.model, run.base_url, run.context_window) == ("gpt-4.1-mini", "http://h/v1", 32000)
+    assert isinstance(run, Context) and schema.__name__ == "Context"
+    assert Context().model == ""  # the shared schema keeps its own defaults
+
+
+def test_with_defaults_renders_a_form_with_the_servers_values():
+    from pydantic import TypeAdapter
+
+    schema = Context.with_defaults(Context(model="qwen", engram_home="/srv/engram"))
+    properties = TypeAdapter(schema).json_schema()["properties"]
+    assert properties["model"]["default"] == "qwen"
+    assert properties["engram_home"]["default"] == "/srv/engram"
+    assert properties["mode"]["enum"] == ["agent", "context"]
+    assert properties["model"]["description"].startswith("Chat model id")
+
+
+def test_check_runnable_refuses_a_missing_project(tmp_path):
+    Context(project=str(tmp_path)).check_runnable()
+    with pytest.raises(ConfigError, match="does not exist") as caught:
+        Context(project="/path/to/your/project").check_runnable()
+    assert "`project`" in caught.value.hint
+    with pytest.raises(ConfigError, match="does not exist"):
+        Context(project=str(tmp_path / "missing")).check_runnable()
+    with pytest.raises(ConfigError, match="too small"):
+        Context(project=str(tmp_path), context_window=10).check_runnable()

@@ -52,3 +52,10 @@ def test_call_model_route():
         == "learn_from_task"
     with pytest.raises(ValueError):
         route_after_call_model(State())
+
+
+def test_refused_settings_end_the_turn_after_load_rules():
+    from engram.graph.routes import route_after_load_rules
+
+    assert route_after_load_rules(State(error="the project folder does not exist")) == "__end__"
+    assert route_after_load_rules(State()) == "retrieve_memory"

@@ -39,7 +39,9 @@ def test_run_tools_reports_a_timeout_to_the_model():
         return path
 
     tool = StructuredTool.from_function(func=slow, name="slow")
-    text, failed = asyncio.run(_run_one(tool, {"name": "slow", "args": {"path": "x"}}, 0.2))
+    outcome = asyncio.run(_run_one(tool, {"name": "slow", "args": {"path": "x"}, "id": "c1"},
+                                   None, 0.2))
     release.set()
-    assert failed
-    assert "slow did not finish within 0.2 s" in text and "hint: narrow the request" in text
+    assert outcome.failed
+    assert "slow did not finish within 0.2 s" in outcome.text
+    assert "hint: narrow the request" in outcome.text

@@ -40,7 +40,7 @@ DEPS = Deps(count_tokens=words)
 
 async def test_under_threshold_is_ok(runtime):
     state = State(messages=history(2, 10))
-    update = await check_budget(state, runtime(128_000), deps=DEPS)
+    update = check_budget(state, runtime(128_000), deps=DEPS)
     assert update["budget"]["decision"] == "ok"
     assert "messages" not in update
     assert update["budget"]["trigger"] == 95_000 and update["budget"]["clear"] == 57_000
@@ -50,7 +50,7 @@ async def test_clear_tier_rewrites_old_results_once(runtime):
     limits = thresholds(32_000)  # clear 12,000, trigger 20,000
     msgs = history(10, 1_500)  # ~15,000 words of tool output
     state = State(messages=msgs)
-    update = await check_budget(state, runtime(32_000), deps=DEPS)
+    update = check_budget(state, runtime(32_000), deps=DEPS)
     assert update["budget"]["decision"] == "clear"
     assert update["budget"]["estimate"] < limits.trigger
     replaced = update["messages"]
@@ -62,21 +62,21 @@ async def test_clear_tier_rewrites_old_results_once(runtime):
     assert event["tier"] == "clear" and event["status"] == "committed"
     assert event["tokens_after"] < event["tokens_before"]
     # the edit is in state now: a second check does not re-fire
-    again = await check_budget(State(messages=merged, budget=update["budget"]), runtime(32_000),
-                               deps=DEPS)
+    again = check_budget(State(messages=merged, budget=update["budget"]), runtime(32_000),
+                         deps=DEPS)
     assert "messages" not in again and again["budget"]["decision"] == "ok"
 
 
 async def test_small_batch_is_not_worth_the_cache_miss(runtime):
     msgs = history(4, 10) + [HumanMessage(" ".join(["q"] * 12_500), id="big")]
-    update = await check_budget(State(messages=msgs), runtime(32_000), deps=DEPS)
+    update = check_budget(State(messages=msgs), runtime(32_000), deps=DEPS)
     assert "messages" not in update
     assert update["budget"]["decision"] == "ok"
 
 
 async def test_over_trigger_after_clearing_asks_for_summary(runtime):
     msgs = history(3, 10) + [HumanMessage(" ".join(["q"] * 21_000), id="big")]
-    update = await check_budget(State(messages=msgs), runtime(32_000), deps=DEPS)
+    update = check_budget(State(messages=msgs), runtime(32_000), deps=DEPS)
     assert update["budget"]["decision"] == "summarize"
     assert route_after_check_budget(State(messages=msgs, budget=update["budget"])) == (
         "compact_history")
@@ -85,25 +85,25 @@ async def test_over_trigger_after_clearing_asks_for_summary(runtime):
 
 async def test_reconciles_with_reported_usage(runtime):
     state = State(messages=history(2, 100))
-    first = await check_budget(state, runtime(128_000), deps=DEPS)
+    first = check_budget(state, runtime(128_000), deps=DEPS)
     raw = first["budget"]["raw_estimate"]
     state = State(messages=history(2, 100), budget=first["budget"], last_usage={"input": raw * 2})
-    second = await check_budget(state, runtime(128_000), deps=DEPS)
+    second = check_budget(state, runtime(128_000), deps=DEPS)
     assert second["budget"]["estimate"] == raw * 2
 
 
 async def test_turn_context_counted_until_appended(runtime):
-    base = await check_budget(State(messages=history(1, 5)), runtime(128_000), deps=DEPS)
+    base = check_budget(State(messages=history(1, 5)), runtime(128_000), deps=DEPS)
     memory = "remember " * 100
-    pending = await check_budget(State(messages=history(1, 5), memory_block=memory),
-                                 runtime(128_000), deps=DEPS)
+    pending = check_budget(State(messages=history(1, 5), memory_block=memory),
+                           runtime(128_000), deps=DEPS)
     assert pending["budget"]["raw_estimate"] >= base["budget"]["raw_estimate"] + 100
     from engram.graph.prompts import render_turn_context
 
     appended = history(1, 5)
     appended[0] = HumanMessage(f"start the work\n\n{render_turn_context(memory)}", id="u0")
-    done = await check_budget(State(messages=appended, memory_block=memory), runtime(128_000),
-                              deps=DEPS)
+    done = check_budget(State(messages=appended, memory_block=memory), runtime(128_000),
+                        deps=DEPS)
     assert done["budget"]["raw_estimate"] == pending["budget"]["raw_estimate"]
 
 
@@ -111,18 +111,18 @@ async def test_rolled_back_summary_does_not_refire_until_next_user_turn(runtime)
     msgs = history(3, 10) + [HumanMessage(" ".join(["q"] * 21_000), id="big")]
     users = sum(isinstance(m, HumanMessage) for m in msgs)
     log = [{"tier": "summarize", "status": "rolled_back", "user_turns": users}]
-    update = await check_budget(State(messages=msgs, compaction_log=log), runtime(32_000),
-                                deps=DEPS)
+    update = check_budget(State(messages=msgs, compaction_log=log), runtime(32_000),
+                          deps=DEPS)
     assert update["budget"]["decision"] == "ok" and update["notes"]
     msgs.append(AIMessage("ok", id="r"))
     msgs.append(HumanMessage("next", id="n"))
-    update = await check_budget(State(messages=msgs, compaction_log=log), runtime(32_000),
-                                deps=DEPS)
+    update = check_budget(State(messages=msgs, compaction_log=log), runtime(32_000),
+                          deps=DEPS)
     assert update["budget"]["decision"] == "summarize"
 
 
 async def test_ledger_records_clear_event(runtime, tmp_path):
-    await check_budget(State(messages=history(10, 1_500)), runtime(32_000), deps=DEPS)
+    check_budget(State(messages=history(10, 1_500)), runtime(32_000), deps=DEPS)
     ledger = list((tmp_path / ".engram" / "ledger").glob("*.jsonl"))
     assert ledger and '"compaction"' in ledger[0].read_text()
 
@@ -135,7 +135,7 @@ async def test_clear_tier_also_clears_context_of_earlier_turns(runtime):
     msgs = []
     for t in range(4):
         msgs += [HumanMessage(f"turn {t}\n\n{block}", id=f"u{t}"), AIMessage(f"ok {t}", id=f"a{t}")]
-    update = await check_budget(State(messages=msgs), runtime(32_000), deps=DEPS)
+    update = check_budget(State(messages=msgs), runtime(32_000), deps=DEPS)
     assert update["budget"]["decision"] == "clear"
     replaced = update["messages"]
     assert [m.id for m in replaced] == ["u0", "u1", "u2"]  # the latest turn keeps its context

@@ -68,8 +68,8 @@ def _repo(store, tmp_path):
 
 async def _learn(state, tmp_path, store, extract=None):
     runtime = Runtime(context=Context(project=str(tmp_path)), store=store)
-    return await learn_from_task(state, runtime, deps=Deps(), extract=extract or FakeExtract(),
-                                 clock=lambda: NOW)
+    return learn_from_task(state, runtime, deps=Deps(), extract=extract or FakeExtract(),
+                           clock=lambda: NOW)
 
 
 def test_decide_outcome_never_guesses():

@@ -10,7 +10,7 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.pack.pack_assembly import NO_EVIDENCE_NOTE, resolve_task_files
 from engram.graph.state import State
-from engram.nodes.pack_context import pack_context
+from engram.nodes.pack_context import NO_MODEL_NOTE, pack_context
 from engram.stores.memory.pack_feedback import BaseStorePackFeedback
 from engram.stores.project_key import project_key
 
@@ -50,17 +50,18 @@ def state(**kw) -> State:
     return State(**base)
 
 
-def runtime(root, home, *, mode="context", budget=0, store=None) -> Runtime[Context]:
+def runtime(root, home, *, mode="context", budget=0, store=None, model="") -> Runtime[Context]:
+    # A generous branch timeout: a cold first import on a loaded machine is not a hang.
     ctx = Context(project=str(root), engram_home=str(home), mode=mode, budget=budget,
-                  context_window=8_000)
+                  context_window=8_000, model=model, branch_timeout_ms=30_000)
     return Runtime(context=ctx, store=store)
 
 
 async def test_context_mode_pack_has_every_section_and_json_contract(tmp_path, engram_home):
     root = make_project(tmp_path)
     store = InMemoryStore()
-    update = await pack_context(state(), runtime(root, engram_home, store=store),
-                                deps=Deps(count_tokens=words))
+    update = pack_context(state(), runtime(root, engram_home, store=store),
+                          deps=Deps(count_tokens=words))
     pack = update["context_pack"]
     names = [s["name"] for s in pack["sections"]]
     assert names == ["rules", "memory", "code_map", "slices", "history"]
@@ -79,8 +80,8 @@ async def test_context_mode_pack_has_every_section_and_json_contract(tmp_path, e
 
 async def test_agent_mode_text_leaves_out_rules_and_memory(tmp_path, engram_home):
     root = make_project(tmp_path)
-    update = await pack_context(state(), runtime(root, engram_home, mode="agent"),
-                                deps=Deps(count_tokens=words))
+    update = pack_context(state(), runtime(root, engram_home, mode="agent"),
+                          deps=Deps(count_tokens=words))
     text = update["context_pack"]["text"]
     assert "Never print" not in text and "once broke" not in text
     assert "def parse" in text
@@ -91,9 +92,9 @@ async def test_agent_mode_text_leaves_out_rules_and_memory(tmp_path, engram_home
 async def test_budget_override_and_identical_output(tmp_path, engram_home):
     root = make_project(tmp_path)
     rt = runtime(root, engram_home, budget=60)
-    a = await pack_context(state(), rt, deps=Deps(count_tokens=words))
-    b = await pack_context(state(code_hits=list(reversed(state().code_hits))), rt,
-                           deps=Deps(count_tokens=words))
+    a = pack_context(state(), rt, deps=Deps(count_tokens=words))
+    b = pack_context(state(code_hits=list(reversed(state().code_hits))), rt,
+                 deps=Deps(count_tokens=words))
     assert a["context_pack"]["budget"] == 60 and a["context_pack"]["tokens"] <= 60
     assert a["context_pack"]["text"] == b["context_pack"]["text"]
 
@@ -102,7 +103,7 @@ async def test_no_evidence_still_packs_with_a_note(tmp_path, engram_home):
     root = make_project(tmp_path)
     s = state(code_hits=[], task_profile={"task_type": "explain"},
               notes=["search_semantic timed out after 500 ms; continuing with the other branches"])
-    update = await pack_context(s, runtime(root, engram_home), deps=Deps(count_tokens=words))
+    update = pack_context(s, runtime(root, engram_home), deps=Deps(count_tokens=words))
     pack = update["context_pack"]
     assert NO_EVIDENCE_NOTE in pack["notes"]
     assert any("timed out" in n for n in pack["notes"])
@@ -113,8 +114,8 @@ async def test_history_section_uses_earlier_exchanges(tmp_path, engram_home):
     root = make_project(tmp_path)
     messages = [HumanMessage("why does parse drop tabs"), AIMessage("parse splits on spaces"),
                 HumanMessage("fix parse in src/parser.py")]
-    update = await pack_context(state(messages=messages), runtime(root, engram_home),
-                                deps=Deps(count_tokens=words))
+    update = pack_context(state(messages=messages), runtime(root, engram_home),
+                          deps=Deps(count_tokens=words))
     history = next(s for s in update["context_pack"]["sections"] if s["name"] == "history")
     assert len(history["items"]) == 1
 
@@ -151,7 +152,7 @@ async def test_deepens_thin_evidence_but_skips_vectors_after_a_semantic_timeout(
     root = make_project(tmp_path)
     index = FakeIndex()
     deps = Deps(count_tokens=words, open_code_index=lambda _: index)
-    update = await pack_context(state(), runtime(root, engram_home), deps=deps)
+    update = pack_context(state(), runtime(root, engram_home), deps=deps)
     assert index.modes == ["bm25", "dense"]
     code_map = next(s for s in update["context_pack"]["sections"] if s["name"] == "code_map")
     cli = next(i for i in code_map["items"] if i["path"] == "src/cli.py")
@@ -160,8 +161,8 @@ async def test_deepens_thin_evidence_but_skips_vectors_after_a_semantic_timeout(
     assert code_map["items"][0]["path"] == "src/parser.py"  # the localizer's first file leads
     index.modes.clear()
     note = "search_semantic timed out after 500 ms; continuing with the other branches"
-    await pack_context(state(notes=[note], degraded_branches=["search_semantic"]),
-                       runtime(root, engram_home), deps=deps)
+    pack_context(state(notes=[note], degraded_branches=["search_semantic"]),
+                 runtime(root, engram_home), deps=deps)
     assert index.modes == ["bm25"]
 
 
@@ -177,7 +178,26 @@ async def test_a_hanging_index_cannot_hang_the_pack(tmp_path, engram_home):
     rt = Runtime(context=Context(project=str(root), engram_home=str(engram_home),
                                  mode="context", branch_timeout_ms=200))
     started = time.perf_counter()
-    update = await pack_context(state(), rt, deps=deps)
+    update = pack_context(state(), rt, deps=deps)
     assert (time.perf_counter() - started) < 1.0
     assert any("index rankings timed out after 200 ms" in n for n in update["notes"])
     assert update["context_pack"]["sections"][3]["items"]  # slices from the hits in state
+
+
+def test_agent_mode_without_a_model_says_so_after_the_pack(tmp_path, engram_home):
+    root = make_project(tmp_path)
+    update = pack_context(state(), runtime(root, engram_home, mode="agent"),
+                          deps=Deps(count_tokens=words))
+    assert "def parse" in update["context_pack"]["text"]
+    assert NO_MODEL_NOTE in update["notes"]
+    (reply,) = update["messages"]
+    assert isinstance(reply, AIMessage) and reply.content == NO_MODEL_NOTE
+    assert "ENGRAM_MODEL" in NO_MODEL_NOTE and "`mode` to `context`" in NO_MODEL_NOTE
+
+
+def test_no_note_when_a_model_will_answer_or_only_the_pack_was_asked(tmp_path, engram_home):
+    root = make_project(tmp_path)
+    for rt in (runtime(root, engram_home, mode="agent", model="gpt-4.1-mini"),
+               runtime(root, engram_home, mode="context")):
+        update = pack_context(state(), rt, deps=Deps(count_tokens=words))
+        assert "messages" not in update and NO_MODEL_NOTE not in update["notes"]

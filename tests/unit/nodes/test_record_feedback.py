@@ -42,7 +42,7 @@ async def run(messages, store, tmp_path, block=BLOCK):
     s = State(messages=messages, memory_block=block, memory_report=REPORT,
               task_profile={"task_type": "debug"})
     rt = Runtime(context=Context(project=str(tmp_path)), store=store)
-    return await record_feedback(s, rt, deps=Deps())
+    return record_feedback(s, rt, deps=Deps())
 
 
 async def test_records_hits_and_misses(tmp_path):

@@ -52,8 +52,8 @@ async def _run(task: str, tmp_path, *, store=None, context=None, recall=None):
     context = context or Context(project=str(tmp_path))
     state = State(messages=[HumanMessage(content=task)], task=task)
     runtime = Runtime(context=context, store=store)
-    return await retrieve_memory(state, runtime, deps=Deps(count_tokens=words),
-                                 recall=recall or FakeRecall(), clock=lambda: NOW)
+    return retrieve_memory(state, runtime, deps=Deps(count_tokens=words),
+                           recall=recall or FakeRecall(), clock=lambda: NOW)
 
 
 async def test_high_risk_task_gets_strategies_patterns_and_failures(tmp_path):
@@ -127,7 +127,7 @@ async def test_real_facts_recall_through_a_cached_fact_store(tmp_path):
     state = State(task="Deploy the payment service with Helm to production")
     runtime = Runtime(context=Context(project=str(tmp_path)), store=store)
     for _ in range(2):
-        out = await retrieve_memory(state, runtime, deps=deps, clock=lambda: NOW)
+        out = retrieve_memory(state, runtime, deps=deps, clock=lambda: NOW)
         assert "Helm charts" in out["memory_block"]
         assert len(out["memory_report"]["facts"]["ids"]) == 1
     assert len(opened) == 1

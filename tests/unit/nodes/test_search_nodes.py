@@ -35,7 +35,7 @@ def runtime(root: Path) -> Runtime:
 @pytest.mark.integration  # runs ripgrep
 async def test_search_exact_finds_definitions_of_named_identifiers(tmp_path):
     root = project(tmp_path)
-    out = await search_exact(State(task="Why is total_amount wrong?"), runtime(root), deps=Deps())
+    out = search_exact(State(task="Why is total_amount wrong?"), runtime(root), deps=Deps())
     hits = out["code_hits"]
     assert hits[0]["path"] == "billing.py"
     assert hits[0]["symbol"] == "Invoice.total_amount(self)"
@@ -44,8 +44,8 @@ async def test_search_exact_finds_definitions_of_named_identifiers(tmp_path):
 
 
 async def test_search_exact_without_code_terms_returns_nothing(tmp_path):
-    out = await search_exact(State(task="make the report faster"), runtime(project(tmp_path)),
-                             deps=Deps())
+    out = search_exact(State(task="make the report faster"), runtime(project(tmp_path)),
+                       deps=Deps())
     assert out == {"code_hits": []}
 
 
@@ -69,7 +69,7 @@ async def test_search_exact_gives_the_same_hits_every_time(tmp_path):
     root = project(tmp_path)
     (root / "zz_big.py").write_text("".join(f"x{n} = total_amount\n" for n in range(9000)))
     state = State(task="Why is total_amount wrong?")
-    runs = [(await search_exact(state, runtime(root), deps=Deps()))["code_hits"] for _ in range(3)]
+    runs = [(search_exact(state, runtime(root), deps=Deps()))["code_hits"] for _ in range(3)]
     assert runs[0] == runs[1] == runs[2]
     assert runs[0][0]["symbol"] == "Invoice.total_amount(self)"
     big = [h for h in runs[0] if h["path"] == "zz_big.py"]
@@ -79,15 +79,15 @@ async def test_search_exact_gives_the_same_hits_every_time(tmp_path):
 
 
 async def test_search_semantic_without_index_leaves_a_note(tmp_path):
-    out = await search_semantic(State(task="invoice totals"), runtime(project(tmp_path)),
-                                deps=Deps())
+    out = search_semantic(State(task="invoice totals"), runtime(project(tmp_path)),
+                          deps=Deps())
     assert "code_hits" not in out and "engram index" in out["notes"][0]
 
 
 async def test_search_semantic_with_unbuilt_index_leaves_a_note(tmp_path):
     root = project(tmp_path)
     deps = Deps(open_code_index=lambda c: open_memory_code_index(root, embedder=HashEmbedder()))
-    out = await search_semantic(State(task="invoice totals"), runtime(root), deps=deps)
+    out = search_semantic(State(task="invoice totals"), runtime(root), deps=deps)
     assert "run `engram index`" in out["notes"][0]
 
 
@@ -96,14 +96,14 @@ async def test_search_semantic_returns_hits_from_the_index(tmp_path):
     index = open_memory_code_index(root, embedder=HashEmbedder())
     index.update()
     deps = Deps(open_code_index=lambda c: index)
-    out = await search_semantic(State(task="monthly report of invoices"), runtime(root), deps=deps)
+    out = search_semantic(State(task="monthly report of invoices"), runtime(root), deps=deps)
     assert out["code_hits"][0]["path"] == "report.py"
     assert out["code_hits"][0]["source"] == "fused"
     assert "notes" not in out
     # An index whose vectors came from another model: hits stay, a note says why dense
     # results may be missing.
     index.manifest.set_meta("model_id", "older-model")
-    out = await search_semantic(State(task="monthly report of invoices"), runtime(root), deps=deps)
+    out = search_semantic(State(task="monthly report of invoices"), runtime(root), deps=deps)
     assert out["code_hits"][0]["path"] == "report.py"
     assert "embedded with older-model" in out["notes"][0] and "engram index" in out["notes"][0]
 
@@ -113,5 +113,5 @@ async def test_search_semantic_degrades_when_the_backend_is_down(tmp_path):
         raise BackendUnavailableError("cannot reach Chroma", hint="start the server")
 
     deps = Deps(open_code_index=broken)
-    out = await search_semantic(State(task="invoice"), runtime(project(tmp_path)), deps=deps)
+    out = search_semantic(State(task="invoice"), runtime(project(tmp_path)), deps=deps)
     assert out["notes"] == ["semantic search unavailable: cannot reach Chroma (start the server)"]

@@ -360,3 +360,23 @@ def test_import_rejects_bad_provenance():
                                             '"provenance": ["not", "a", "map"]}'],
                           project_key=ALPHA, now=NOW)
     assert report.imported == 0 and report.skipped[0][0] == 1
+
+
+def test_a_unique_id_prefix_finds_a_fact_and_an_ambiguous_one_lists_the_candidates(store):
+    from engram.stores.memory.fact_admin import find_fact
+
+    lines = [json.dumps({"id": "ab12cd000001", "text": "The API uses OAuth", "scope": "project"}),
+             json.dumps({"id": "ab12cd000002", "text": "Deploys on Fridays", "scope": "global"}),
+             json.dumps({"id": "ff0000000003", "text": "Tabs, not spaces", "scope": "project"})]
+    assert import_jsonl(store, lines, project_key=ALPHA, now=NOW).imported == 3
+    assert find_fact(store, "ab12cd000001", project_key=ALPHA).text == "The API uses OAuth"
+    assert find_fact(store, "ff00", project_key=ALPHA).text == "Tabs, not spaces"
+    assert find_fact(store, "ab12cd000002"[:11], project_key=BETA).scope == "global"
+    with pytest.raises(FactNotFoundError, match="no fact"):
+        find_fact(store, "ff00", project_key=BETA)  # a project fact, not visible elsewhere
+    with pytest.raises(FactNotFoundError, match="2 facts") as caught:
+        find_fact(store, "ab12", project_key=ALPHA)
+    assert "ab12cd000001" in str(caught.value) and "ab12cd000002" in str(caught.value)
+    assert caught.value.hint == "type more of the id to pick one"
+    with pytest.raises(FactNotFoundError):
+        find_fact(store, "", project_key=ALPHA)

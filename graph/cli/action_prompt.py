@@ -1,0 +1,83 @@
+"""Ask in the terminal before an edit or command runs: show the diff or command, read the answer."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+import typer
+from rich.markup import escape
+from rich.syntax import Syntax
+
+from engram.graph.cli.command_support import err_console
+
+__all__ = ["NO_TERMINAL_REASON", "ask_action", "has_terminal"]
+
+NO_TERMINAL_REASON = (
+    "refused: there is no terminal to ask for approval under the policy 'ask'. Rerun with "
+    "--policy auto-edit (edits pass) or --policy yolo, or allow the command in "
+    ".engram/settings.toml ([commands] allow = [...])"
+)
+CHOICES = "[a]pprove / [r]eject / [e]dit / approve [all] of this kind for the session"
+_EDITED_FIELD = {"run_command": "command", "edit_file": "new_string", "write_file": "content",
+                 "apply_patch": "patch"}
+
+
+def has_terminal() -> bool:
+    """Return True when a person can answer on stdin."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except ValueError:  # stdin closed
+        return False
+
+
+def _show(payload: dict[str, Any]) -> None:
+    risk = " · high-risk task: every action asks" if payload.get("high_risk") else ""
+    err_console.rule(f"[bold yellow]{payload.get('question', 'approve?')}[/] "
+                     f"[dim](policy {payload.get('policy', 'ask')}{risk})[/]")
+    if payload.get("command") is not None and payload.get("tool") == "run_command":
+        err_console.print(f"[bold]$[/] {escape(str(payload['command']))}", highlight=False)
+    else:
+        err_console.print(Syntax(str(payload.get("diff", "")), "diff", theme="ansi_dark",
+                                 background_color="default", word_wrap=True))
+    if payload.get("error"):
+        err_console.print(f"[yellow]{escape(str(payload['error']))}[/]")
+
+
+def _edited_args(payload: dict[str, Any]) -> dict[str, Any] | None:
+    tool = str(payload.get("tool"))
+    key = _EDITED_FIELD.get(tool)
+    args = dict(payload.get("args") or {})
+    if key is None:
+        return None
+    current = str(args.get(key, ""))
+    if tool == "run_command":
+        return {key: typer.prompt("command to run instead", default=current, err=True)}
+    edited = click.edit(current)
+    return None if edited is None or edited == current else {key: edited}
+
+
+def ask_action(payload: dict[str, Any]) -> dict[str, Any]:
+    """Show one proposed edit or command and return the user's answer as a resume value."""
+    if not has_terminal():
+        err_console.print(f"[yellow]{escape(str(payload.get('tool')))}: "
+                          f"{escape(NO_TERMINAL_REASON)}[/]")
+        return {"action": "reject", "reason": NO_TERMINAL_REASON}
+    _show(payload)
+    try:
+        answer = typer.prompt(CHOICES, default="a", err=True).strip().lower()
+        if answer in {"all", "approve all", "approve_all", "always"}:
+            return {"action": "approve_all"}
+        if answer.startswith("e"):
+            args = _edited_args(payload)
+            if args is not None:
+                return {"action": "edit", "args": args}
+            err_console.print("[yellow]nothing changed: asking again[/]")
+            return ask_action(payload)
+        if answer.startswith("r") or answer.startswith("n"):
+            reason = typer.prompt("reason (goes to the model)", default="", err=True)
+            return {"action": "reject", "reason": reason}
+        return {"action": "approve"}
+    except (EOFError, typer.Abort, click.Abort):
+        return {"action": "reject", "reason": "no answer from the user"}

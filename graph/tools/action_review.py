@@ -1,0 +1,173 @@
+"""Approval of file edits and commands: the policies, the proposal shown, the answers understood."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
+
+from langgraph.types import interrupt
+
+from engram.graph.errors import ToolError
+from engram.graph.tools.command_tool import COMMAND_TOOL_NAME
+from engram.graph.tools.text_edits import render_diff
+from engram.graph.tools.write_tools import EDIT_TOOL_NAMES, ProjectFiles, plan_edit
+from engram.stores.errors import StoreError
+
+__all__ = [
+    "ACTION_KINDS",
+    "ANSWERS",
+    "ActionKind",
+    "approval_request",
+    "ask_human",
+    "command_allowed",
+    "needs_approval",
+    "parse_review",
+    "propose",
+]
+
+ActionKind = Literal["edit", "command"]
+ACTION_KINDS: dict[str, ActionKind] = {
+    **{name: "edit" for name in EDIT_TOOL_NAMES}, COMMAND_TOOL_NAME: "command",
+}
+"""Tools that change something, by the kind of approval they need."""
+ANSWERS = ("approve", "reject", "edit", "approve_all")
+_SYNONYMS = {
+    "approve": "approve", "approved": "approve", "yes": "approve", "y": "approve",
+    "ok": "approve", "reject": "reject", "rejected": "reject", "no": "reject", "n": "reject",
+    "deny": "reject", "edit": "edit", "e": "edit", "approve_all": "approve_all",
+    "approve-all": "approve_all", "all": "approve_all", "always": "approve_all",
+    "a": "approve_all",
+}
+SHELL_OPERATORS = re.compile(r"[;&|`<>\n\r]|\$\(")
+"""Command text that chains, pipes, substitutes or redirects: never matched by the allowlist."""
+PROPOSAL_DIFF_CHARS = 20_000
+"""Characters of a proposed diff put in the approval request."""
+
+
+def command_allowed(command: str, patterns: Iterable[str]) -> bool:
+    """Return True when ``command`` matches an allowlist glob and chains nothing else.
+
+    ``pytest*`` allows ``pytest -q tests/`` but not ``pytest; rm -rf ~``: a command with shell
+    operators (``; & | ` $( < >``) always asks.
+    """
+    text = command.strip()
+    if not text or SHELL_OPERATORS.search(text):
+        return False
+    return any(fnmatch.fnmatchcase(text, pattern.strip()) for pattern in patterns)
+
+
+def needs_approval(
+    kind: ActionKind,
+    *,
+    policy: str,
+    high_risk: bool,
+    approved_kinds: Iterable[str],
+    command: str = "",
+    allow: Iterable[str] = (),
+) -> bool:
+    """Decide whether an action waits for a human.
+
+    Approving a kind for the session always holds; then a high-risk task asks for everything;
+    ``yolo`` asks for nothing; allowlisted commands pass; ``auto-edit`` lets edits pass and
+    ``ask`` asks for the rest.
+    """
+    if kind in set(approved_kinds):
+        return False
+    if high_risk:
+        return True
+    if policy == "yolo":
+        return False
+    if kind == "command":
+        return not command_allowed(command, allow)
+    return policy != "auto-edit"
+
+
+def propose(files: ProjectFiles, call: Mapping[str, Any]) -> dict[str, Any]:
+    """Return what an action would do: the diff of an edit, or the command line.
+
+    An edit that cannot be carried out gets ``error`` instead of a diff (there is nothing to
+    approve: the tool reports the error when it runs).
+    """
+    name = str(call["name"])
+    args = dict(call.get("args") or {})
+    proposal: dict[str, Any] = {"tool": name, "category": ACTION_KINDS[name],
+                                "call_id": str(call.get("id") or ""), "args": args}
+    if name == COMMAND_TOOL_NAME:
+        proposal["command"] = str(args.get("command", ""))
+        return proposal
+    try:
+        changes = plan_edit(files, name, args)
+    except (ToolError, StoreError, OSError, KeyError) as exc:
+        proposal["error"] = str(exc)
+        return proposal
+    diff = render_diff(changes)
+    if len(diff) > PROPOSAL_DIFF_CHARS:
+        diff = diff[:PROPOSAL_DIFF_CHARS] + f"\n[… diff cut at {PROPOSAL_DIFF_CHARS:,} chars]"
+    proposal["files"] = list(dict.fromkeys(c.path for c in changes))
+    proposal["diff"] = diff
+    return proposal
+
+
+def parse_review(answer: Any) -> dict[str, Any]:
+    """Normalize a resume value into ``{"action", "reason", "args"}``.
+
+    Accepts ``{"action": "approve" | "reject" | "edit" | "approve_all", "reason": ...,
+    "args": {...}}``, a bare word ("y", "no", "always", …), ``True``/``False``, or other text,
+    which rejects with that text as the reason.
+
+    Raises:
+        ValueError: An unknown action in a mapping, or an edit without new arguments.
+    """
+    reason = ""
+    args: dict[str, Any] = {}
+    if isinstance(answer, Mapping):
+        raw = str(answer.get("action", "")).strip().lower()
+        action = _SYNONYMS.get(raw)
+        if action is None:
+            raise ValueError(f"unknown action {raw!r}; use one of {', '.join(ANSWERS)}")
+        reason = str(answer.get("reason") or "").strip()
+        edited = answer.get("args")
+        args = dict(edited) if isinstance(edited, Mapping) else {}
+    elif isinstance(answer, bool):
+        action = "approve" if answer else "reject"
+    else:
+        text = str(answer or "").strip()
+        action = _SYNONYMS.get(text.lower(), "reject")
+        reason = "" if text.lower() in _SYNONYMS else text
+    if action == "edit" and not args:
+        raise ValueError("edit needs the new arguments: {'action': 'edit', 'args': {...}}")
+    return {"action": action, "reason": reason, "args": args}
+
+
+QUESTIONS = {
+    "edit": "Apply this change?",
+    "command": "Run this command?",
+}
+
+
+def approval_request(proposal: dict[str, Any], policy: str, high_risk: bool) -> dict[str, Any]:
+    """Return the interrupt payload for one proposed action."""
+    return {
+        "kind": "approve_action",
+        "question": QUESTIONS[proposal["category"]],
+        **proposal,
+        "policy": policy,
+        "high_risk": high_risk,
+        "actions": list(ANSWERS),
+        "resume_format": {"action": " | ".join(ANSWERS), "reason": "why (for reject)",
+                          "args": "new tool arguments (for edit)"},
+    }
+
+
+def ask_human(
+    request: dict[str, Any], parse: Callable[[Any], dict[str, Any]]
+) -> dict[str, Any]:
+    """Ask with a LangGraph ``interrupt`` until ``parse`` understands the answer."""
+    while True:
+        try:
+            return parse(interrupt(request))
+        except ValueError as exc:
+            # Ask again, saying what was wrong; earlier answers replay in order on resume.
+            request = {**request, "error": str(exc)}

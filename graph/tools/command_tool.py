@@ -1,0 +1,155 @@
+"""The model's ``run_command`` tool: a shell command in the project root, bounded and scrubbed."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
+from engram.graph.context import Context
+from engram.graph.errors import ToolError
+from engram.stores.secrets import find_secret
+
+__all__ = [
+    "COMMAND_TOOL_NAME",
+    "CommandResult",
+    "build_command_tool",
+    "command_time_limit",
+    "run_shell",
+    "scrubbed_environment",
+]
+
+COMMAND_TOOL_NAME = "run_command"
+DEFAULT_TIMEOUT_S = 120
+MAX_TIMEOUT_S = 1_800
+"""Longest a command may run (30 minutes), whatever the model asks for."""
+MAX_CAPTURE_BYTES = 2_000_000
+"""Output kept from one command; the rest is dropped (what is kept may still be spilled)."""
+SECRET_ENV_NAME = re.compile(
+    r"^(OPENAI|ANTHROPIC|ENGRAM|AZURE_OPENAI|DEEPSEEK|MISTRAL|GROQ|COHERE|HF|HUGGING_?FACE"
+    r"|AWS|GOOGLE_APPLICATION)_|(_TOKEN|_KEY|_PAT|_PASS|_DSN)$|SECRET|PASSW|CREDENTIAL"
+    r"|API_?KEY|PRIVATE|AUTH|SESSION|COOKIE|DATABASE_URL",
+    re.IGNORECASE,
+)
+"""Environment variable names never passed to a command: model and cloud keys, tokens, …"""
+COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": ""}
+"""Set for every command so nothing waits for a pager or a password prompt."""
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+STOP_GRACE_S = 10
+"""Time past a command's own limit for stopping it and collecting its output."""
+
+
+def _limit(timeout_s: Any) -> int:
+    try:
+        return max(1, min(int(timeout_s), MAX_TIMEOUT_S))
+    except (TypeError, ValueError):
+        return DEFAULT_TIMEOUT_S
+
+
+def command_time_limit(args: Mapping[str, Any]) -> float:
+    """Return how long a ``run_command`` call may take, stopping included (seconds)."""
+    return _limit(args.get("timeout_s", DEFAULT_TIMEOUT_S)) + STOP_GRACE_S
+
+
+def scrubbed_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """Return ``environ`` without secrets: by name (keys, tokens, …) or by value (credentials)."""
+    kept = {
+        name: value for name, value in environ.items()
+        if not SECRET_ENV_NAME.search(name) and not find_secret(value)
+    }
+    return {**kept, **COMMAND_ENV}
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a finished (or stopped) command left."""
+
+    exit_code: int | None
+    """The exit status; None when the command was stopped at its timeout."""
+    output: str
+    """Standard output and error, interleaved, without colour codes."""
+    seconds: float
+    truncated: bool
+
+
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the command's process group (its children too), if any of it is still alive."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_shell(root: Path, command: str, timeout_s: float, env: Mapping[str, str]) -> CommandResult:
+    """Run ``command`` through the shell in ``root`` with no stdin; capture bounded output.
+
+    The command gets its own process group, killed when it times out (and after it exits, so
+    nothing it started in the background outlives it).
+    """
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as sink:
+        process = subprocess.Popen(
+            command, shell=True, cwd=root, stdin=subprocess.DEVNULL, stdout=sink,
+            stderr=subprocess.STDOUT, env=dict(env), start_new_session=True,
+        )
+        try:
+            exit_code: int | None = process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            exit_code = None
+        finally:
+            _stop_group(process)
+            process.wait()
+        sink.seek(0)
+        data = sink.read(MAX_CAPTURE_BYTES + 1)
+    text = _ANSI.sub("", data[:MAX_CAPTURE_BYTES].decode("utf-8", errors="replace"))
+    return CommandResult(exit_code, text, time.monotonic() - started,
+                         len(data) > MAX_CAPTURE_BYTES)
+
+
+def format_result(command: str, result: CommandResult) -> str:
+    """Render a command's outcome for the model: the command, exit code, time, output."""
+    cut = f"\n[output cut at {MAX_CAPTURE_BYTES:,} bytes]" if result.truncated else ""
+    body = result.output.rstrip("\n") or "(no output)"
+    return f"$ {command}\nexit code {result.exit_code} · {result.seconds:.1f} s\n{body}{cut}"
+
+
+class RunCommandArgs(BaseModel):
+    """Arguments of ``run_command``."""
+
+    command: str = Field(description="Shell command, run in the project root (no stdin).")
+    timeout_s: int = Field(default=DEFAULT_TIMEOUT_S,
+                           description=f"Seconds before it is stopped (at most {MAX_TIMEOUT_S}).")
+
+
+def build_command_tool(context: Context) -> BaseTool:
+    """Return ``run_command`` bound to the run's project root."""
+    root = context.project_path
+
+    def run_command(command: str, timeout_s: int = DEFAULT_TIMEOUT_S) -> str:
+        if not command.strip():
+            raise ToolError("the command is empty")
+        limit = _limit(timeout_s)
+        result = run_shell(root, command, limit, scrubbed_environment(os.environ))
+        if result.exit_code is None:
+            raise ToolError(
+                f"timed out after {limit} s; the command and its children were stopped\n"
+                f"{format_result(command, result)}",
+                hint="pass a larger timeout_s, or run a narrower command",
+            )
+        return format_result(command, result)
+
+    return StructuredTool.from_function(
+        func=run_command, name=COMMAND_TOOL_NAME, args_schema=RunCommandArgs,
+        description="Run a shell command in the project root (tests, linters, builds) and get "
+        "its exit code and output. Commands that wait for input fail: stdin is empty.",
+    )

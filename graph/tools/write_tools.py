@@ -1,0 +1,221 @@
+"""The model's file-changing tools: edit_file, write_file and apply_patch, confined and atomic."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
+from engram.graph.context import Context
+from engram.graph.errors import ToolError
+from engram.graph.tools.file_reading import confined_path
+from engram.graph.tools.text_edits import FileChange, render_diff, replace_exact
+from engram.graph.tools.unified_diff import FilePatch, apply_file_patch, parse_patch
+from engram.stores.atomic_file import write_atomically
+from engram.stores.walk import BINARY_SNIFF_BYTES, MAX_FILE_BYTES
+
+__all__ = [
+    "EDIT_TOOL_NAMES",
+    "ProjectFiles",
+    "apply_changes",
+    "build_write_tools",
+    "plan_edit",
+]
+
+EDIT_TOOL_NAMES = ("edit_file", "write_file", "apply_patch")
+MAX_WRITE_CHARS = MAX_FILE_BYTES
+"""Largest content a write may produce (files past it are not indexed either)."""
+RESULT_DIFF_CHARS = 4_000
+"""Characters of the applied diff echoed back to the model."""
+
+Changed = tuple[str, list[str]]
+"""A write tool's result: the report for the model, and the paths changed (the artifact)."""
+
+
+class ProjectFiles:
+    """Reads project files for writing, seeing the changes already planned in this batch."""
+
+    def __init__(self, root: Path) -> None:
+        """Bind to a resolved project root."""
+        self.root = root
+        self.pending: dict[Path, str | None] = {}
+
+    def target(self, path: str) -> tuple[Path, str]:
+        """Return the resolved target and its project-relative path, for writing.
+
+        Raises:
+            PathOutsideProjectError: The path escapes the project, is a secrets file, or lies
+                in a protected folder (``.git/``, ``.engram/``, … at any depth).
+            ToolError: The path names a folder.
+        """
+        target = confined_path(self.root, path)  # no ``allowed``: nothing in .engram/
+        relative = target.relative_to(self.root)
+        if not relative.parts:
+            raise ToolError(f"{path!r} is the project folder, not a file")
+        if target.is_dir():
+            raise ToolError(f"{path} is a folder, not a file")
+        return target, relative.as_posix()
+
+    def read(self, target: Path, path: str) -> str | None:
+        """Return the file's current (or planned) text, or None when it does not exist.
+
+        Raises:
+            ToolError: The file is binary or not UTF-8 (editing it as text would corrupt it).
+        """
+        if target in self.pending:
+            return self.pending[target]
+        if not target.exists():
+            return None
+        data = target.read_bytes()
+        if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+            raise ToolError(f"{path} is a binary file; it cannot be edited as text")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ToolError(f"{path} is not UTF-8 text; editing it could corrupt it") from None
+
+    def change(self, path: str, after: Callable[[str | None, str], str | None]) -> FileChange:
+        """Plan a change of ``path`` computed from its current text; remember it for the batch."""
+        target, relative = self.target(path)
+        before = self.read(target, relative)
+        new = after(before, relative)
+        if new is not None and len(new) > MAX_WRITE_CHARS:
+            raise ToolError(f"the new {relative} would be {len(new):,} characters; the limit "
+                            f"is {MAX_WRITE_CHARS:,}")
+        self.pending[target] = new
+        return FileChange(relative, target, before, new)
+
+
+def _edit(old: str, new: str, replace_all: bool) -> Callable[[str | None, str], str]:
+    def after(before: str | None, path: str) -> str:
+        if before is None:
+            raise ToolError(f"no such file: {path}", hint="use write_file to create a file")
+        return replace_exact(before, old, new, replace_all=replace_all, path=path)[0]
+
+    return after
+
+
+def plan_edit(files: ProjectFiles, tool: str, args: Mapping[str, Any]) -> list[FileChange]:
+    """Return the file changes a write tool call would make, without making them.
+
+    Raises:
+        ToolError: The call cannot be carried out (the message says why).
+    """
+    if tool == "edit_file":
+        return [files.change(str(args["path"]), _edit(
+            str(args["old_string"]), str(args["new_string"]), bool(args.get("replace_all"))))]
+    if tool == "write_file":
+        content = str(args["content"])
+        return [files.change(str(args["path"]), lambda before, path: content)]
+    if tool == "apply_patch":
+        return [c for patch in parse_patch(str(args["patch"])) for c in _plan_patch(files, patch)]
+    raise ToolError(f"{tool} does not change files")
+
+
+def _plan_patch(files: ProjectFiles, patch: FilePatch) -> list[FileChange]:
+    source = patch.old_path or patch.new_path or ""
+    if patch.new_path is None or patch.old_path in (None, patch.new_path):
+        return [files.change(source, lambda before, path: apply_file_patch(before, patch,
+                                                                           path=path))]
+    moved = files.change(source, lambda before, path: None)  # a rename
+    return [moved, files.change(patch.new_path, lambda before, path: apply_file_patch(
+        moved.before, patch, path=path))]
+
+
+def apply_changes(changes: list[FileChange]) -> None:
+    """Write every change atomically; if one fails, put back the files already written.
+
+    Raises:
+        OSError: A write failed (the files are as they were before the call).
+    """
+    done: list[FileChange] = []
+    try:
+        for change in changes:
+            _put(change.target, change.after)
+            done.append(change)
+    except OSError:
+        for change in reversed(done):
+            _put(change.target, change.before)
+        raise
+
+
+def _put(target: Path, text: str | None) -> None:
+    if text is None:
+        target.unlink(missing_ok=True)
+    else:
+        write_atomically(target, text.encode("utf-8"))
+
+
+def _report(verb: str, changes: list[FileChange]) -> str:
+    names = ", ".join(dict.fromkeys(c.path for c in changes))
+    diff = render_diff(changes)
+    if len(diff) > RESULT_DIFF_CHARS:
+        diff = diff[:RESULT_DIFF_CHARS] + f"\n[… diff cut at {RESULT_DIFF_CHARS:,} characters]"
+    return f"{verb} {names}\n{diff}".rstrip()
+
+
+class EditFileArgs(BaseModel):
+    """Arguments of ``edit_file``."""
+
+    path: str = Field(description="File path relative to the project root.")
+    old_string: str = Field(description="Exact text to replace, including indentation; it "
+                            "must occur once unless replace_all is true.")
+    new_string: str = Field(description="Text to put in its place.")
+    replace_all: bool = Field(default=False, description="Replace every occurrence.")
+
+
+class WriteFileArgs(BaseModel):
+    """Arguments of ``write_file``."""
+
+    path: str = Field(description="File path relative to the project root.")
+    content: str = Field(description="The whole new content of the file.")
+
+
+class ApplyPatchArgs(BaseModel):
+    """Arguments of ``apply_patch``."""
+
+    patch: str = Field(description="A unified diff ('--- a/PATH', '+++ b/PATH', @@ hunks); "
+                       "/dev/null creates or deletes a file. All hunks apply or none.")
+
+
+def build_write_tools(context: Context) -> list[BaseTool]:
+    """Return the file-changing tools bound to the run's project root.
+
+    Invoked with a tool call, each returns a ``ToolMessage`` whose artifact lists the paths it
+    changed; invoked with plain arguments, the report alone.
+    """
+    root = context.project_path
+
+    def run(tool: str, args: dict[str, Any], verb: str) -> Changed:
+        changes = plan_edit(ProjectFiles(root), tool, args)
+        apply_changes(changes)
+        return _report(verb, changes), list(dict.fromkeys(c.path for c in changes))
+
+    def edit_file(
+        path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> Changed:
+        return run("edit_file", {"path": path, "old_string": old_string,
+                                 "new_string": new_string, "replace_all": replace_all}, "edited")
+
+    def write_file(path: str, content: str) -> Changed:
+        return run("write_file", {"path": path, "content": content}, "wrote")
+
+    def apply_patch(patch: str) -> Changed:
+        return run("apply_patch", {"patch": patch}, "patched")
+
+    specs: list[tuple[Callable[..., Changed], type[BaseModel], str]] = [
+        (edit_file, EditFileArgs,
+         "Replace an exact passage of a project file (read it first). Fails, naming the nearest "
+         "lines, when old_string is missing or matches more than once."),
+        (write_file, WriteFileArgs, "Create a file, or replace all of an existing file."),
+        (apply_patch, ApplyPatchArgs,
+         "Apply a unified diff to one or more files; nothing changes if any hunk fails."),
+    ]
+    return [
+        StructuredTool.from_function(func=f, name=f.__name__, description=d, args_schema=a,
+                                     response_format="content_and_artifact")
+        for f, a, d in specs
+    ]

@@ -1,0 +1,34 @@
+"""Node load_rules: the rules go into the system prompt; unusable settings end the turn."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.runtime import Runtime
+
+from engram.graph.context import Context
+from engram.graph.deps import Deps
+from engram.graph.state import State
+from engram.nodes.load_rules import load_rules
+
+
+def run(context: Context, task: str = "explain the parser") -> dict:
+    return load_rules(State(messages=[HumanMessage(task)]), Runtime(context=context), deps=Deps())
+
+
+def test_rules_reach_the_system_prompt_and_the_error_is_cleared(tmp_path, engram_home):
+    (tmp_path / "ENGRAM.md").write_text("Use four spaces.\n", encoding="utf-8")
+    update = run(Context(project=str(tmp_path), engram_home=str(engram_home)))
+    assert "Use four spaces." in update["system_prompt"]
+    assert update["error"] == "" and update["task"] == "explain the parser"
+    assert "messages" not in update
+
+
+def test_a_missing_project_ends_the_turn_with_a_reply(engram_home):
+    update = run(Context(project="/path/to/your/project", engram_home=str(engram_home)))
+    assert "/path/to/your/project" in update["error"] and "does not exist" in update["error"]
+    assert "set `project` in the run context" in update["error"]
+    assert update["notes"] == [update["error"]]
+    (reply,) = update["messages"]
+    assert isinstance(reply, AIMessage)
+    assert reply.content == f"Stopped before starting: {update['error']}"
+    assert "system_prompt" not in update
