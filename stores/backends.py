@@ -8,11 +8,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -26,7 +27,13 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.base import BaseStore, Op, Result
 from langgraph.store.sqlite import SqliteStore
 
-from engram.stores.errors import BackendUnavailableError, DatabaseUnreadableError
+from engram.stores.errors import (
+    BackendUnavailableError,
+    DatabaseUnreadableError,
+    DiskFullError,
+    StoreReadOnlyError,
+)
+from engram.stores.sqlite_readonly import can_write, connect_read_only
 from engram.stores.write_lock import (
     LockFactory,
     PostgresAdvisoryLock,
@@ -41,9 +48,12 @@ __all__ = [
     "ThreadedSqliteSaver",
     "ThreadedSqliteStore",
     "database_errors",
+    "ReadOnlySqliteSaver",
+    "ReadOnlySqliteStore",
     "database_url",
     "open_checkpointer",
     "open_memory_store",
+    "open_read_only",
     "sqlite_connect",
     "sqlite_lock",
 ]
@@ -54,6 +64,8 @@ MEMORY_DB = "memory.sqlite"
 CHECKPOINT_DB = "checkpoints.sqlite"
 SQLITE_BUSY_TIMEOUT_S = 30.0
 PRIVATE_FILE_MODE = 0o600
+SQLITE_PRIMARY_CODE = 0xFF
+"""Mask of an extended SQLite result code's primary code (``SQLITE_READONLY_DBMOVED`` → 8)."""
 
 
 def database_url() -> str:
@@ -74,12 +86,36 @@ DATABASE_HINTS = {
 }
 
 
+IO_ERROR_HINT = ("check the disk (free space, `dmesg`) and run the command again; "
+                 "`engram doctor` checks every store")
+NEARLY_FULL_BYTES = 1 << 20
+"""Free space under which an I/O error opening a database is taken for a full disk (SQLite
+reports a ``-shm`` file it cannot grow as an I/O error, not as ``SQLITE_FULL``)."""
+
+
+def _nearly_full(path: Path) -> bool:
+    """Return True when the file system holding ``path`` has (almost) no room left."""
+    try:
+        return shutil.disk_usage(path.parent).free < NEARLY_FULL_BYTES
+    except OSError:
+        return False
+
+
 @contextmanager
 def database_errors(path: Path) -> Iterator[None]:
     """Turn SQLite's errors about ``path`` into ``DatabaseUnreadableError`` naming the file."""
     try:
         yield
     except sqlite3.DatabaseError as exc:
+        code = getattr(exc, "sqlite_errorcode", 0) & SQLITE_PRIMARY_CODE
+        if code == sqlite3.SQLITE_READONLY:
+            raise StoreReadOnlyError(f"cannot write {path}: it can only be read here, "
+                                     "so nothing was saved") from exc
+        if code == sqlite3.SQLITE_FULL or (code == sqlite3.SQLITE_IOERR and _nearly_full(path)):
+            raise DiskFullError(f"the disk is full: cannot write {path}") from exc
+        if code == sqlite3.SQLITE_IOERR:  # the disk failed, not necessarily the file
+            raise DatabaseUnreadableError(f"cannot read or write {path}: {exc}",
+                                          hint=IO_ERROR_HINT) from exc
         raise DatabaseUnreadableError(
             f"cannot use the database {path}: {exc}",
             hint=DATABASE_HINTS.get(path.name, DatabaseUnreadableError.hint),
@@ -188,6 +224,65 @@ class ThreadedSqliteSaver(SyncSaverAsyncAPI, SqliteSaver):
     """``SqliteSaver`` usable from the async graph and the sync CLI alike."""
 
 
+class ReadOnlySqliteStore(ThreadedSqliteStore):
+    """The memory store of a home that cannot be written: reads work, a write says why not."""
+
+    path: Path
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run a batch; a write fails with ``StoreReadOnlyError`` naming the file."""
+        with database_errors(self.path):
+            return super().batch(ops)
+
+
+class ReadOnlySqliteSaver(ThreadedSqliteSaver):
+    """The session checkpointer of a home that cannot be written: sessions list and show."""
+
+    path: Path
+
+    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+            new_versions: ChannelVersions) -> RunnableConfig:
+        """Refuse to save a checkpoint with ``StoreReadOnlyError`` naming the file."""
+        with database_errors(self.path):
+            return super().put(config, checkpoint, metadata, new_versions)
+
+    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]],
+                   task_id: str, task_path: str = "") -> None:
+        """Refuse to save pending writes with ``StoreReadOnlyError`` naming the file."""
+        with database_errors(self.path):
+            super().put_writes(config, writes, task_id, task_path)
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Refuse to delete a session with ``StoreReadOnlyError`` naming the file."""
+        with database_errors(self.path):
+            super().delete_thread(thread_id)
+
+
+ReadOnly = TypeVar("ReadOnly", ReadOnlySqliteStore, ReadOnlySqliteSaver)
+
+
+@contextmanager
+def open_read_only(path: Path, kind: type[ReadOnly]) -> Iterator[ReadOnly]:
+    """Open a store or saver of ``kind`` on ``path`` for reading (its folder cannot be written).
+
+    An existing file is trusted to have its tables (engram made them while the home was
+    writable): LangGraph's ``setup`` writes. A missing one opens empty, with its tables.
+    """
+    with database_errors(path):
+        conn = connect_read_only(path)
+    try:
+        opened = kind(conn)
+        opened.path = path
+        if path.exists():
+            opened.is_setup = True
+        else:
+            opened.setup()
+        conn.execute("PRAGMA query_only=ON")
+        yield opened
+    finally:
+        conn.close()
+
+
 @contextmanager
 def _postgres(database_url: str) -> Iterator[None]:
     """Turn a missing Postgres driver or an unreachable server into ``BackendUnavailableError``."""
@@ -240,6 +335,11 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
                 finally:
                     advisory.close()
         return
+    if not can_write(home / MEMORY_DB):
+        # Not migrated: ``Fact.from_record`` upgrades every record it reads.
+        with open_read_only(home / MEMORY_DB, ReadOnlySqliteStore) as read_only:
+            yield read_only
+        return
     conn = sqlite_connect(home / MEMORY_DB)
     try:
         store = ThreadedSqliteStore(conn)
@@ -271,6 +371,10 @@ def open_checkpointer(home: Path, database_url: str = "") -> Iterator[BaseCheckp
             with ThreadedPostgresSaver.from_conn_string(database_url) as pg_saver:
                 pg_saver.setup()
                 yield pg_saver
+        return
+    if not can_write(home / CHECKPOINT_DB):
+        with open_read_only(home / CHECKPOINT_DB, ReadOnlySqliteSaver) as read_only_saver:
+            yield read_only_saver
         return
     conn = sqlite_connect(home / CHECKPOINT_DB)
     try:

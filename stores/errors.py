@@ -6,6 +6,8 @@ Hierarchy::
     ├── IndexNotBuiltError (LookupError)   no code index for this project yet
     ├── IndexCorruptError                  the on-disk index cannot be read
     ├── DatabaseUnreadableError            a SQLite database (memory, sessions) is damaged
+    ├── StoreReadOnlyError                a write to a store that can only be read
+    ├── DiskFullError                     a write failed for want of space; nothing half-written
     ├── BackendUnavailableError (ConnectionError)  Chroma/Postgres/embedding endpoint down
     ├── ConflictError                      a memory write collides with an existing one
     └── SecretRefusedError (ValueError)    a memory write contains a secret
@@ -17,10 +19,12 @@ __all__ = [
     "BackendUnavailableError",
     "ConflictError",
     "DatabaseUnreadableError",
+    "DiskFullError",
     "IndexCorruptError",
     "IndexNotBuiltError",
     "SecretRefusedError",
     "StoreError",
+    "StoreReadOnlyError",
 ]
 
 
@@ -51,6 +55,19 @@ class DatabaseUnreadableError(StoreError):
     """A SQLite database cannot be read: truncated, overwritten, or not a database at all."""
 
     hint = "run `engram doctor`; move the damaged file aside to start afresh"
+
+
+class StoreReadOnlyError(StoreError):
+    """A write to a store that was opened read-only (its folder cannot be written)."""
+
+    hint = ("make ENGRAM_HOME writable, or point ENGRAM_HOME at a writable folder; reading "
+            "commands such as `engram memory export` still work")
+
+
+class DiskFullError(StoreError):
+    """A write failed because the disk is full; the transaction was rolled back."""
+
+    hint = "free some space and run the command again; what was saved before stays saved"
 
 
 class BackendUnavailableError(StoreError, ConnectionError):

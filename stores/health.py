@@ -15,6 +15,7 @@ from typing import Literal
 
 from engram.stores.backends import CHECKPOINT_DB, MEMORY_DB
 from engram.stores.index_trust import is_trusted
+from engram.stores.sqlite_readonly import connect_read_only
 
 __all__ = ["Health", "check_database", "check_graph", "check_home", "check_index"]
 
@@ -52,7 +53,7 @@ def check_database(store: str, path: Path, *, repairable: bool = False) -> Healt
     if not path.exists():
         return Health(store, str(path), "missing", "created on first use", repairable)
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = connect_read_only(path)
         try:
             rows = conn.execute("PRAGMA quick_check").fetchall()
         finally:

@@ -13,6 +13,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+# Run as a script, this folder leads sys.path, and its secrets.py would shadow the standard
+# library's ``secrets`` (which starlette, under the MCP client, imports).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(ROOT))
 
 Row = tuple[str, int, int, list[str]]
@@ -29,8 +32,12 @@ def run_module(path: Path) -> list[Row]:
     spec = importlib.util.spec_from_file_location(f"reliability_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
-    return list(module.main())
+    result = module.main()
+    if isinstance(result, int):  # a module that prints its own table returns an exit code
+        return [("(table above)", 1, int(result == 0), [f"exit {result}"] if result else [])]
+    return list(result)
 
 
 def print_table(rows: list[tuple[str, Row]]) -> None:

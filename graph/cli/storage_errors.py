@@ -25,7 +25,8 @@ def storage_message(exc: BaseException) -> tuple[str, str] | None:
     sqlite3 = sys.modules.get("sqlite3")
     if sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError):
         if "full" in str(exc):
-            return f"the disk is full: {exc}", "free some space and run the command again"
+            return ("the disk is full: the database write was rolled back",
+                    "free some space and run the command again; what was saved before stays saved")
         return f"a database engram uses cannot be used: {exc}", DOCTOR_HINT
     if not isinstance(exc, OSError):
         return None

@@ -17,11 +17,11 @@ from engram.stores.memory.fact_store import (
     FactConflictError,
     FactStore,
     Scope,
-    bump_revision,
     check_secret,
     fact_namespace,
     load_facts,
     new_fact_id,
+    revision_op,
 )
 from engram.stores.secrets import find_secret_in
 from engram.stores.write_lock import write_lock
@@ -82,8 +82,7 @@ def delete_fact(store: BaseStore, fact_id: str, *, project_key: str) -> Fact:
     """Delete a visible fact and return what was deleted."""
     fact = find_fact(store, fact_id, project_key=project_key)
     namespace = fact_namespace(fact.scope, fact.project_key)
-    store.delete(namespace, fact.id)
-    bump_revision(store, namespace)
+    store.batch([PutOp(namespace, fact.id, None), revision_op(namespace)[0]])
     return fact
 
 
@@ -117,9 +116,8 @@ def verify_fact(
         ops = [PutOp(namespace, fact.id, fact.to_record(), index=False)]
         if namespace != old_namespace:  # a move: both halves in one transaction
             ops.append(PutOp(old_namespace, old.id, None))
+        ops += [revision_op(touched)[0] for touched in dict.fromkeys([old_namespace, namespace])]
         store.batch(ops)
-        for touched in dict.fromkeys([old_namespace, namespace]):
-            bump_revision(store, touched)
     return fact
 
 
@@ -211,16 +209,14 @@ def import_jsonl(
             skipped.append((number, "the line nests too deeply"))
             continue
         pending.append(fact)
-    touched: set[tuple[str, ...]] = set()
-    for start in range(0, len(pending), IMPORT_BATCH):
+    for start in range(0, len(pending), IMPORT_BATCH):  # each batch whole or not at all
         ops = []
+        touched: set[tuple[str, ...]] = set()
         for fact in pending[start : start + IMPORT_BATCH]:
             namespace = fact_namespace(fact.scope, fact.project_key)
             touched.add(namespace)
             ops.append(PutOp(namespace, fact.id, fact.to_record(), index=False))
-        store.batch(ops)
-    for namespace in sorted(touched):
-        bump_revision(store, namespace)
+        store.batch(ops + [revision_op(namespace)[0] for namespace in sorted(touched)])
     return ImportReport(imported=len(pending), skipped=tuple(skipped))
 
 
@@ -254,5 +250,5 @@ def _check_storable(value: Any) -> None:
 
 def _write(store: BaseStore, fact: Fact) -> None:
     namespace = fact_namespace(fact.scope, fact.project_key)
-    store.put(namespace, fact.id, fact.to_record(), index=False)
-    bump_revision(store, namespace)
+    store.batch([PutOp(namespace, fact.id, fact.to_record(), index=False),
+                 revision_op(namespace)[0]])

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, PutOp
 
 from engram.stores.errors import ConflictError, SecretRefusedError, StoreError
 from engram.stores.memory.fact_records import Fact, Scope, ScoredFact, Source, Status, new_fact_id
@@ -49,6 +49,7 @@ __all__ = [
     "Source",
     "Status",
     "bump_revision",
+    "revision_op",
     "check_secret",
     "fact_namespace",
     "load_facts",
@@ -88,10 +89,20 @@ def check_secret(text: str) -> None:
         raise SecretRefusedError(f"refused to store this memory: it contains a {kind}")
 
 
+def revision_op(namespace: tuple[str, ...]) -> tuple[PutOp, str]:
+    """Return the write marking the facts of ``namespace`` as changed, and its new token.
+
+    Batched with the change itself, both land in one transaction: a full disk or a crash
+    leaves either both or neither, never a fact that other processes' caches do not see.
+    """
+    token = uuid.uuid4().hex
+    return PutOp((META_ROOT, *namespace[1:]), REVISION_KEY, {"token": token}, index=False), token
+
+
 def bump_revision(store: BaseStore, namespace: tuple[str, ...]) -> str:
     """Mark the facts of ``namespace`` as changed and return the new revision token."""
-    token = uuid.uuid4().hex
-    store.put((META_ROOT, *namespace[1:]), REVISION_KEY, {"token": token}, index=False)
+    op, token = revision_op(namespace)
+    store.batch([op])
     return token
 
 
@@ -216,8 +227,8 @@ class FactStore:
                 if matches:
                     conflicts = [snapshot.facts[m.index] for m in matches]
                     raise FactConflictError(text, conflicts, matches)
-            self.store.put(namespace, fact.id, fact.to_record(), index=False)
-            token = bump_revision(self.store, namespace)
+            revision, token = revision_op(namespace)
+            self.store.batch([PutOp(namespace, fact.id, fact.to_record(), index=False), revision])
         # Adopt our own write instead of reloading the whole namespace next time.
         snapshot.facts.append(fact)
         if snapshot.conflicts is not None:
