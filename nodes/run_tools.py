@@ -154,8 +154,9 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     tools = {t.name: t for t in available}
     calls: list[dict[str, Any]] = [dict(c) for c in last.tool_calls]
     info = runtime.execution_info
-    snapshots = ActionSnapshots(runtime.context.project_path, session,
-                                info.checkpoint_id if info else None)
+    # resolving the project path may read the working folder: off the loop too
+    root = await asyncio.to_thread(lambda: runtime.context.project_path)
+    snapshots = ActionSnapshots(root, session, info.checkpoint_id if info else None)
     outcomes = await _run_all(tools, calls, state.action_reviews,
                               runtime.context.tool_timeout_s, snapshots)
     results, notes = await asyncio.to_thread(
