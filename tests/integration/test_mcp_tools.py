@@ -7,8 +7,6 @@ engram's MCP client from the project's ``.engram/mcp.json``.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,11 +21,11 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.llm import make_model
 from engram.graph.tools.mcp_tools import open_mcp_toolset
+from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration
 
-ENGRAM = str(Path(sys.executable).parent / "engram")
 REPO = Path(__file__).resolve().parents[2]
 TASK = "Look the answer up with the test tools"
 
@@ -64,15 +62,7 @@ def _tool_names(body: dict[str, Any]) -> list[str]:
     return [t["function"]["name"] for t in body.get("tools") or []]
 
 
-def _engram(project: Path, home: Path, base_url: str, *args: str,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
-    environ.update({"ENGRAM_HOME": str(home), "ENGRAM_MODEL": "stub-model",
-                    "OPENAI_API_KEY": "x", "ENGRAM_BASE_URL": base_url,
-                    "ENGRAM_EMBEDDING_PROVIDER": "hash", "NO_COLOR": "1", "COLUMNS": "200",
-                    **(env or {})})
-    return subprocess.run([ENGRAM, *args, "--path", str(project)], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=300, env=environ)
+_engram = run_engram
 
 
 def test_yolo_calls_the_server_and_its_result_comes_back_wrapped_untrusted(project,
