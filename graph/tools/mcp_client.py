@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -69,7 +70,7 @@ def _errlog(stack: ExitStack, log_dir: Path, server: str) -> TextIO:
         log_dir.mkdir(parents=True, exist_ok=True)
         return stack.enter_context((log_dir / f"mcp-{server}.log").open("a", encoding="utf-8"))
     except OSError:
-        return stack.enter_context(Path("/dev/null").open("w", encoding="utf-8"))
+        return stack.enter_context(Path(os.devnull).open("w", encoding="utf-8"))
 
 
 async def _list_one(server: McpServer, root: Path, log_dir: Path) -> list[McpToolSpec]:
