@@ -15,6 +15,7 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.state import State
 from engram.graph.tools.action_review import action_kind
+from engram.graph.tools.action_snapshots import ActionSnapshots
 from engram.graph.tools.available_tools import build_tools
 from engram.graph.tools.command_tool import COMMAND_TOOL_NAME, command_time_limit
 from engram.graph.tools.save_memory_tool import SAVE_MEMORY_TOOL
@@ -86,16 +87,32 @@ async def _run_one(
     return CallOutcome(prefix + str(content), changed=changed)
 
 
+def _will_act(call: dict[str, Any], review: dict[str, Any] | None) -> bool:
+    acts = review is not None and review["action"] != "reject"
+    return acts and action_kind(call["name"]) is not None
+
+
 async def _run_all(
     tools: dict[str, BaseTool], calls: list[dict[str, Any]], reviews: dict[str, Any],
-    timeout_s: float,
+    timeout_s: float, snapshots: ActionSnapshots,
 ) -> list[CallOutcome]:
-    """Run read-only batches together; a batch with an edit or command runs in order."""
-    jobs = [_run_one(tools.get(c["name"]), c, reviews.get(str(c["id"])), timeout_s)
-            for c in calls]
+    """Run read-only batches together; a batch with an edit or command runs in order.
+
+    Each edit or command that runs is bracketed by snapshots of the working tree.
+    """
     if not any(action_kind(c["name"]) is not None for c in calls):
-        return list(await asyncio.gather(*jobs))
-    return [await job for job in jobs]
+        return list(await asyncio.gather(*(
+            _run_one(tools.get(c["name"]), c, reviews.get(str(c["id"])), timeout_s)
+            for c in calls)))
+    outcomes: list[CallOutcome] = []
+    for call in calls:
+        review = reviews.get(str(call["id"]))
+        acts = _will_act(call, review)
+        before = await asyncio.to_thread(snapshots.before) if acts else None
+        outcomes.append(await _run_one(tools.get(call["name"]), call, review, timeout_s))
+        if acts:
+            await asyncio.to_thread(snapshots.after, call["name"], before)
+    return outcomes
 
 
 def _tool_messages(
@@ -137,8 +154,11 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
                                         after=state.untrusted_sources)
     tools = {t.name: t for t in available}
     calls: list[dict[str, Any]] = [dict(c) for c in last.tool_calls]
+    info = runtime.execution_info
+    snapshots = ActionSnapshots(runtime.context.project_path, session,
+                                info.checkpoint_id if info else None)
     outcomes = await _run_all(tools, calls, state.action_reviews,
-                              runtime.context.tool_timeout_s)
+                              runtime.context.tool_timeout_s, snapshots)
     results, notes = await asyncio.to_thread(
         _tool_messages, runtime.context, calls, outcomes, session
     )
@@ -150,5 +170,5 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
         "untrusted_sources": untrusted_of(calls),
         "files_changed": [p for o in outcomes for p in o.changed],
         "action_reviews": {},
-        "notes": notes,
+        "notes": notes + snapshots.notes,
     }

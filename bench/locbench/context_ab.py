@@ -1,10 +1,11 @@
 """Whole-process time of `engram context` for one issue, two engram builds alternating.
 
     .venv/bin/python bench/locbench/context_ab.py --tree TREE --issue-id ID \
-        --a OLD_ENGRAM --b .venv/bin/engram [--runs 5] [--budget 8000] [--home DIR]
+        --a OLD_ENGRAM --b .venv/bin/engram [--tree-b COPY] [--runs 5] [--budget 8000] [--home DIR]
 
-Both builds must read the same index (same format); the first run of each is a warm-up and is
-not counted. Prints the median and the range of each, and the ratio b / a.
+Both builds read the index of ``--tree`` (same format), or with ``--tree-b`` build b reads its
+own copy of the tree (an index format that changed between the builds); the first run of each
+is a warm-up and is not counted. Prints the median and the range of each, and the ratio b / a.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import subprocess
 import time
 from pathlib import Path
 
-DATASET = Path(__file__).resolve().parents[3] / "shared" / "bench" / "locbench-dev"
+DATASET = Path(os.environ.get("ENGRAM_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "bench" / "locbench-dev"
 
 
 def timed(engram: str, tree: str, query: str, budget: int, env: dict[str, str]) -> float:
@@ -34,6 +35,7 @@ def timed(engram: str, tree: str, query: str, budget: int, env: dict[str, str]) 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tree", required=True)
+    parser.add_argument("--tree-b", default="", help="build b's own copy of the tree")
     parser.add_argument("--issue-id", required=True)
     parser.add_argument("--a", required=True)
     parser.add_argument("--b", required=True)
@@ -46,11 +48,12 @@ def main() -> None:
     query = cases[args.issue_id]["query"]
     env = dict(os.environ, **({"ENGRAM_HOME": args.home} if args.home else {}))
     times: dict[str, list[float]] = {"a": [], "b": []}
+    trees = {"a": args.tree, "b": args.tree_b or args.tree}
     for which in ("a", "b"):
-        timed(getattr(args, which), args.tree, query, args.budget, env)  # warm-up
+        timed(getattr(args, which), trees[which], query, args.budget, env)  # warm-up
     for _ in range(args.runs):
         for which in ("a", "b"):
-            times[which].append(timed(getattr(args, which), args.tree, query, args.budget, env))
+            times[which].append(timed(getattr(args, which), trees[which], query, args.budget, env))
     for which in ("a", "b"):
         xs = times[which]
         print(f"{which}: {getattr(args, which)}: median {statistics.median(xs):.2f} s "

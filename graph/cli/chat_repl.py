@@ -29,6 +29,9 @@ SLASH_HELP = """Commands:
   /good, /bad               tell engram whether the last task went well
   /graph SYMBOL [RELATION]  callers, callees, subclasses, … of a symbol
   /index                    update the code index and graph of this project
+  /rewind [CHECKPOINT|start] [--force]  files and conversation back to a checkpoint
+                            (default: before the last turn)
+  /undo [--force]           revert the last approved edit or command
   /help                     this help
   /exit, /quit              leave (the session is saved; resume with --thread)"""
 
@@ -94,11 +97,41 @@ def handle_slash(line: str, engram: App, thread_id: str) -> bool:
             out_console.print(tool.invoke(args), markup=False)
     elif command == "/index":
         _index(engram)
+    elif command in {"/rewind", "/undo"}:
+        _rewind(engram, thread_id, command, rest)
     elif command == "/help":
         out_console.print(SLASH_HELP)
     else:
         out_console.print(f"unknown command {command}; /help lists them")
     return True
+
+
+def _rewind(engram: App, thread_id: str, command: str, rest: str) -> None:
+    from engram.graph.cli.session_ids import resolve_checkpoint
+    from engram.graph.cli.session_rewind import last_turn_start, rewind_session, undo_last_change
+    from engram.graph.cli.session_rewind_command import START, rewind_message
+    from engram.graph.errors import SessionError
+    from engram.stores.errors import StoreError
+
+    words = rest.split()
+    force = "--force" in words
+    words = [w for w in words if w != "--force"]
+    try:
+        if command == "/undo":
+            record = undo_last_change(engram, thread_id, force=force)
+            out_console.print(f"undid {record.tool}: {', '.join(record.paths)}", markup=False)
+            return
+        target = words[0] if words else last_turn_start(engram, thread_id)
+        checkpoint = None if target == START else resolve_checkpoint(
+            engram.checkpointer, thread_id, target)
+        outcome = rewind_session(engram, thread_id, checkpoint, code=True, conversation=True,
+                                 force=force)
+    except (SessionError, StoreError) as exc:
+        hint = getattr(exc, "hint", "")
+        out_console.print(f"{exc}" + (f" — {hint}" if hint else ""), markup=False)
+        return
+    out_console.print(rewind_message(outcome.files, outcome.conversation_checkpoint, target),
+                      markup=False)
 
 
 def _index(engram: App) -> None:

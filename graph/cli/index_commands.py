@@ -177,7 +177,7 @@ def _run_search(
 
 def _exact(root: Path, query: str, k: int, files: bool) -> list[CodeHit] | list[FileHit]:
     from engram.graph.tools.search_code_tool import exact_search_hits
-    from engram.stores.codeindex.code_index import FileHit
+    from engram.stores.codeindex.code_hits import FileHit
     from engram.stores.codeindex.rank_fusion import aggregate_files
 
     if not files:

@@ -35,9 +35,11 @@ PREVIEW_CHARS = 300
 def register(app: typer.Typer) -> None:
     """Add the ``sessions`` group to the root command."""
     from engram.graph.cli import session_branch_commands as branch
+    from engram.graph.cli.session_rewind_command import rewind
 
     for name, command in (("resume", branch.resume), ("replay", branch.replay),
-                          ("fork", branch.fork), ("compact", branch.compact)):
+                          ("fork", branch.fork), ("compact", branch.compact),
+                          ("rewind", rewind)):
         sessions_app.command(name)(command)
     app.add_typer(sessions_app, name="sessions")
 

@@ -16,7 +16,7 @@ from engram.stores.paths import display_path
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
-    from engram.stores.codeindex.code_index import CodeHit
+    from engram.stores.codeindex.code_hits import CodeHit
 
 # The index, its chunker and LangChain are imported when a search runs, not with this module:
 # the MCP server lists this tool without loading them.
@@ -42,7 +42,7 @@ SEARCH_CODE_MAX_K = 30
 
 def exact_search_hits(root: Path, query: str, k: int) -> list[CodeHit]:
     """Search without an index: grep the query's code-like terms (or the query itself)."""
-    from engram.stores.codeindex.code_index import CodeHit
+    from engram.stores.codeindex.code_hits import CodeHit
     from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, locate_on_the_fly
 
     terms = exact_terms(query) or [query.strip()]

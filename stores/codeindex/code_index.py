@@ -11,7 +11,6 @@ import functools
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
@@ -24,6 +23,7 @@ from engram.stores.codeindex.chunk_pointing import (
     TextRanks,
     point_chunks,
 )
+from engram.stores.codeindex.code_hits import CodeHit, FileHit
 from engram.stores.codeindex.exact_evidence import (
     Located,
     exact_terms,
@@ -83,30 +83,6 @@ MIN_CHUNKS_FOR_COMMON = 200
 
 FILE_CANDIDATES_PER_LIST = 1000
 """Chunks each ranked list contributes to file search (files need evidence beyond the top)."""
-
-
-@dataclass(frozen=True)
-class CodeHit:
-    """A chunk found by a search."""
-
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str
-    kind: str
-    score: float
-    source: str
-    """Which evidence ranked it: exact, bm25, dense, or fused."""
-
-
-@dataclass(frozen=True)
-class FileHit:
-    """A file ranked by the evidence of its chunks."""
-
-    path: str
-    score: float
-    reasons: tuple[str, ...] = field(default=())
-    """Best chunks behind the score (``symbol [source]``)."""
 
 
 @runtime_checkable

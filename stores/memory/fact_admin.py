@@ -23,7 +23,6 @@ from engram.stores.memory.fact_store import (
     load_facts,
     new_fact_id,
 )
-from engram.stores.memory.memory_conflicts import ConflictIndex
 from engram.stores.secrets import find_secret_in
 from engram.stores.write_lock import write_lock
 
@@ -150,6 +149,8 @@ def replace_fact(
         if not force:
             others = [f for f in load_facts(store, fact_namespace(old.scope, old.project_key))
                       if f.id != old.id]
+            from engram.stores.memory.memory_conflicts import ConflictIndex  # SciPy: on use
+
             matches = ConflictIndex(f.text for f in others).matches(text)
             if matches:
                 raise FactConflictError(text, [others[m.index] for m in matches], matches)

@@ -19,18 +19,24 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 from langgraph.store.base import BaseStore
 
 from engram.stores.errors import ConflictError, SecretRefusedError, StoreError
 from engram.stores.memory.fact_records import Fact, Scope, ScoredFact, Source, Status, new_fact_id
-from engram.stores.memory.fact_search import FactIndex
 from engram.stores.memory.fact_vectors import TextEmbedder, load_vectors
-from engram.stores.memory.memory_conflicts import ConflictIndex, ConflictMatch
 from engram.stores.project_key import namespace_label
 from engram.stores.secrets import find_secret
 from engram.stores.write_lock import write_lock
+
+if TYPE_CHECKING:
+    from engram.stores.memory.fact_search import FactIndex
+    from engram.stores.memory.memory_conflicts import ConflictIndex, ConflictMatch
+
+# Search (bm25s, SciPy) and conflict checks load on first use: listing, showing and exporting
+# facts need neither.
 
 __all__ = [
     "DENSE_MIN_FACTS",
@@ -123,6 +129,8 @@ class _Snapshot:
 
     def conflict_index(self) -> ConflictIndex:
         if self.conflicts is None:
+            from engram.stores.memory.memory_conflicts import ConflictIndex
+
             self.conflicts = ConflictIndex(f.text for f in self.facts)
         return self.conflicts
 
@@ -270,6 +278,8 @@ class FactStore:
         if self.embedder is not None and large:
             vectors = self._vectors([f.text for f in facts])
         sequences = [0] * len(shared_facts) + [1] * len(own_facts)
+        from engram.stores.memory.fact_search import FactIndex
+
         index = FactIndex(
             [f.text for f in facts], vectors, sequences=sequences, context_results=large
         )

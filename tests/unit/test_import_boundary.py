@@ -62,6 +62,33 @@ def test_cheap_commands_load_no_heavy_library(args: list[str]):
     assert not heavy, f"`engram {' '.join(args)}` loads {heavy}"
 
 
+def run_command_code(args: list[str]) -> str:
+    return (
+        "from engram.graph.cli.app import main\n"
+        f"sys.argv = ['engram', *{args!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exit_:\n"
+        "    assert exit_.code in (0, None), exit_.code"
+    )
+
+
+def test_exact_search_loads_no_index_machinery(tmp_path):
+    (tmp_path / "app.py").write_text("def confine(path):\n    return path\n")
+    loaded = loaded_modules(run_command_code(
+        ["search", "def confine", "--mode", "exact", "--path", str(tmp_path), "--json"]))
+    heavy = [name for name in heavy_in(loaded) if not name.startswith("tree_sitter")]
+    assert not heavy, f"`engram search --mode exact` loads {heavy}"
+    assert "engram.stores.codeindex.code_index" not in loaded
+
+
+def test_memory_list_loads_no_search_stack(tmp_path, monkeypatch):
+    monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "home"))
+    loaded = loaded_modules(run_command_code(["memory", "list", "--path", str(tmp_path), "--json"]))
+    search = [name for name in loaded if name.split(".")[0] in ("bm25s", "scipy", "Stemmer")]
+    assert not search, f"`engram memory list` loads {sorted({n.split('.')[0] for n in search})}"
+
+
 def test_mcp_server_lists_its_tools_without_heavy_libraries(tmp_path):
     code = (
         "import asyncio\n"

@@ -1,0 +1,1 @@
+"""Benchmarks of the working-tree snapshots behind rewind and undo."""

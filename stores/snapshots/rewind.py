@@ -1,0 +1,103 @@
+"""Rewind a project's files to a snapshot, refusing to overwrite the user's own changes.
+
+Covers which tree a checkpoint stands for, what to restore, which files the user changed
+since, and the restore itself.
+
+The code at a checkpoint is read from the session's snapshot log along the checkpoint's
+ancestry: an action that ran *from* the checkpoint gives its ``before`` tree, the nearest
+earlier action its ``after`` tree. Only the files the session changed between the target and
+the tree engram last wrote are restored; a file the user changed since that last tree is a
+conflict, restored only when forced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from engram.stores.atomic_file import write_atomically
+from engram.stores.paths import confine
+from engram.stores.snapshots.snapshot_log import SnapshotRecord
+from engram.stores.snapshots.trees import EXECUTABLE, REGULAR, FileEntry, TreeStore, changed_paths
+
+__all__ = ["RewindPlan", "apply_rewind", "code_at", "plan_rewind"]
+
+
+def code_at(records: Sequence[SnapshotRecord], ancestry: Sequence[str] | None) -> str | None:
+    """Return the tree the project had at a checkpoint; None when the session changed nothing.
+
+    Args:
+        records: The session's snapshot log, oldest first.
+        ancestry: The checkpoint id followed by its ancestors' ids, nearest first; None
+            for the start of the session (before its first turn).
+    """
+    actions = [r for r in records if r.kind != "rewind"]
+    if not actions:
+        return None
+    for position, checkpoint in enumerate(ancestry or ()):
+        here = [r for r in actions if r.checkpoint_id == checkpoint]
+        if here:
+            return here[0].before if position == 0 else here[-1].after
+    return actions[0].before
+
+
+@dataclass(frozen=True)
+class RewindPlan:
+    """What a rewind would change."""
+
+    target: dict[str, FileEntry]
+    current: str
+    """The tree as it is now (the ``before`` of the rewind's own record)."""
+    paths: frozenset[str]
+    """Files the session changed between the target and the tree engram last wrote."""
+    conflicts: frozenset[str]
+    """Of those, the files the user changed after engram last wrote them."""
+
+
+def plan_rewind(trees: TreeStore, target: str, last: str) -> RewindPlan:
+    """Compare the target, the tree engram last wrote and the project as it is now."""
+    current = trees.snapshot()
+    target_files, last_files = trees.files(target), trees.files(last)
+    current_files = last_files if current == last else trees.files(current)
+    paths = changed_paths(target_files, last_files)
+    user_changed = changed_paths(last_files, current_files)
+    # A file the user already put back to the target's content is no conflict.
+    conflicts = {p for p in paths & user_changed if current_files.get(p) != target_files.get(p)}
+    return RewindPlan(target_files, current, frozenset(paths), frozenset(conflicts))
+
+
+def apply_rewind(root: Path, trees: TreeStore, plan: RewindPlan) -> list[str]:
+    """Write back each planned file as the target holds it (deleting those it lacks).
+
+    Returns:
+        The paths whose content changed on disk.
+    """
+    written: list[str] = []
+    for path in sorted(plan.paths):
+        target = confine(root, path)
+        entry = plan.target.get(path)
+        if entry is None:
+            if target.is_file() or target.is_symlink():
+                target.unlink()
+                _prune_empty(root, target.parent)
+                written.append(path)
+            continue
+        data = trees.read(entry)
+        mode = EXECUTABLE if entry.executable else REGULAR
+        if target.is_file() and target.read_bytes() == data and \
+                bool(target.stat().st_mode & 0o100) == entry.executable:
+            continue
+        write_atomically(target, data, mode=mode)
+        written.append(path)
+    return written
+
+
+def _prune_empty(root: Path, folder: Path) -> None:
+    """Remove folders left empty by a deletion, up to (not including) the project root."""
+    while folder != root and folder.is_relative_to(root):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

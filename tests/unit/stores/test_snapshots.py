@@ -1,0 +1,91 @@
+"""Working-tree snapshots without git: content-addressed copies, the log, and rewind plans."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from engram.stores.snapshots.rewind import apply_rewind, code_at, plan_rewind
+from engram.stores.snapshots.snapshot_log import SnapshotLog, new_record
+from engram.stores.snapshots.trees import CopyTrees
+
+
+def _hashes(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.relative_to(root).as_posix().startswith(".engram/")}
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("a = 1\n")
+    (root / "run.sh").write_text("echo hi\n")
+    (root / "run.sh").chmod(0o755)
+    (root / ".env").write_text("KEY=secret\n")
+    return root
+
+
+def test_copy_snapshot_leaves_out_secrets_and_engram_and_dedups(tmp_path):
+    root = _project(tmp_path)
+    trees = CopyTrees(root)
+    first = trees.snapshot()
+    files = trees.files(first)
+    assert set(files) == {"src/a.py", "run.sh"}
+    assert files["run.sh"].executable and not files["src/a.py"].executable
+    assert trees.snapshot() == first  # unchanged tree, same id, no new objects
+    assert trees.read(files["src/a.py"]) == b"a = 1\n"
+
+
+def test_rewind_restores_created_deleted_and_mode_changed_files_exactly(tmp_path):
+    root = _project(tmp_path)
+    trees = CopyTrees(root)
+    start, start_hashes = trees.snapshot(), _hashes(root)
+    (root / "src" / "a.py").unlink()
+    (root / "gen" / "deep").mkdir(parents=True)
+    (root / "gen" / "deep" / "new.txt").write_text("new\n")
+    (root / "run.sh").chmod(0o644)
+    last = trees.snapshot()
+    plan = plan_rewind(trees, start, last)
+    assert plan.conflicts == frozenset()
+    assert plan.paths == {"src/a.py", "gen/deep/new.txt", "run.sh"}
+    apply_rewind(root, trees, plan)
+    assert _hashes(root) == start_hashes
+    assert not (root / "gen").exists()  # folders left empty are removed
+    assert (root / "run.sh").stat().st_mode & 0o100
+
+
+def test_a_file_the_user_changed_since_is_a_conflict_unless_already_restored(tmp_path):
+    root = _project(tmp_path)
+    trees = CopyTrees(root)
+    start = trees.snapshot()
+    (root / "src" / "a.py").write_text("a = 2\n")
+    (root / "run.sh").write_text("echo engram\n")
+    last = trees.snapshot()
+    (root / "src" / "a.py").write_text("a = 3  # user\n")
+    (root / "run.sh").write_text("echo hi\n")  # the user put it back already
+    (root / "notes.md").write_text("mine\n")  # not the session's file: never touched
+    plan = plan_rewind(trees, start, last)
+    assert plan.conflicts == {"src/a.py"}
+    apply_rewind(root, trees, plan)  # forced
+    assert (root / "src" / "a.py").read_text() == "a = 1\n"
+    assert (root / "notes.md").read_text() == "mine\n"
+
+
+def test_code_at_follows_the_checkpoint_ancestry(tmp_path):
+    log = SnapshotLog(tmp_path)
+    log.append(new_record("t", "c2", "write", "edit_file", "T0", "T1", {"a"}))
+    log.append(new_record("t", "c2", "command", "run_command", "T1", "T2", {"b"}))
+    log.append(new_record("t", "c5", "write", "edit_file", "T2", "T3", {"a"}))
+    log.append(new_record("t", None, "rewind", "rewind", "T3", "T0", {"a", "b"}))
+    with open(log.folder / "t.jsonl", "a", encoding="utf-8") as handle:
+        handle.write('{"thread_id": "t", "torn')  # a crash mid-line is skipped
+    records = log.records("t")
+    assert len(records) == 4
+    assert code_at(records, None) == "T0"  # the start
+    assert code_at(records, ["c2", "c1", "c0"]) == "T0"  # before the step's actions ran
+    assert code_at(records, ["c4", "c3", "c2", "c1"]) == "T2"  # after them
+    assert code_at(records, ["c5", "c4", "c3", "c2"]) == "T2"
+    assert code_at(records, ["c9", "c5"]) == "T3"
+    assert code_at(records, ["c1", "c0"]) == "T0"  # before any action: the start
+    assert code_at([], ["c1"]) is None
