@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from langchain_core.language_models import BaseChatModel
     from langgraph.store.base import BaseStore
 
+    from engram.graph.tools.mcp_tools import McpToolset
     from engram.stores.codegraph.code_graph import CodeGraph
     from engram.stores.codeindex.code_index import ProjectCodeIndex
     from engram.stores.memory.fact_store import FactStore
@@ -40,7 +41,7 @@ def _no_model(_: Context) -> BaseChatModel | None:
     return None
 
 
-ResourceName = Literal["code_index", "code_graph", "fact_memory"]
+ResourceName = Literal["code_index", "code_graph", "fact_memory", "mcp_tools"]
 """The per-project resources a ``Deps`` opens on demand and caches per project root."""
 
 Opener = Callable[[Context], T]
@@ -68,6 +69,9 @@ class Deps:
     open_fact_memory: Opener[FactStore] | None = None
     """Opens the facts memory over the store; None lets nodes build one from the store."""
 
+    open_mcp_tools: Opener[McpToolset] | None = None
+    """Lists the configured MCP servers' tools; None offers no MCP tools."""
+
     _opened: dict[tuple[str, Path], Any] = field(default_factory=dict, repr=False)
     _failed: dict[tuple[str, Path], tuple[float, BaseException]] = field(
         default_factory=dict, repr=False
@@ -85,6 +89,10 @@ class Deps:
     def fact_memory(self, context: Context) -> FactStore | None:
         """Return the facts memory for the run (opened once per project), or None."""
         return self._resource("fact_memory", self.open_fact_memory, context)
+
+    def mcp_tools(self, context: Context) -> McpToolset | None:
+        """Return the MCP servers' tools (listed once per project), or None if no opener."""
+        return self._resource("mcp_tools", self.open_mcp_tools, context)
 
     def _resource(self, name: ResourceName, opener: Opener[T] | None, context: Context) -> T | None:
         """Return the named per-project resource, opening it once per project root.
@@ -128,6 +136,7 @@ def make_default_deps(store: BaseStore | None = None) -> Deps:
         open_code_index=_open_code_index,
         open_code_graph=_open_code_graph,
         open_fact_memory=None if store is None else partial(_open_facts, memory=store),
+        open_mcp_tools=_open_mcp_tools,
     )
 
 
@@ -146,6 +155,12 @@ def _open_code_graph(context: Context) -> CodeGraph:
     from engram.stores.codegraph.code_graph import open_code_graph
 
     return open_code_graph(context.project_path)
+
+
+def _open_mcp_tools(context: Context) -> McpToolset:
+    from engram.graph.tools.mcp_tools import open_mcp_toolset
+
+    return open_mcp_toolset(context)
 
 
 def _open_facts(context: Context, memory: BaseStore) -> FactStore:

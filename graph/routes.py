@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from engram.graph.context import Context
 from engram.graph.node_entry import context_or_env
 from engram.graph.state import State
-from engram.graph.tools.action_review import ACTION_KINDS
+from engram.graph.tools.action_review import action_kind
 
 __all__ = [
     "route_after_call_model",
@@ -73,7 +73,7 @@ def route_after_call_model(
         raise ValueError("call_model produced no message")
     last = state.messages[-1]
     if isinstance(last, AIMessage) and last.tool_calls:
-        if any(call["name"] in ACTION_KINDS for call in last.tool_calls):
+        if any(action_kind(call["name"]) is not None for call in last.tool_calls):
             return "review_actions"
         return "run_tools"
     if state.files_changed and not state.verification.get("final"):

@@ -1,4 +1,4 @@
-"""Node ``review_actions``: ask a human before each file edit or command the policy holds back."""
+"""Node ``review_actions``: ask a human before each edit, command or MCP call the policy holds."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.state import State
 from engram.graph.tools.action_review import (
-    ACTION_KINDS,
+    action_kind,
     approval_request,
     ask_human,
     needs_approval,
@@ -19,7 +19,11 @@ from engram.graph.tools.action_review import (
     propose,
 )
 from engram.graph.tools.write_tools import ProjectFiles
-from engram.stores.project_settings import SettingsError, load_project_settings
+from engram.stores.project_settings import (
+    ProjectSettings,
+    SettingsError,
+    load_project_settings,
+)
 
 __all__ = ["review_actions"]
 
@@ -37,23 +41,24 @@ def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
     context = runtime.context
     notes: list[str] = []
     try:
-        allow = load_project_settings(context.project_path).allow_commands
+        settings = load_project_settings(context.project_path)
     except SettingsError as exc:
-        allow = ()
-        notes.append(f"{exc}; no command is allowlisted until it is fixed")
+        settings = ProjectSettings()
+        notes.append(f"{exc}; no command or MCP tool is allowlisted until it is fixed")
     high_risk = state.task_profile.get("risk") == "high"
     approved = list(state.approved_kinds)
     files = ProjectFiles(context.project_path)
     reviews: dict[str, dict[str, Any]] = {}
     for call in last.tool_calls:
-        kind = ACTION_KINDS.get(call["name"])
+        kind = action_kind(call["name"])
         if kind is None:
             continue
         before = dict(files.pending)
         proposal = propose(files, dict(call))
         asks = "error" not in proposal and needs_approval(
             kind, policy=context.policy, high_risk=high_risk, approved_kinds=approved,
-            command=str(proposal.get("command", "")), allow=allow)
+            command=str(proposal.get("command", "")), allow=settings.allow_commands,
+            mcp_tool=str(proposal.get("mcp_tool", "")), mcp_allow=settings.allow_mcp)
         if not asks:
             reviews[str(call["id"])] = {"action": "approve", "reason": "", "args": {},
                                         "auto": True}

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.state import State
-from engram.graph.tools.action_review import ACTION_KINDS
+from engram.graph.tools.action_review import action_kind
 from engram.graph.tools.action_snapshots import ActionSnapshots
 from engram.graph.tools.available_tools import build_tools
 from engram.graph.tools.command_tool import COMMAND_TOOL_NAME, command_time_limit
@@ -65,7 +65,7 @@ async def _run_one(
         return CallOutcome(f"error: unknown tool {call['name']!r}", failed=True)
     args = dict(call.get("args") or {})
     prefix = ""
-    if call["name"] in ACTION_KINDS:
+    if action_kind(call["name"]) is not None:
         if review is None:
             return CallOutcome(NOT_REVIEWED, failed=True)
         if review["action"] == "reject":
@@ -88,7 +88,8 @@ async def _run_one(
 
 
 def _will_act(call: dict[str, Any], review: dict[str, Any] | None) -> bool:
-    return call["name"] in ACTION_KINDS and review is not None and review["action"] != "reject"
+    acts = review is not None and review["action"] != "reject"
+    return acts and action_kind(call["name"]) is not None
 
 
 async def _run_all(
@@ -99,7 +100,7 @@ async def _run_all(
 
     Each edit or command that runs is bracketed by snapshots of the working tree.
     """
-    if not any(c["name"] in ACTION_KINDS for c in calls):
+    if not any(action_kind(c["name"]) is not None for c in calls):
         return list(await asyncio.gather(*(
             _run_one(tools.get(c["name"]), c, reviews.get(str(c["id"])), timeout_s)
             for c in calls)))

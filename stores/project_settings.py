@@ -1,4 +1,4 @@
-"""Read a project's ``.engram/settings.toml``: allowed commands and verification commands."""
+"""Read a project's ``.engram/settings.toml``: allowed commands and MCP tools, verification."""
 
 from __future__ import annotations
 
@@ -30,12 +30,17 @@ class ProjectSettings:
 
         [verify]
         commands = ["pytest -q"]             # replaces the discovered test/lint commands
+
+        [mcp]
+        allow = ["docs__search", "tracker__get_*"]  # MCP tools called without asking
     """
 
     allow_commands: tuple[str, ...] = ()
     """Glob patterns of commands that run without asking under every policy but high risk."""
     verify_commands: tuple[str, ...] | None = None
     """Commands that verify a change; None discovers them from the project's files."""
+    allow_mcp: tuple[str, ...] = ()
+    """Glob patterns of ``server__tool`` names called without asking (but under high risk)."""
 
 
 def _strings(table: dict[str, Any], key: str, where: str) -> tuple[str, ...] | None:
@@ -64,9 +69,11 @@ def load_project_settings(root: Path) -> ProjectSettings:
                             hint="fix the file or remove it") from None
     commands = data.get("commands") or {}
     verify = data.get("verify") or {}
-    if not isinstance(commands, dict) or not isinstance(verify, dict):
-        raise SettingsError(f"{SETTINGS_FILE}: [commands] and [verify] must be tables")
+    mcp = data.get("mcp") or {}
+    if not all(isinstance(t, dict) for t in (commands, verify, mcp)):
+        raise SettingsError(f"{SETTINGS_FILE}: [commands], [verify] and [mcp] must be tables")
     return ProjectSettings(
         allow_commands=_strings(commands, "allow", "commands") or (),
         verify_commands=_strings(verify, "commands", "verify"),
+        allow_mcp=_strings(mcp, "allow", "mcp") or (),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -16,8 +17,8 @@ __all__ = ["NO_TERMINAL_REASON", "ask_action", "has_terminal"]
 
 NO_TERMINAL_REASON = (
     "refused: there is no terminal to ask for approval under the policy 'ask'. Rerun with "
-    "--policy auto-edit (edits pass) or --policy yolo, or allow the command in "
-    ".engram/settings.toml ([commands] allow = [...])"
+    "--policy auto-edit (edits pass) or --policy yolo, or allow the command or MCP tool in "
+    ".engram/settings.toml ([commands] allow = [...], [mcp] allow = [...])"
 )
 CHOICES = "[a]pprove / [r]eject / [e]dit / approve [all] of this kind for the session"
 _EDITED_FIELD = {"run_command": "command", "edit_file": "new_string", "write_file": "content",
@@ -38,6 +39,10 @@ def _show(payload: dict[str, Any]) -> None:
                      f"[dim](policy {payload.get('policy', 'ask')}{risk})[/]")
     if payload.get("command") is not None and payload.get("tool") == "run_command":
         err_console.print(f"[bold]$[/] {escape(str(payload['command']))}", highlight=False)
+    elif payload.get("category") == "mcp":
+        err_console.print(f"[bold]{escape(str(payload.get('mcp_tool')))}[/] "
+                          f"{escape(json.dumps(payload.get('args') or {}, ensure_ascii=False))}",
+                          highlight=False)
     else:
         err_console.print(Syntax(str(payload.get("diff", "")), "diff", theme="ansi_dark",
                                  background_color="default", word_wrap=True))

@@ -11,6 +11,7 @@ from langgraph.types import interrupt
 
 from engram.graph.errors import ToolError
 from engram.graph.tools.command_tool import COMMAND_TOOL_NAME
+from engram.graph.tools.mcp_tools import is_mcp_tool, mcp_call_target
 from engram.graph.tools.text_edits import render_diff
 from engram.graph.tools.write_tools import EDIT_TOOL_NAMES, ProjectFiles, plan_edit
 from engram.stores.errors import StoreError
@@ -20,6 +21,7 @@ __all__ = [
     "ANSWERS",
     "ActionKind",
     "approval_request",
+    "action_kind",
     "ask_human",
     "command_allowed",
     "needs_approval",
@@ -27,11 +29,11 @@ __all__ = [
     "propose",
 ]
 
-ActionKind = Literal["edit", "command"]
+ActionKind = Literal["edit", "command", "mcp"]
 ACTION_KINDS: dict[str, ActionKind] = {
     **{name: "edit" for name in EDIT_TOOL_NAMES}, COMMAND_TOOL_NAME: "command",
 }
-"""Tools that change something, by the kind of approval they need."""
+"""Tools that change something, by the kind of approval they need (MCP tools: ``action_kind``)."""
 ANSWERS = ("approve", "reject", "edit", "approve_all")
 _SYNONYMS = {
     "approve": "approve", "approved": "approve", "yes": "approve", "y": "approve",
@@ -44,6 +46,16 @@ SHELL_OPERATORS = re.compile(r"[;&|`<>\n\r]|\$\(")
 """Command text that chains, pipes, substitutes or redirects: never matched by the allowlist."""
 PROPOSAL_DIFF_CHARS = 20_000
 """Characters of a proposed diff put in the approval request."""
+
+
+def action_kind(name: str) -> ActionKind | None:
+    """Return the approval kind of a tool call, or None for a read-only tool.
+
+    An MCP server's tool may do anything its server does, so each call is an ``mcp`` action.
+    """
+    if name in ACTION_KINDS:
+        return ACTION_KINDS[name]
+    return "mcp" if is_mcp_tool(name) else None
 
 
 def command_allowed(command: str, patterns: Iterable[str]) -> bool:
@@ -66,12 +78,14 @@ def needs_approval(
     approved_kinds: Iterable[str],
     command: str = "",
     allow: Iterable[str] = (),
+    mcp_tool: str = "",
+    mcp_allow: Iterable[str] = (),
 ) -> bool:
     """Decide whether an action waits for a human.
 
     Approving a kind for the session always holds; then a high-risk task asks for everything;
-    ``yolo`` asks for nothing; allowlisted commands pass; ``auto-edit`` lets edits pass and
-    ``ask`` asks for the rest.
+    ``yolo`` asks for nothing; allowlisted commands and MCP tools (``server__tool`` globs)
+    pass; ``auto-edit`` lets edits pass and ``ask`` asks for the rest.
     """
     if kind in set(approved_kinds):
         return False
@@ -81,6 +95,8 @@ def needs_approval(
         return False
     if kind == "command":
         return not command_allowed(command, allow)
+    if kind == "mcp":
+        return not any(fnmatch.fnmatchcase(mcp_tool, p.strip()) for p in mcp_allow)
     return policy != "auto-edit"
 
 
@@ -92,8 +108,11 @@ def propose(files: ProjectFiles, call: Mapping[str, Any]) -> dict[str, Any]:
     """
     name = str(call["name"])
     args = dict(call.get("args") or {})
-    proposal: dict[str, Any] = {"tool": name, "category": ACTION_KINDS[name],
+    proposal: dict[str, Any] = {"tool": name, "category": action_kind(name),
                                 "call_id": str(call.get("id") or ""), "args": args}
+    if is_mcp_tool(name):
+        proposal["mcp_tool"] = mcp_call_target(name, args)
+        return proposal
     if name == COMMAND_TOOL_NAME:
         proposal["command"] = str(args.get("command", ""))
         return proposal
@@ -144,6 +163,7 @@ def parse_review(answer: Any) -> dict[str, Any]:
 QUESTIONS = {
     "edit": "Apply this change?",
     "command": "Run this command?",
+    "mcp": "Call this MCP server tool?",
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engram.graph.tools.action_review import ACTION_KINDS
+from engram.graph.tools.action_review import action_kind
 from engram.stores.errors import StoreError
 from engram.stores.snapshots.snapshot_log import RecordKind, SnapshotLog, new_record
 from engram.stores.snapshots.trees import TreeStore, changed_paths, open_trees
@@ -49,7 +49,8 @@ class ActionSnapshots:
         trees = self._store()
         paths = set() if before == after else changed_paths(trees.files(before),
                                                             trees.files(after))
-        kind: RecordKind = "command" if ACTION_KINDS.get(tool) == "command" else "write"
+        # an MCP server, like a command, may change any file: both are logged as commands
+        kind: RecordKind = "command" if action_kind(tool) in ("command", "mcp") else "write"
         try:
             SnapshotLog(self.root).append(new_record(
                 self.thread_id, self.checkpoint_id, kind, tool, before, after, paths))

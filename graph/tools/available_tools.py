@@ -31,16 +31,21 @@ def build_tools(
 ) -> list[BaseTool]:
     """Return the run's tools as LangChain tools: ``tool_functions``' and the actions.
 
-    The actions (file edits and ``run_command``) go through the graph's approval step;
-    ``actions=False`` leaves them out for callers that have none.
+    The actions (file edits, ``run_command`` and the MCP servers' tools) go through the
+    graph's approval step; ``actions=False`` leaves them out for callers that have none.
     """
+    from engram.graph.tokens import count_text
     from engram.graph.tools.command_tool import build_command_tool
+    from engram.graph.tools.mcp_tools import mcp_tools
     from engram.graph.tools.write_tools import build_write_tools
 
     functions = tool_functions(context, deps, store, spill_folder=spill_folder, after=after)
     tools = [f.to_tool() for f in functions]
     if actions:
         tools += [*build_write_tools(context), build_command_tool(context)]
+        toolset = deps.mcp_tools(context)
+        if toolset is not None:
+            tools += mcp_tools(toolset, context, deps.count_tokens or count_text)
     return tools
 
 

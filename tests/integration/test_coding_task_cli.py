@@ -7,20 +7,18 @@ has two bugs, so the first test run fails and the model has to fix the second on
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration
 
-ENGRAM = str(Path(sys.executable).parent / "engram")
 TASK = "The calc tests fail; fix calc.py"
 TEST_COMMAND = (f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {sys.executable} -m pytest -q "
                 "-p no:cacheprovider test_calc.py")
@@ -92,15 +90,7 @@ def _allow_pytest(project: Path) -> None:
     settings.write_text(settings.read_text() + '[commands]\nallow = ["*-m pytest -q*"]\n')
 
 
-def _engram(project: Path, home: Path, base_url: str, *args: str, env: dict[str, str] | None
-            = None) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
-    environ.update({"ENGRAM_HOME": str(home), "ENGRAM_MODEL": "stub-model",
-                    "OPENAI_API_KEY": "x", "ENGRAM_BASE_URL": base_url,
-                    "ENGRAM_EMBEDDING_PROVIDER": "hash", "NO_COLOR": "1", "COLUMNS": "200",
-                    **(env or {})})
-    return subprocess.run([ENGRAM, *args, "--path", str(project)], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=300, env=environ)
+_engram = run_engram
 
 
 def test_scripted_fix_with_auto_edit_and_an_allowlisted_test_command(project, engram_home):

@@ -1,0 +1,87 @@
+"""Read the MCP servers a user and a project configure (``mcp.json``, the ``mcpServers`` shape)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MCP_CONFIG_FILE", "McpServer", "load_mcp_servers"]
+
+MCP_CONFIG_FILE = Path(".engram") / "mcp.json"
+"""A project's MCP servers, relative to its root (the user's are ``ENGRAM_HOME/mcp.json``)."""
+SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+"""Server names become tool-name prefixes, so they keep to what every provider accepts."""
+
+
+@dataclass(frozen=True)
+class McpServer:
+    """One stdio MCP server: the command that starts it and the file that named it."""
+
+    name: str
+    command: str
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables set for the server on top of a minimal environment (no API keys leak)."""
+    source: str = ""
+    """The configuration file the entry came from."""
+
+
+def _server(name: str, entry: Any, source: str) -> McpServer:
+    """Return one server entry as a ``McpServer``.
+
+    Raises:
+        ValueError: The entry lacks a command or has a field of the wrong shape.
+    """
+    if not SERVER_NAME.match(name):
+        raise ValueError(f"server name {name!r} must be 1-40 letters, digits, '_' or '-'")
+    if not isinstance(entry, dict):
+        raise ValueError(f"server {name!r} must be an object with a command")
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ValueError(f"server {name!r} has no command (stdio servers need one)")
+    args = entry.get("args") or []
+    env = entry.get("env") or {}
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise ValueError(f"server {name!r}: args must be a list of strings")
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        raise ValueError(f"server {name!r}: env must map names to strings")
+    return McpServer(name, command, tuple(args), {str(k): v for k, v in env.items()}, source)
+
+
+def _read(path: Path, notes: list[str]) -> dict[str, McpServer]:
+    """Return the valid servers of one file; each problem becomes one note."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        notes.append(f"MCP servers in {path} ignored: cannot read the file ({exc}); fix it or "
+                     "remove it")
+        return {}
+    entries = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        notes.append(f"MCP servers in {path} ignored: expected "
+                     '{"mcpServers": {"name": {"command": ..., "args": [...]}}}')
+        return {}
+    servers: dict[str, McpServer] = {}
+    for name, entry in entries.items():
+        try:
+            servers[name] = _server(str(name), entry, str(path))
+        except ValueError as exc:
+            notes.append(f"MCP server ignored: {exc} in {path}; fix the entry to use its tools")
+    return servers
+
+
+def load_mcp_servers(project_root: Path, home: Path) -> tuple[list[McpServer], list[str]]:
+    """Return the configured servers (project entries replace user ones by name) and notes.
+
+    A file that cannot be read, or an entry without a command, is left out with one note
+    saying what to fix; the other servers still load.
+    """
+    notes: list[str] = []
+    servers = _read(home / "mcp.json", notes)
+    servers.update(_read(project_root / MCP_CONFIG_FILE, notes))
+    return list(servers.values()), notes

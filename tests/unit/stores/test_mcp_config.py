@@ -1,0 +1,65 @@
+"""Reading ``mcp.json``: the ``mcpServers`` shape, project over user, one note per problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from engram.stores.mcp_config import McpServer, load_mcp_servers
+
+
+def _write(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+
+
+def test_project_entries_replace_user_ones_by_name(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "proj"
+    _write(home / "mcp.json", {"mcpServers": {
+        "docs": {"command": "docs-server"},
+        "tracker": {"command": "tracker", "args": ["--user"], "env": {"TOKEN_FILE": "~/t"}}}})
+    _write(project / ".engram" / "mcp.json", {"mcpServers": {
+        "tracker": {"command": "tracker", "args": ["--project"]}}})
+    servers, notes = load_mcp_servers(project, home)
+    assert notes == []
+    by_name = {s.name: s for s in servers}
+    assert by_name["docs"] == McpServer("docs", "docs-server", source=str(home / "mcp.json"))
+    assert by_name["tracker"].args == ("--project",)
+    assert by_name["tracker"].env == {}
+    assert by_name["tracker"].source == str(project / ".engram" / "mcp.json")
+
+
+def test_no_files_means_no_servers(tmp_path):
+    assert load_mcp_servers(tmp_path / "p", tmp_path / "h") == ([], [])
+
+
+def test_invalid_json_is_one_note_and_the_other_file_still_loads(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "proj"
+    _write(home / "mcp.json", {"mcpServers": {"docs": {"command": "docs-server"}}})
+    _write(project / ".engram" / "mcp.json", '{"mcpServers": {"x": ')
+    servers, notes = load_mcp_servers(project, home)
+    assert [s.name for s in servers] == ["docs"]
+    assert len(notes) == 1
+    assert "cannot read the file" in notes[0] and "mcp.json" in notes[0]
+
+
+def test_bad_entries_are_left_out_with_a_note_each(tmp_path):
+    project = tmp_path / "proj"
+    _write(project / ".engram" / "mcp.json", {"mcpServers": {
+        "ok": {"command": "server", "args": ["-v"]},
+        "nocommand": {"args": ["x"]},
+        "badargs": {"command": "s", "args": "not-a-list"},
+        "bad name!": {"command": "s"}}})
+    servers, notes = load_mcp_servers(project, tmp_path / "home")
+    assert [s.name for s in servers] == ["ok"]
+    assert len(notes) == 3
+    assert any("'nocommand' has no command" in n for n in notes)
+    assert any("args must be a list of strings" in n for n in notes)
+    assert any("'bad name!'" in n for n in notes)
+
+
+def test_wrong_top_level_shape_is_a_note(tmp_path):
+    project = tmp_path / "proj"
+    _write(project / ".engram" / "mcp.json", {"servers": {"x": {"command": "y"}}})
+    servers, notes = load_mcp_servers(project, tmp_path / "home")
+    assert servers == [] and len(notes) == 1 and "mcpServers" in notes[0]
