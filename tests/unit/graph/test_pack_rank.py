@@ -49,6 +49,18 @@ def test_ranking_ignores_input_order():
     assert rank_files(evidence_of(HITS, [], [])) == rank_files(evidence_of(shuffled, [], []))
 
 
+def test_a_leading_source_keeps_its_file_order_ahead_of_the_fusion():
+    # the localizer ranks e.py (no other source has it), then a.py; RRF puts a.py first
+    localized = [hit("e.py", 1, 3, 1.0, "localizer", "e"), hit("a.py", 1, 10, 0.5, "localizer")]
+    evidence = evidence_of([*HITS, *localized], [], [])
+    fused = [r.path for r in rank_files(evidence)]
+    assert fused[:2] == ["a.py", "e.py"]
+    led = [r.path for r in rank_files(evidence, lead="localizer")]
+    assert led[:2] == ["e.py", "a.py"]
+    assert led[2:] == [p for p in fused if p not in {"e.py", "a.py"}]  # the rest: fusion order
+    assert [r.path for r in rank_files(evidence, lead="absent")] == fused
+
+
 def test_graph_and_phase0_evidence_are_fused():
     related = [{"path": "e.py", "start_line": 2, "end_line": 8, "symbol": "E.run",
                 "relation": "calls", "score": 0.4}]
