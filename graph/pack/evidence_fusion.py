@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from engram.graph.pack.pack_filling import PackItem
 from engram.graph.tokens import Counter
+from engram.stores.codeindex.chunk_pointing import MAX_DEEP_CHUNKS
 from engram.stores.codeindex.file_localization import LOCALIZER_SOURCE
 from engram.stores.codeindex.rank_fusion import RRF_K, aggregate_files, rrf
 from engram.stores.project_tests import is_test_path
@@ -62,9 +63,9 @@ MAX_SLICE_TOKENS = 320
 FOCUS_FILES = 3
 """Leading files whose spans all come before any other file's: a fix usually touches one to
 three files, and their changed functions matter more than a tenth file's head."""
-FOCUS_SLICES_PER_FILE = 16
-"""Most slices taken from one leading file (the localizer passes on up to as many chunks of
-each leading file, likeliest to change first)."""
+FOCUS_SLICES_PER_FILE = MAX_DEEP_CHUNKS
+"""Most slices taken from one leading file: as many chunks as the localizer passes on for
+each leading file, likeliest to change first."""
 DEPTH_SHARE = 0.4
 """Share of the pack budget the leading files' further spans may take before other files'
 best spans (the rest of them come after every other file's spans). A fix changes a few

@@ -337,7 +337,7 @@ class ProjectCodeIndex:
         """
         ranked = localize(self, issue, prefer=prefer)[:files]
         by_path: dict[str, list[Located]] = {}
-        for chunk in sorted(self._chunk_map().values(), key=lambda c: c.start_line):
+        for chunk in self._chunk_map().values():
             by_path.setdefault(chunk.path, []).append(chunk)
         signals = read_issue(issue)
         ranks = TextRanks(text=self._text_ranks(issue_query(signals)),
@@ -346,7 +346,9 @@ class ProjectCodeIndex:
         for rank, (e, _) in enumerate(ranked, start=1):
             score = 1.0 / rank
             deep = rank <= DEEP_FILES
-            picked = point_chunks(by_path.get(e.path, []), e.lines, e.names, ranks,
+            # file order, sorted for the files passed on only (not the whole project per turn)
+            chunks = sorted(by_path.get(e.path, []), key=lambda c: c.start_line)
+            picked = point_chunks(chunks, e.lines, e.names, ranks,
                                   limit=MAX_DEEP_CHUNKS if deep else MAX_POINTED_CHUNKS,
                                   fill=deep)
             if not picked:
