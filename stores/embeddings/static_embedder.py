@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engram.stores.embeddings.token_ids import TokenIds
+
 __all__ = [
     "STATIC_DIM",
     "STATIC_MODEL_ID",
@@ -174,10 +176,11 @@ class StaticEmbedder:
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._table = table
-        self._skip = {
+        self._skip_ids = np.array([
             i for t in ("[CLS]", "[SEP]", "[PAD]", "[UNK]")
             if (i := self._tokenizer.token_to_id(t)) is not None
-        }
+        ], dtype=np.int64)
+        self._ids = TokenIds(self._tokenizer)
         # The text cut belongs to the embedding recipe, so it is part of the cache key.
         self.model_id = f"{STATIC_MODEL_ID}:{MAX_CHARS_PER_TEXT}c"
         self.dim = int(table.shape[1])
@@ -185,17 +188,11 @@ class StaticEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return one L2-normalized float32 row per text (zeros for texts with no tokens)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        if not texts:
-            return out
-        encodings = self._tokenizer.encode_batch(
-            [t[:MAX_CHARS_PER_TEXT] for t in texts], add_special_tokens=False
-        )
-        for row, encoding in enumerate(encodings):
-            ids = [
-                i for i in encoding.ids[:MAX_TOKENS_PER_TEXT]
-                if i not in self._skip and i < len(self._table)
-            ]
-            if not ids:
+        for row, text in enumerate(texts):
+            ids = np.array(self._ids.first(text[:MAX_CHARS_PER_TEXT], MAX_TOKENS_PER_TEXT),
+                           dtype=np.int64)
+            ids = ids[(ids < len(self._table)) & ~np.isin(ids, self._skip_ids)]
+            if not len(ids):
                 continue
             vector = self._table[ids].mean(axis=0)
             norm = float(np.linalg.norm(vector))
