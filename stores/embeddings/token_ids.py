@@ -14,6 +14,7 @@ are always called directly.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["SEGMENT_CACHE_SIZE", "TokenIds"]
@@ -58,11 +59,7 @@ class TokenIds:
         ids: list[int] = []
         for segment in _SEGMENT.findall(text):
             found = known.get(segment)
-            if found is None:
-                if len(known) >= SEGMENT_CACHE_SIZE:
-                    known.clear()
-                found = known[segment] = self._segment_ids(segment)
-            ids += found
+            ids += found if found is not None else _remember(known, segment, self._segment_ids)
             if len(ids) >= limit:
                 break
         return ids[:limit]
@@ -74,11 +71,7 @@ class TokenIds:
         words = self._words
         for word in _WORDS.findall(segment.lower()):
             found = words.get(word)
-            if found is None:
-                if len(words) >= SEGMENT_CACHE_SIZE:
-                    words.clear()
-                found = words[word] = self._word_pieces(word)
-            ids += found
+            ids += found if found is not None else _remember(words, word, self._word_pieces)
         return ids
 
     def _word_pieces(self, word: str) -> list[int]:
@@ -99,3 +92,12 @@ class TokenIds:
                 return [self._unk]
             start = end
         return pieces
+
+
+def _remember(cache: dict[str, list[int]], key: str, compute: Callable[[str], list[int]]
+              ) -> list[int]:
+    """Compute and keep ``key``'s ids, emptying the cache first when it is full."""
+    if len(cache) >= SEGMENT_CACHE_SIZE:
+        cache.clear()
+    found = cache[key] = compute(key)
+    return found
