@@ -46,7 +46,7 @@ def _load(deps: Deps, context: Context, name: ResourceName) -> str:
         elif name == "code_graph":
             graph = deps.code_graph(context)
             if graph is not None:
-                graph.resolver()  # name tables, built on first use
+                graph.warm()  # name tables and relation graph, built on first use
     except (StoreError, OSError) as exc:
         return f"{name}: {exc}"
     return ""

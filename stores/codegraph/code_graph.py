@@ -21,6 +21,7 @@ from engram.stores.codegraph.graph_model import CodeGraph, GraphStats
 from engram.stores.codegraph.graph_persistence import GraphStore, gc_paused, graph_store_for
 from engram.stores.codegraph.graph_update import affected_files, replace_edges, replace_nodes
 from engram.stores.codegraph.name_resolution import Resolver
+from engram.stores.codegraph.relation_graph import relation_counts
 from engram.stores.codegraph.symbol_extraction import FileFacts, extract_file
 from engram.stores.codegraph.symbol_tables import ProjectIndex
 from engram.stores.errors import IndexCorruptError, IndexNotBuiltError
@@ -129,6 +130,7 @@ def _build(
     dirty = set(new_facts) | set(removed)
     if not dirty and graph.edges:
         return _stats(graph, 0, 0, 0, started)
+    g = graph.graph  # built from the facts as they were before this update
     affected = affected_files(graph, dirty, new_facts) if graph.edges else set()
     old_facts = {p: graph.facts[p] for p in dirty if p in graph.facts}
     for path in removed:
@@ -141,7 +143,7 @@ def _build(
     resolver = Resolver(ProjectIndex.build(graph.facts))
     graph._resolver = resolver
     redo = (dirty | affected) & set(graph.facts) if graph.edges else set(graph.facts)
-    replace_nodes(graph.graph, old_facts, {p: graph.facts.get(p) for p in dirty})
+    replace_nodes(g, old_facts, {p: graph.facts.get(p) for p in dirty})
     replace_edges(graph, resolver, redo)
     graph._pending |= dirty | redo
     return _stats(graph, len(new_facts), len(redo), len(removed), started)
@@ -154,12 +156,21 @@ def _stats(graph: CodeGraph, parsed: int, resolved: int, removed: int,
         parsed=parsed,
         resolved=resolved,
         removed=removed,
-        nodes=graph.graph.number_of_nodes(),
-        # number_of_edges() sums node degrees through views: ~10x slower on a large graph.
-        edges=sum(len(keys) for _, targets in graph.graph.adjacency() for keys in targets.values()),
+        **_counts(graph),
         unresolved=sum(len(e.unresolved) for e in graph.edges.values()),
         seconds=time.perf_counter() - started,
     )
+
+
+def _counts(graph: CodeGraph) -> dict[str, int]:
+    """Count nodes and edges, from the facts when the relation graph was not built."""
+    if not graph.has_relation_graph():
+        nodes, edges = relation_counts(graph.facts, graph.edges.values())
+        return {"nodes": nodes, "edges": edges}
+    g = graph.graph
+    # number_of_edges() sums node degrees through views: ~10x slower on a large graph.
+    return {"nodes": g.number_of_nodes(),
+            "edges": sum(len(keys) for _, targets in g.adjacency() for keys in targets.values())}
 
 
 @functools.lru_cache(maxsize=256)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from engram.stores.codegraph.name_resolution import FileEdges, Resolver
+from engram.stores.codegraph.relation_graph import relation_graph
 from engram.stores.codegraph.symbol_extraction import FileFacts
 from engram.stores.codegraph.symbol_tables import ProjectIndex
 
@@ -21,7 +22,8 @@ class CodeGraph:
     edges: dict[str, FileEdges] = field(default_factory=dict)
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Per-file (size, mtime_ns) seen at the last update; cheap change detection."""
-    graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph)
+    _graph: nx.MultiDiGraph | None = field(default=None, repr=False, compare=False)
+    """The relation graph once built (``graph``); None until something asks for it."""
     _resolver: Resolver | None = field(default=None, repr=False, compare=False)
     _saved_facts: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
     """Each file's facts line as last saved; saving again re-encodes only changed files."""
@@ -29,6 +31,27 @@ class CodeGraph:
     """Id of the full save this graph was read from or last written as ("" when none)."""
     _pending: set[str] = field(default_factory=set, repr=False, compare=False)
     """Files whose facts or edges changed since that full save."""
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        """Return the relation graph: a node per file and definition, an edge per relation.
+
+        Derived from ``facts`` and ``edges``; built on first use (a loaded graph that only
+        answers name lookups or a no-op update never pays for it) and kept up to date by
+        updates from then on.
+        """
+        if self._graph is None:
+            self._graph = relation_graph(self.facts, self.edges.values())
+        return self._graph
+
+    def has_relation_graph(self) -> bool:
+        """Return True once ``graph`` was built (updates must then keep it current)."""
+        return self._graph is not None
+
+    def warm(self) -> None:
+        """Build the relation graph and the resolver's name tables now rather than on first use."""
+        self.resolver()
+        _ = self.graph
 
     def unresolved(self, node: str) -> list[tuple[str, str]]:
         """Return (name, relation) of references from ``node`` that did not resolve."""

@@ -4,7 +4,7 @@ The graph lives in ``<project>/.engram/index/code_graph.jsonl``: JSON lines, wri
 atomically — a header (format, version, id of this save), the per-file (size, mtime) table,
 then one ``["F", path, facts]`` line per file and one ``["E", path, edges]`` line per file
 with edges. The relation graph itself is not saved: its nodes and edges are derived from the
-facts and edges on load. Each file's facts line is kept as text after loading or saving, so
+facts and edges when first used. Each file's facts line is kept as text after loading or saving, so
 saving again re-encodes only the files that changed. An incremental update writes only what
 changed since that file was written, to ``code_graph.delta.jsonl`` (also atomically), tagged
 with the id of the full file it applies to; loading applies it.
@@ -21,12 +21,9 @@ import gc
 import os
 import tempfile
 import uuid
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-import networkx as nx
 import orjson
 
 from engram.stores.codegraph.graph_codec import (
@@ -36,8 +33,9 @@ from engram.stores.codegraph.graph_codec import (
     encode_facts,
 )
 from engram.stores.codegraph.graph_model import CodeGraph
-from engram.stores.codegraph.graph_update import apply_changes, replace_nodes
+from engram.stores.codegraph.graph_update import apply_changes
 from engram.stores.codegraph.name_resolution import FileEdges
+from engram.stores.codegraph.relation_graph import gc_paused
 from engram.stores.codegraph.symbol_extraction import FileFacts
 from engram.stores.errors import IndexCorruptError
 from engram.stores.index_trust import claim_index_dir, is_trusted
@@ -157,20 +155,6 @@ def _write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Keep the cyclic garbage collector off for the block (restored as it was after)."""
-    # Loading creates ~10^5 containers; the cyclic GC would rescan them over and over
-    # (most of the load time on a large tree) although none of them is garbage.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _line(value: Any) -> bytes:
     return orjson.dumps(value) + b"\n"
 
@@ -273,35 +257,12 @@ def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
             raise IndexCorruptError(f"code graph {source} is not a full save")
         facts: dict[str, FileFacts] = {p: f for p, f in saved.facts.items() if f is not None}
         edges: dict[str, FileEdges] = {p: e for p, e in saved.edges.items() if e is not None}
-        g = nx.MultiDiGraph()
-        replace_nodes(g, {}, facts)
-        _add_saved_edges(g, edges.values())
         # The graph lives as long as the process: move it out of the collector's view,
         # or the first collection after loading scans all of it (seconds on a large tree).
         gc.freeze()
-    return CodeGraph(facts, edges, saved.stats, g, _saved_facts=saved.lines,
+    # The relation graph is derived from these on first use (``CodeGraph.graph``).
+    return CodeGraph(facts, edges, saved.stats, _saved_facts=saved.lines,
                      _base_id=saved.header["id"])
-
-
-def _add_saved_edges(g: nx.MultiDiGraph, saved: Iterable[FileEdges]) -> None:
-    """Add saved edges to a graph that has none yet, as ``add_edge(src, dst, key=rel)`` would.
-
-    Written against the adjacency dicts networkx documents for subclassing (``_succ``,
-    ``_pred``, the factories): ``add_edge`` per edge costs most of a large graph's load time.
-    """
-    succ, pred = g._succ, g._pred
-    for file_edges in saved:
-        for src, dst, rel in file_edges.edges:
-            out = succ.get(src)
-            if out is None or dst not in succ:
-                continue
-            keys = out.get(dst)
-            if keys is None:
-                keys = out[dst] = pred[dst][src] = g.edge_key_dict_factory()
-            data = g.edge_attr_dict_factory()
-            data["relation"] = rel
-            keys[rel] = data
-    nx._clear_cache(g)
 
 
 def _apply_delta(graph: CodeGraph, data: bytes, *, source: str) -> None:

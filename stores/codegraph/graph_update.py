@@ -120,16 +120,9 @@ def replace_edges(graph: CodeGraph, resolver: Resolver, paths: Iterable[str]) ->
     """Resolve ``paths`` again and replace the edges that start in them."""
     g = graph.graph
     for path in sorted(paths):
-        old = graph.edges.get(path)
-        if old is not None:
-            for src, dst, rel in old.edges:
-                if g.has_edge(src, dst, key=rel):
-                    g.remove_edge(src, dst, key=rel)
         fresh = resolver.file_edges(path)
+        _swap_edges(g, graph.edges.get(path), fresh)
         graph.edges[path] = fresh
-        for src, dst, rel in fresh.edges:
-            if src in g and dst in g:
-                g.add_edge(src, dst, key=rel, relation=rel)
     for path in [p for p in graph.edges if p not in graph.facts]:
         del graph.edges[path]
 
@@ -139,10 +132,13 @@ def apply_changes(
     facts: Mapping[str, FileFacts | None],
     edges: Mapping[str, FileEdges | None],
 ) -> None:
-    """Replace files' facts, nodes and edges with saved ones (None: the file is gone)."""
-    g = graph.graph
-    old_facts = {p: graph.facts[p] for p in facts if p in graph.facts}
-    replace_nodes(g, old_facts, facts)
+    """Replace files' facts, nodes and edges with saved ones (None: the file is gone).
+
+    A relation graph not built yet is left unbuilt: it is derived from the result later.
+    """
+    g = graph.graph if graph.has_relation_graph() else None
+    if g is not None:
+        replace_nodes(g, {p: graph.facts[p] for p in facts if p in graph.facts}, facts)
     for path, new in facts.items():
         if new is None:
             graph.facts.pop(path, None)
@@ -151,14 +147,20 @@ def apply_changes(
             graph.facts[path] = new
     for path, file_edges in edges.items():
         old = graph.edges.pop(path, None)
-        if old is not None:
-            for src, dst, rel in old.edges:
-                if g.has_edge(src, dst, key=rel):
-                    g.remove_edge(src, dst, key=rel)
-        if file_edges is None:
-            continue
-        graph.edges[path] = file_edges
-        for src, dst, rel in file_edges.edges:
+        if file_edges is not None:
+            graph.edges[path] = file_edges
+        if g is not None:
+            _swap_edges(g, old, file_edges)
+    graph._resolver = None
+
+
+def _swap_edges(g: nx.MultiDiGraph, old: FileEdges | None, new: FileEdges | None) -> None:
+    """Remove one file's old edges from ``g`` and add its new ones."""
+    if old is not None:
+        for src, dst, rel in old.edges:
+            if g.has_edge(src, dst, key=rel):
+                g.remove_edge(src, dst, key=rel)
+    if new is not None:
+        for src, dst, rel in new.edges:
             if src in g and dst in g:
                 g.add_edge(src, dst, key=rel, relation=rel)
-    graph._resolver = None

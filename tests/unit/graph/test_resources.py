@@ -26,7 +26,7 @@ class FakeIndex:
 class FakeGraph:
     warmed = 0
 
-    def resolver(self):
+    def warm(self):
         self.warmed += 1
 
 

@@ -272,3 +272,30 @@ def test_a_graph_folder_not_stamped_for_this_project_is_rebuilt_not_read(tmp_pat
     assert stats.parsed == 2
     assert graph_store_for(tmp_path / "b").load() is not None
     assert update_graph(tmp_path / "b").parsed == 0
+
+
+def test_a_loaded_graph_builds_its_relation_graph_only_when_asked(tmp_path):
+    write(tmp_path, {**FILES, "app/other.py": "def alone():\n    return 2\n"})
+    update_graph(tmp_path)
+    write(tmp_path, {"app/models.py": FILES["app/models.py"].replace("def save", "def store")})
+    update_graph(tmp_path)  # leaves a delta, applied to the facts on load
+    loaded = open_code_graph(tmp_path)
+    assert not loaded.has_relation_graph()
+    noop = update_graph(tmp_path)  # nothing changed: counted from the facts, never built
+    fresh = CodeGraph()
+    build_graph(tmp_path, fresh)
+    assert (noop.nodes, noop.edges) == (fresh.graph.number_of_nodes(),
+                                        fresh.graph.number_of_edges())
+    assert snapshot(loaded) == snapshot(fresh) and loaded.has_relation_graph()
+
+
+def test_an_update_keeps_a_built_relation_graph_current(tmp_path):
+    write(tmp_path, FILES)
+    update_graph(tmp_path)
+    graph = open_code_graph(tmp_path)
+    graph.warm()
+    write(tmp_path, {"app/models.py": FILES["app/models.py"].replace("def save", "def store")})
+    build_graph(tmp_path, graph)
+    fresh = CodeGraph()
+    build_graph(tmp_path, fresh)
+    assert snapshot(graph) == snapshot(fresh)
