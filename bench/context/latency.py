@@ -64,7 +64,7 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))]
 
 
-async def stuck_semantic(state: Any, runtime: Any, *, deps: Any) -> dict[str, Any]:
+def stuck_semantic(state: Any, runtime: Any, *, deps: Any) -> dict[str, Any]:
     """A semantic branch whose backend never answers."""
     time.sleep(30)
     return {}
