@@ -42,8 +42,11 @@ class TokenIds:
             and normalizer.lowercase and normalizer.clean_text
             and type(tokenizer.pre_tokenizer).__name__ == "BertPreTokenizer"
         )
-        self._vocab: dict[str, int] = tokenizer.get_vocab() if self._bert else {}
-        self._unk = self._vocab.get(model.unk_token, -1) if self._bert else -1
+        # Pieces are looked up one by one (``token_to_id``): copying the whole vocabulary into
+        # a dict would cost every process that embeds one query tens of milliseconds.
+        self._token_id = tokenizer.token_to_id
+        unk = self._token_id(model.unk_token) if self._bert else None
+        self._unk = -1 if unk is None else int(unk)
         self._prefix = str(model.continuing_subword_prefix) if self._bert else ""
         self._max_word = int(model.max_input_chars_per_word) if self._bert else 0
         # Special tokens written in the text ("[CLS]") are matched before normalization.
@@ -78,12 +81,12 @@ class TokenIds:
         """Greedy longest-match WordPiece of one word; the unknown token if a piece is missing."""
         if len(word) > self._max_word:
             return [self._unk]
-        vocab, pieces, start = self._vocab, [], 0
+        token_id, pieces, start = self._token_id, [], 0
         while start < len(word):
             end = len(word)
             while end > start:
                 piece = word[start:end] if start == 0 else self._prefix + word[start:end]
-                found = vocab.get(piece)
+                found = token_id(piece)
                 if found is not None:
                     pieces.append(found)
                     break
