@@ -18,6 +18,7 @@ from engram.graph.tools.action_review import (
     needs_approval,
     parse_review,
 )
+from engram.graph.tools.command_stream import command_stream
 from engram.graph.tools.command_tool import (
     COMMAND_TOOL_NAME,
     CommandResult,
@@ -36,6 +37,8 @@ VERIFY_MAX_ROUNDS = 3
 VERIFY_TIMEOUT_S = 600
 """Longest one verification command may run."""
 FEEDBACK_PREFIX = "[engram verify]"
+VERIFY_SOURCE = "verify"
+"""How the checks' commands are labelled on the live stream."""
 
 
 def _feedback(command: str, result: CommandResult, saved: str | None, rounds: int) -> str:
@@ -104,7 +107,8 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
     env = scrubbed_environment(os.environ)
     runs: list[dict[str, Any]] = []
     for command in commands:
-        result = run_shell(root, command, VERIFY_TIMEOUT_S, env)
+        result = run_shell(root, command, VERIFY_TIMEOUT_S, env,
+                           command_stream(command, VERIFY_SOURCE))
         runs.append({"command": command, "exit_code": result.exit_code,
                      "seconds": round(result.seconds, 2)})
         if result.exit_code != 0:

@@ -37,11 +37,10 @@ ThreadArgument = typer.Argument(..., help="Session id (or a unique prefix).")
 def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: bool) -> None:
     from engram.graph.cli.turn_runner import (
         ask_approval,
-        print_answer,
+        print_turn,
         run_summary,
         run_turn,
         session_config,
-        status_line,
     )
 
     config = session_config(engram.checkpointer, thread_id, engram.context)
@@ -52,8 +51,7 @@ def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: b
     if as_json:
         print_json(run_summary(thread_id, result))
         return
-    print_answer(out_console, result.answer)
-    err_console.print(f"[dim]{status_line(result.values, engram.context, thread_id)}[/]")
+    print_turn(result, engram.context, thread_id)
 
 
 def _repair_finished(engram: App, thread_id: str, snapshot: Any) -> bool:
