@@ -33,8 +33,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_STOPPED = 130
-"""Exit status of a run stopped with Ctrl-C (128 + SIGINT, as shells report it)."""
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 CommitOption = typer.Option(
     False, "--commit",
@@ -91,6 +89,7 @@ def run(
     from engram.graph.cli.session_ids import resolve_thread
     from engram.graph.cli.turn_commit import commit_turn
     from engram.graph.cli.turn_runner import (
+        EXIT_STOPPED,
         ask_approval,
         new_thread_id,
         print_turn,

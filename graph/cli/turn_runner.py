@@ -35,11 +35,13 @@ from engram.stores.ledger import Ledger
 from engram.stores.session_listing import session_metadata
 
 __all__ = [
-    "TurnResult", "ask_approval", "new_thread_id", "print_answer", "print_turn", "run_summary",
-    "run_turn", "session_config", "status_line", "thread_config",
+    "EXIT_STOPPED", "TurnResult", "ask_approval", "new_thread_id", "print_answer", "print_turn",
+    "run_summary", "run_turn", "session_config", "status_line", "thread_config",
 ]
 
 TITLE_CHARS = 120
+EXIT_STOPPED = 130
+"""Exit status of a command whose turn Ctrl-C stopped (128 + SIGINT, as shells report it)."""
 
 Approver = Callable[[dict[str, Any]], dict[str, Any]]
 

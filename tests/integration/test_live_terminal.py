@@ -175,3 +175,38 @@ def test_run_shell_passes_output_on_while_the_command_runs(tmp_path):
     assert result.exit_code == 0 and result.output == "ab\nc\n"
     assert "".join(text for _, text in pieces) == "ab\nc\n"
     assert pieces[-1][0] - pieces[0][0] > 0.5  # the first line came before the command ended
+
+
+@needs_tmux
+def test_ctrl_c_in_chat_stops_the_model_call_and_the_next_turn_works(tmp_path, engram_home):
+    project = _project(tmp_path)
+    script: list[dict[str, Any]] = [{"content": "too late", "delay_s": 60},
+                                    {"content": "the second answer streamed"}]
+    session = f"engram-chat-{os.getpid()}"
+    env = {"ENGRAM_HOME": str(engram_home), "ENGRAM_MODEL": "stub-model", "OPENAI_API_KEY": "x",
+           "ENGRAM_EMBEDDING_PROVIDER": "hash"}
+    with OpenAIStub(script) as stub:
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in
+                           {**env, "ENGRAM_BASE_URL": stub.base_url}.items())
+        command = (f"cd {shlex.quote(str(project))} && env {exports} {shlex.quote(ENGRAM)} "
+                   "chat --thread c1; echo FINISHED-$?; sleep 30")
+        _tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
+        try:
+            _wait_for(session, "engram>")
+            _tmux("send-keys", "-t", session, "first question", "Enter")
+            deadline = time.monotonic() + WAIT_S
+            while not stub.requests and time.monotonic() < deadline:
+                time.sleep(0.1)
+            _tmux("send-keys", "-t", session, "C-c")
+            screen = _wait_for(session, "stopped the model call")
+            assert "send your next message" in screen
+            _tmux("send-keys", "-t", session, "second question", "Enter")
+            _wait_for(session, "the second answer streamed")
+            _tmux("send-keys", "-t", session, "/exit", "Enter")
+            screen = _wait_for(session, "FINISHED-")
+        finally:
+            subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    assert "FINISHED-0" in screen and "Traceback" not in screen
+    assert stub.rejected == []
+    users = [m["content"] for m in stub.requests[-1]["messages"] if m["role"] == "user"]
+    assert users[0] == "first question" and users[-1].startswith("second question")
