@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +20,8 @@ from engram.graph.cli.action_prompt import ask_action
 from engram.graph.cli.command_support import err_console, out_console
 from engram.graph.cli.live_view import LIVE_STREAM_MODES, LiveView, show_update
 from engram.graph.cli.turn_stop import (
+    SigintStop,
+    StoppedAtQuestion,
     close_stopped_calls,
     step_of,
     stop_child_groups,
@@ -113,20 +112,6 @@ async def _stream(graph: Any, graph_input: Any, config: dict[str, Any], context:
                 show_update(console, update)
 
 
-def _ask(approve: Approver, payload: dict[str, Any], live: LiveView | None) -> dict[str, Any]:
-    """Ask with Ctrl-C behaving as usual at the prompt (it rejects there)."""
-    if live is not None:
-        live.shown_in_approval(payload)
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        return approve(payload)
-    finally:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, previous)
-
-
 async def run_turn(
     graph: Any,
     config: dict[str, Any],
@@ -149,7 +134,7 @@ async def run_turn(
     run_config = config
     latest = {**config, "configurable": {
         k: v for k, v in config["configurable"].items() if k != "checkpoint_id"}}
-    with _stop_on_sigint():
+    with SigintStop() as stop:
         try:
             while True:
                 await _stream(graph, pending, run_config, context, console, quiet, live)
@@ -160,36 +145,16 @@ async def run_turn(
                     break
                 if approve is None:
                     return TurnResult(dict(snapshot.values), "", interrupted=True)
-                pending = Command(resume=_ask(approve, dict(interrupts[0].value), live))
-        except asyncio.CancelledError:
+                if live is not None:
+                    live.shown_in_approval(dict(interrupts[0].value))
+                pending = Command(resume=stop.ask(approve, dict(interrupts[0].value)))
+        except (asyncio.CancelledError, StoppedAtQuestion):
             if live is not None:
                 live.pause()
             return await _stopped(graph, latest, context)
     values = dict(snapshot.values)
     return TurnResult(values, _final_answer(values.get("messages", [])),
                       streamed=live is not None and live.streamed)
-
-
-@contextmanager
-def _stop_on_sigint() -> Iterator[None]:
-    """Make Ctrl-C kill the turn's commands at once, then cancel the turn (not the process)."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-
-    def on_sigint() -> None:
-        stop_child_groups()  # a command in a worker thread would otherwise run on
-        if task is not None:
-            task.cancel()
-
-    try:
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-    except (NotImplementedError, RuntimeError, ValueError):  # no signals here (a thread)
-        yield
-        return
-    try:
-        yield
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
 
 
 async def _stopped(graph: Any, config: dict[str, Any], context: Context) -> TurnResult:

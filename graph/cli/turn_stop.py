@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import FrameType, TracebackType
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-__all__ = ["STOPPED", "close_stopped_calls", "step_of", "stop_child_groups", "stopped_message"]
+__all__ = ["STOPPED", "SigintStop", "StoppedAtQuestion", "close_stopped_calls", "step_of",
+           "stop_child_groups", "stopped_message"]
 
 STOPPED = (
     "stopped by the user (Ctrl-C) while this step ran: the call may not have finished, and "
@@ -23,6 +27,7 @@ STEP_NAMES = {
     "run_tools": "the tool step (edits, commands)",
     "verify_changes": "the checks",
     "compact_history": "the compaction",
+    "review_actions": "at the approval question",
 }
 
 
@@ -69,6 +74,73 @@ def stop_child_groups() -> list[int]:
         except (ProcessLookupError, PermissionError):
             continue
     return killed
+
+
+class StoppedAtQuestion(Exception):
+    """Ctrl-C was pressed while a question waited for an answer."""
+
+
+class SigintStop:
+    """While a turn runs, Ctrl-C kills its commands and cancels it instead of the process.
+
+    The loop's handler runs between steps; at a question (a blocking prompt) Ctrl-C
+    interrupts the prompt itself, and the question stays pending for the next resume.
+    """
+
+    def __init__(self) -> None:
+        """Bind to the running loop and the current task (the turn)."""
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        self.stopping = False
+        self.installed = False
+
+    def _on_sigint(self) -> None:
+        if self.stopping:  # the same Ctrl-C, seen again through the loop's wake-up pipe
+            return
+        self.stopping = True
+        stop_child_groups()  # a command in a worker thread would otherwise run on
+        if self.task is not None:
+            self.task.cancel()
+
+    def __enter__(self) -> SigintStop:
+        """Install the handler (where signals can be handled: the main thread)."""
+        try:
+            self.loop.add_signal_handler(signal.SIGINT, self._on_sigint)
+            self.installed = True
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        """Put Python's own Ctrl-C handling back."""
+        if self.installed:
+            self.loop.remove_signal_handler(signal.SIGINT)
+
+    def ask(self, approve: Callable[[dict[str, Any]], dict[str, Any]],
+            payload: dict[str, Any]) -> dict[str, Any]:
+        """Ask a question; Ctrl-C at the prompt stops the turn with the question pending.
+
+        Raises:
+            StoppedAtQuestion: Ctrl-C was pressed while the question waited.
+        """
+        if not self.installed or threading.current_thread() is not threading.main_thread():
+            return approve(payload)
+
+        def at_prompt(signum: int, frame: FrameType | None) -> None:
+            self.stopping = True
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGINT, at_prompt)
+        try:
+            answer = approve(payload)
+        except KeyboardInterrupt:
+            answer = {}
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if self.stopping:
+            raise StoppedAtQuestion
+        return answer
 
 
 def close_stopped_calls(messages: Sequence[BaseMessage]) -> list[ToolMessage]:

@@ -210,3 +210,29 @@ def test_ctrl_c_in_chat_stops_the_model_call_and_the_next_turn_works(tmp_path, e
     assert stub.rejected == []
     users = [m["content"] for m in stub.requests[-1]["messages"] if m["role"] == "user"]
     assert users[0] == "first question" and users[-1].startswith("second question")
+
+
+@needs_tmux
+def test_ctrl_c_at_an_approval_question_stops_with_the_question_pending(tmp_path, engram_home):
+    project = _project(tmp_path)
+    session = f"engram-ask-{os.getpid()}"
+    with OpenAIStub([EDIT_AND_COMMAND[0], {"content": "Fixed after all."}]) as stub:
+        _start(session, project, engram_home, stub.base_url, "'fix the greeting' --thread q1")
+        try:
+            screen = _wait_for(session, "for the session [a]:")
+            assert "+    return 'hello'" in screen  # the question shows the diff
+            _tmux("send-keys", "-t", session, "C-c")
+            screen = _wait_for(session, "FINISHED-")
+        finally:
+            subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        assert "FINISHED-130" in screen and "stopped at the approval question" in screen
+        assert (project / "app.py").read_text() == "def greet():\n    return 'helo'\n"
+        shown = json.loads(run_engram(project, engram_home, stub.base_url, "sessions", "show",
+                                      "q1", "--json").stdout)
+        assert shown["interrupts"], shown  # the question waits for the next resume
+        resumed = run_engram(project, engram_home, stub.base_url, "sessions", "resume", "q1",
+                             "--json", env={"ENGRAM_POLICY": "auto-edit"})
+    assert resumed.returncode == 0, resumed.stderr
+    assert stub.rejected == [] and len(stub.requests) == 2
+    assert json.loads(resumed.stdout)["answer"] == "Fixed after all."
+    assert (project / "app.py").read_text() == "def greet():\n    return 'hello'\n"
