@@ -18,6 +18,8 @@ from engram.graph.tools.action_review import (
     needs_approval,
     parse_review,
 )
+from engram.graph.tools.action_snapshots import ActionSnapshots
+from engram.graph.tools.command_stream import command_stream
 from engram.graph.tools.command_tool import (
     COMMAND_TOOL_NAME,
     CommandResult,
@@ -36,6 +38,8 @@ VERIFY_MAX_ROUNDS = 3
 VERIFY_TIMEOUT_S = 600
 """Longest one verification command may run."""
 FEEDBACK_PREFIX = "[engram verify]"
+VERIFY_SOURCE = "verify"
+"""How the checks' commands are labelled on the live stream."""
 
 
 def _feedback(command: str, result: CommandResult, saved: str | None, rounds: int) -> str:
@@ -103,13 +107,21 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
                                  "reason": declined, "commands": list(commands)}}
     env = scrubbed_environment(os.environ)
     runs: list[dict[str, Any]] = []
+    # like run_command, each check is bracketed by snapshots, so rewind undoes what it wrote
+    info = runtime.execution_info
+    snapshots = ActionSnapshots(root, current_thread_id(), info.checkpoint_id if info else None)
+    notes = {"notes": snapshots.notes}
     for command in commands:
-        result = run_shell(root, command, VERIFY_TIMEOUT_S, env)
+        before = snapshots.before()
+        result = run_shell(root, command, VERIFY_TIMEOUT_S, env,
+                           command_stream(command, VERIFY_SOURCE))
+        snapshots.after(VERIFY_SOURCE, before, kind="command")
         runs.append({"command": command, "exit_code": result.exit_code,
                      "seconds": round(result.seconds, 2)})
         if result.exit_code != 0:
-            return {**kinds, **_failed(state, context, command, result, runs, rounds)}
-    return {**kinds,
+            return {**kinds, **notes,
+                    **_failed(state, context, command, result, runs, rounds)}
+    return {**kinds, **notes,
             "verification": {"status": "passed", "final": True, "rounds": rounds, "runs": runs}}
 
 

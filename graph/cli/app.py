@@ -34,6 +34,11 @@ app = typer.Typer(
 )
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
+CommitOption = typer.Option(
+    False, "--commit",
+    help="After each finished task that changed files, commit those files (only those) on "
+    "the current branch, with the task as the message.",
+)
 PolicyOption = typer.Option(
     None, "--policy",
     help="Approval of edits and commands: ask (default), auto-edit (edits pass, commands ask) "
@@ -73,25 +78,31 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     show_prompt: bool = typer.Option(False, "--show-prompt",
                                      help="Print each model request in full before sending it."),
+    commit: bool = CommitOption,
 ) -> None:
     """Run one task to completion and print the answer."""
     from langchain_core.messages import HumanMessage
 
     from engram.graph.cli.cli_runtime import open_app
+    from engram.graph.cli.live_view import LiveView, is_live
     from engram.graph.cli.prompt_view import PromptPrinter
     from engram.graph.cli.session_ids import resolve_thread
+    from engram.graph.cli.turn_commit import commit_turn
     from engram.graph.cli.turn_runner import (
+        EXIT_STOPPED,
         ask_approval,
         new_thread_id,
-        print_answer,
+        print_turn,
         run_summary,
         run_turn,
         session_config,
-        status_line,
     )
+    from engram.stores.task_commit import current_branch
 
     context = load_context(path, auto_approve=True if yes else None, policy=policy)
     require_model(context)
+    if commit:
+        current_branch(context.project_path)  # refuse before the task runs, not after
     with open_app(context) as engram:
         thread_id = resolve_thread(engram.checkpointer, thread, new_ok=True) if thread \
             else new_thread_id()
@@ -102,13 +113,18 @@ def run(
             run_turn(
                 engram.graph, config, context, {"messages": [HumanMessage(content=task)]},
                 console=err_console, approve=ask_approval, quiet=as_json,
+                live=LiveView(out_console, err_console) if is_live(as_json) else None,
             )
         )
+    if not as_json:
+        print_turn(result, context, thread_id)
+    made = commit_turn(context, thread_id, task, result) if commit else None
     if as_json:
-        print_json(run_summary(thread_id, result))
-        return
-    print_answer(out_console, result.answer)
-    err_console.print(f"[dim]{status_line(result.values, context, thread_id)}[/]")
+        print_json(run_summary(thread_id, result, made))
+    if result.stopped:
+        raise typer.Exit(EXIT_STOPPED)
+    if made and "error" in made:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -118,14 +134,18 @@ def chat(
     thread: str | None = typer.Option(None, "--thread", "-t", help="Continue this session."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
     policy: str | None = PolicyOption,
+    commit: bool = CommitOption,
 ) -> None:
     """Talk to the agent in a REPL (/status, /exit, /help)."""
     from engram.graph.cli.chat_repl import chat_loop
     from engram.graph.cli.turn_runner import ask_approval, new_thread_id
+    from engram.stores.task_commit import current_branch
 
     context = load_context(path, auto_approve=True if yes else None, policy=policy)
     require_model(context)
-    chat_loop(context, thread or new_thread_id(), approve=ask_approval)
+    if commit:
+        current_branch(context.project_path)
+    chat_loop(context, thread or new_thread_id(), approve=ask_approval, commit=commit)
 
 
 def main() -> None:

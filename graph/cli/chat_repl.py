@@ -12,9 +12,11 @@ from langchain_core.messages import HumanMessage
 from engram.graph.cli.chat_memory_commands import handle_memory_command, is_memory_command
 from engram.graph.cli.cli_runtime import App, open_app
 from engram.graph.cli.command_support import err_console, out_console
+from engram.graph.cli.live_view import LiveView, is_live
 from engram.graph.cli.session_actions import compact_session, partitions, record_outcome
 from engram.graph.cli.session_ids import resolve_thread
-from engram.graph.cli.turn_runner import print_answer, run_turn, session_config, status_line
+from engram.graph.cli.turn_commit import commit_turn
+from engram.graph.cli.turn_runner import print_turn, run_turn, session_config, status_line
 from engram.graph.context import Context
 from engram.graph.tools.code_graph_tool import build_code_graph_tool
 from engram.stores.project_key import project_key
@@ -147,9 +149,13 @@ def _index(engram: App) -> None:
 
 
 def chat_loop(
-    context: Context, thread_id: str, *, approve: Callable[[dict[str, Any]], dict[str, Any]]
+    context: Context, thread_id: str, *, approve: Callable[[dict[str, Any]], dict[str, Any]],
+    commit: bool = False,
 ) -> None:
-    """Read user turns until /exit or Ctrl-D; Ctrl-C stops the running turn, not the session."""
+    """Read user turns until /exit or Ctrl-D; Ctrl-C stops the running turn, not the session.
+
+    With ``commit``, each finished turn that changed files is committed (``--commit``).
+    """
     _setup_history(context)
     with open_app(context) as engram:
         thread_id = resolve_thread(engram.checkpointer, thread_id, new_ok=True)
@@ -171,15 +177,17 @@ def chat_loop(
                     break
                 continue
             config = session_config(engram.checkpointer, thread_id, context, line)
+            live = LiveView(out_console, err_console) if is_live() else None
             try:
                 result = asyncio.run(run_turn(
                     engram.graph, config, context, {"messages": [HumanMessage(content=line)]},
-                    console=err_console, approve=approve,
+                    console=err_console, approve=approve, live=live,
                 ))
             except KeyboardInterrupt:
                 err_console.print("[yellow]turn interrupted; the session is saved up to the "
                                   "last finished step[/]")
                 continue
-            print_answer(out_console, result.answer)
-            err_console.print(f"[dim]{status_line(result.values, context, thread_id)}[/]")
+            print_turn(result, context, thread_id, chat=True)
+            if commit:
+                commit_turn(context, thread_id, line, result)
     out_console.print(f"[dim]session saved: engram chat --thread {thread_id}[/]")

@@ -36,12 +36,12 @@ ThreadArgument = typer.Argument(..., help="Session id (or a unique prefix).")
 
 def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: bool) -> None:
     from engram.graph.cli.turn_runner import (
+        EXIT_STOPPED,
         ask_approval,
-        print_answer,
+        print_turn,
         run_summary,
         run_turn,
         session_config,
-        status_line,
     )
 
     config = session_config(engram.checkpointer, thread_id, engram.context)
@@ -51,9 +51,10 @@ def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: b
                                 console=err_console, approve=ask_approval, quiet=as_json))
     if as_json:
         print_json(run_summary(thread_id, result))
-        return
-    print_answer(out_console, result.answer)
-    err_console.print(f"[dim]{status_line(result.values, engram.context, thread_id)}[/]")
+    else:
+        print_turn(result, engram.context, thread_id)
+    if result.stopped:
+        raise typer.Exit(EXIT_STOPPED)
 
 
 def _repair_finished(engram: App, thread_id: str, snapshot: Any) -> bool:

@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engram.graph.errors import SessionError
-from engram.stores.snapshots.rewind import apply_rewind, code_at, plan_rewind
+from engram.stores.snapshots.rewind import (
+    UNDO_TOOL,
+    apply_rewind,
+    code_at,
+    kept_at,
+    live_changes,
+    plan_rewind,
+)
 from engram.stores.snapshots.snapshot_log import SnapshotLog, SnapshotRecord, new_record
 from engram.stores.snapshots.trees import open_trees
 
@@ -18,8 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = ["RewindOutcome", "last_turn_start", "rewind_session", "undo_last_change"]
 
-UNDO_TOOL = "undo"
 REWIND_TOOL = "rewind"
+LAST_NODE = "record_feedback"
+"""The graph's last node: a conversation rewound to the start is marked as past it, so no
+request is left queued for ``sessions resume`` to run again."""
 
 
 @dataclass
@@ -55,7 +64,7 @@ def _ancestry(saver: Any, thread_id: str, checkpoint_id: str) -> list[str]:
 
 
 def _restore(engram: App, thread_id: str, target: str, records: list[SnapshotRecord],
-             tool: str, *, force: bool) -> list[str]:
+             tool: str, *, force: bool, kept: int | None = None) -> list[str]:
     """Put back the files the session changed since ``target``; log it as a rewind."""
     root = engram.context.project_path
     trees = open_trees(root)
@@ -68,7 +77,7 @@ def _restore(engram: App, thread_id: str, target: str, records: list[SnapshotRec
     written = apply_rewind(root, trees, plan)
     after = trees.snapshot()
     SnapshotLog(root).append(new_record(thread_id, None, "rewind", tool, plan.current, after,
-                                        set(written)))
+                                        set(written), kept=kept))
     return written
 
 
@@ -96,33 +105,33 @@ def rewind_session(engram: App, thread_id: str, checkpoint_id: str | None, *, co
         target = code_at(records, ancestry)
         if target is not None:
             outcome.files = _restore(engram, thread_id, target, records, REWIND_TOOL,
-                                     force=force)
+                                     force=force, kept=kept_at(live_changes(records), ancestry))
     if conversation:
         config = (_first_checkpoint(saver, thread_id) if checkpoint_id is None else
                   {"configurable": {"thread_id": thread_id, "checkpoint_ns": "",
                                     "checkpoint_id": checkpoint_id}})
         head = engram.graph.update_state(config, None, as_node="__copy__")
+        if checkpoint_id is None:  # the first checkpoint still holds the first request
+            head = engram.graph.update_state(head, None, as_node=LAST_NODE)
         outcome.conversation_checkpoint = head["configurable"]["checkpoint_id"]
     return outcome
 
 
 def undo_last_change(engram: App, thread_id: str, *, force: bool = False) -> SnapshotRecord:
-    """Revert the session's last edit or command not yet undone; return its record.
+    """Revert the session's newest change still in effect; return its record.
+
+    A change already undone, or rewound away by ``/rewind``, is not undone again: after a
+    rewind, undo goes on from the changes the rewind kept.
 
     Raises:
         SessionError: Nothing is left to undo, or the user changed the files since.
     """
     records = SnapshotLog(engram.context.project_path).records(thread_id)
-    undone = 0
-    for record in reversed(records):
-        if record.tool != UNDO_TOOL:
-            break
-        undone += 1
-    changes = [r for r in records if r.kind != "rewind" and r.paths]
-    if undone >= len(changes):
+    live = live_changes(records)
+    if not live:
         raise SessionError("no change of this session is left to undo",
                            hint="/rewind CHECKPOINT goes further back")
-    record = changes[-1 - undone]
+    record = live[-1]
     _restore(engram, thread_id, record.before, records, UNDO_TOOL, force=force)
     return record
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -9,25 +10,37 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import typer
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.types import Command
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 
 from engram.graph.cli.action_prompt import ask_action
-from engram.graph.cli.command_support import err_console
+from engram.graph.cli.command_support import err_console, out_console
+from engram.graph.cli.live_view import LIVE_STREAM_MODES, LiveView, show_update
+from engram.graph.cli.turn_stop import (
+    SigintStop,
+    StoppedAtQuestion,
+    close_stopped_calls,
+    step_of,
+    stop_child_groups,
+    stopped_message,
+)
 from engram.graph.context import Context
 from engram.graph.state import USAGE_KEYS
 from engram.graph.tokens import estimate_messages
+from engram.stores.ledger import Ledger
 from engram.stores.session_listing import session_metadata
 
 __all__ = [
-    "TurnResult", "ask_approval", "new_thread_id", "run_summary", "run_turn", "session_config",
-    "status_line",
-    "thread_config",
+    "EXIT_STOPPED", "TurnResult", "ask_approval", "new_thread_id", "print_answer", "print_turn",
+    "run_summary", "run_turn", "session_config", "status_line", "thread_config",
 ]
 
 TITLE_CHARS = 120
+EXIT_STOPPED = 130
+"""Exit status of a command whose turn Ctrl-C stopped (128 + SIGINT, as shells report it)."""
 
 Approver = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -67,25 +80,10 @@ class TurnResult:
     answer: str
     interrupted: bool = False
     notes: list[str] = field(default_factory=list)
-
-
-def _describe_call(call: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={v!r}" for k, v in (call.get("args") or {}).items())
-    return f"{call['name']}({args[:160]})"
-
-
-def _show_update(console: Console, node: str, update: Any) -> None:
-    if not isinstance(update, dict):
-        return
-    for message in update.get("messages") or []:
-        if isinstance(message, AIMessage) and message.tool_calls:
-            for call in message.tool_calls:
-                console.print(f"[cyan]→[/] {_describe_call(dict(call))}")
-        elif isinstance(message, ToolMessage):
-            mark = "[red]✗[/]" if message.status == "error" else "[green]✓[/]"
-            console.print(f"  {mark} [dim]{message.name}: {len(str(message.content))} chars[/]")
-    for note in update.get("notes") or []:
-        console.print(f"[yellow]note:[/] {note}")
+    stopped: str = ""
+    """The step Ctrl-C stopped (a node name, or ``turn``); empty when the turn was not stopped."""
+    streamed: bool = False
+    """The answer was already shown as it streamed."""
 
 
 def _final_answer(messages: list[AnyMessage]) -> str:
@@ -97,6 +95,23 @@ def _final_answer(messages: list[AnyMessage]) -> str:
     return ""
 
 
+async def _stream(graph: Any, graph_input: Any, config: dict[str, Any], context: Context,
+                  console: Console, quiet: bool, live: LiveView | None) -> None:
+    if live is not None:
+        async for mode, data in graph.astream(graph_input, config, context=context,
+                                              stream_mode=LIVE_STREAM_MODES):
+            live.handle(mode, data)
+        live.pause()
+        return
+    async for chunk in graph.astream(graph_input, config, context=context,
+                                     stream_mode="updates"):
+        if quiet:
+            continue
+        for node, update in chunk.items():
+            if node != "__interrupt__":
+                show_update(console, update)
+
+
 async def run_turn(
     graph: Any,
     config: dict[str, Any],
@@ -106,39 +121,65 @@ async def run_turn(
     console: Console,
     approve: Approver | None = None,
     quiet: bool = False,
+    live: LiveView | None = None,
 ) -> TurnResult:
     """Stream one turn; answer interrupts with ``approve`` (or leave the session paused).
 
     A ``checkpoint_id`` in ``config`` (a replay) only picks the starting point: the state read
-    afterwards, and any resumed interrupt, use the thread's newest checkpoint.
+    afterwards, and any resumed interrupt, use the thread's newest checkpoint. ``live`` shows
+    the turn as it happens (a terminal). Ctrl-C stops the running step: its commands are
+    killed, its open tool calls answered as stopped, and the result says ``stopped``.
     """
     pending: Any = graph_input
     run_config = config
     latest = {**config, "configurable": {
         k: v for k, v in config["configurable"].items() if k != "checkpoint_id"}}
-    while True:
-        async for chunk in graph.astream(
-            pending, run_config, context=context, stream_mode="updates"
-        ):
-            if quiet:
-                continue
-            for node, update in chunk.items():
-                if node != "__interrupt__":
-                    _show_update(console, node, update)
-        run_config = latest
-        snapshot = await graph.aget_state(latest)
-        interrupts = list(getattr(snapshot, "interrupts", ()) or ())
-        if not interrupts:
-            break
-        if approve is None:
-            return TurnResult(dict(snapshot.values), "", interrupted=True)
-        pending = Command(resume=approve(dict(interrupts[0].value)))
+    with SigintStop() as stop:
+        try:
+            while True:
+                await _stream(graph, pending, run_config, context, console, quiet, live)
+                run_config = latest
+                snapshot = await graph.aget_state(latest)
+                interrupts = list(getattr(snapshot, "interrupts", ()) or ())
+                if not interrupts:
+                    break
+                if approve is None:
+                    return TurnResult(dict(snapshot.values), "", interrupted=True)
+                if live is not None:
+                    live.shown_in_approval(dict(interrupts[0].value))
+                pending = Command(resume=stop.ask(approve, dict(interrupts[0].value)))
+        except (asyncio.CancelledError, StoppedAtQuestion):
+            if live is not None:
+                live.pause()
+            return await _stopped(graph, latest, context)
     values = dict(snapshot.values)
-    return TurnResult(values, _final_answer(values.get("messages", [])))
+    return TurnResult(values, _final_answer(values.get("messages", [])),
+                      streamed=live is not None and live.streamed)
 
 
-def run_summary(thread_id: str, result: TurnResult) -> dict[str, Any]:
-    """Return the machine-readable result of a turn (``engram run --json``)."""
+async def _stopped(graph: Any, config: dict[str, Any], context: Context) -> TurnResult:
+    """Leave a valid session after Ctrl-C: every tool call of the stopped step answered."""
+    stop_child_groups()
+    snapshot = await graph.aget_state(config)
+    step = step_of(snapshot)
+    if step == "run_tools":
+        closing = close_stopped_calls(list(snapshot.values.get("messages") or []))
+        if closing:
+            await graph.aupdate_state(config, {"messages": closing, "action_reviews": {}},
+                                      as_node="run_tools")
+            thread_id = str(config["configurable"]["thread_id"])
+            await asyncio.to_thread(lambda: Ledger.for_project(context.project_path)
+                                    .append_messages(thread_id, list(closing)))
+            snapshot = await graph.aget_state(config)
+    return TurnResult(dict(snapshot.values), "", stopped=step or "turn")
+
+
+def run_summary(thread_id: str, result: TurnResult,
+                commit: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return the machine-readable result of a turn (``engram run --json``).
+
+    ``commit`` is what ``--commit`` made (sha, branch, subject, files) or why it could not.
+    """
     values = result.values
     verification = values.get("verification") or {}
     return {
@@ -148,6 +189,8 @@ def run_summary(thread_id: str, result: TurnResult) -> dict[str, Any]:
         "tests": verification.get("status") or "not-run",
         "usage": values.get("usage", {}),
         "interrupted": result.interrupted,
+        **({"stopped": result.stopped} if result.stopped else {}),
+        "commit": commit,
         "notes": values.get("notes", []),
     }
 
@@ -168,10 +211,25 @@ def status_line(values: dict[str, Any], context: Context, thread_id: str) -> str
     )
 
 
-def print_answer(console: Console, answer: str) -> None:
-    """Render the model's final answer as Markdown."""
+def print_answer(console: Console, answer: str | TurnResult) -> None:
+    """Render the model's final answer as Markdown (unless it was already streamed)."""
+    if isinstance(answer, TurnResult):
+        if answer.streamed:
+            return
+        answer = answer.answer
     if answer:
         console.print(Markdown(answer))
+
+
+def print_turn(result: TurnResult, context: Context, thread_id: str, *,
+               chat: bool = False) -> None:
+    """Print a finished turn: the answer (unless streamed), what Ctrl-C stopped, the status."""
+    if result.stopped:
+        message = stopped_message(result.stopped, thread_id, chat=chat)
+        err_console.print(f"[yellow]{escape(message)}[/]")
+    else:
+        print_answer(out_console, result)
+    err_console.print(f"[dim]{status_line(result.values, context, thread_id)}[/]")
 
 
 def ask_approval(payload: dict[str, Any]) -> dict[str, Any]:

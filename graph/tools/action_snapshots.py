@@ -40,8 +40,11 @@ class ActionSnapshots:
             self._last = self._take()
         return self._last
 
-    def after(self, tool: str, before: str | None) -> None:
-        """Take the tree after an action and log it with its ``before``."""
+    def after(self, tool: str, before: str | None, kind: RecordKind | None = None) -> None:
+        """Take the tree after an action and log it with its ``before``.
+
+        ``kind`` defaults to the tool's: a command or an MCP call is logged as a command.
+        """
         after = self._take()
         self._last = after
         if before is None or after is None:
@@ -50,7 +53,8 @@ class ActionSnapshots:
         paths = set() if before == after else changed_paths(trees.files(before),
                                                             trees.files(after))
         # an MCP server, like a command, may change any file: both are logged as commands
-        kind: RecordKind = "command" if action_kind(tool) in ("command", "mcp") else "write"
+        if kind is None:
+            kind = "command" if action_kind(tool) in ("command", "mcp") else "write"
         try:
             SnapshotLog(self.root).append(new_record(
                 self.thread_id, self.checkpoint_id, kind, tool, before, after, paths))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
 from engram.graph.errors import ToolError
+from engram.graph.tools.command_stream import command_stream
 from engram.stores.secrets import find_secret
 
 __all__ = [
@@ -47,6 +49,8 @@ COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 STOP_GRACE_S = 10
 """Time past a command's own limit for stopping it and collecting its output."""
+OUTPUT_POLL_S = 0.1
+"""How often a watched command's new output is passed on."""
 
 
 def _limit(timeout_s: Any) -> int:
@@ -90,11 +94,55 @@ def _stop_group(process: subprocess.Popen[bytes]) -> None:
         pass
 
 
-def run_shell(root: Path, command: str, timeout_s: float, env: Mapping[str, str]) -> CommandResult:
+class _OutputTail:
+    """Passes on what a command wrote to its output file since the last look, as text."""
+
+    def __init__(self, sink: Any, on_output: Callable[[str], None]) -> None:
+        self.sink = sink
+        self.on_output = on_output
+        self.offset = 0
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def forward(self, final: bool = False) -> None:
+        # pread leaves the file offset alone: the command shares it and keeps appending
+        while self.offset < MAX_CAPTURE_BYTES:
+            data = os.pread(self.sink.fileno(), 65_536, self.offset)
+            if not data:
+                break
+            self.offset += len(data)
+            text = _ANSI.sub("", self.decoder.decode(data))
+            if text:
+                self.on_output(text)
+        rest = self.decoder.decode(b"", final=True) if final else ""
+        if rest:
+            self.on_output(rest)
+
+
+def _wait(process: subprocess.Popen[bytes], timeout_s: float,
+          tail: _OutputTail | None) -> int | None:
+    """Wait for the command, passing its output on while it runs; None when it timed out."""
+    if tail is None:
+        try:
+            return process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return None
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return process.wait(timeout=max(0.0, min(OUTPUT_POLL_S, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            tail.forward()
+            if time.monotonic() >= deadline:
+                return None
+
+
+def run_shell(root: Path, command: str, timeout_s: float, env: Mapping[str, str],
+              on_output: Callable[[str], None] | None = None) -> CommandResult:
     """Run ``command`` through the shell in ``root`` with no stdin; capture bounded output.
 
     The command gets its own process group, killed when it times out (and after it exits, so
-    nothing it started in the background outlives it).
+    nothing it started in the background outlives it). ``on_output`` receives the output as it
+    is written (colour codes removed), for a live view.
     """
     started = time.monotonic()
     with tempfile.TemporaryFile() as sink:
@@ -102,13 +150,14 @@ def run_shell(root: Path, command: str, timeout_s: float, env: Mapping[str, str]
             command, shell=True, cwd=root, stdin=subprocess.DEVNULL, stdout=sink,
             stderr=subprocess.STDOUT, env=dict(env), start_new_session=True,
         )
+        tail = None if on_output is None else _OutputTail(sink, on_output)
         try:
-            exit_code: int | None = process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            exit_code = None
+            exit_code = _wait(process, timeout_s, tail)
         finally:
             _stop_group(process)
             process.wait()
+        if tail is not None:
+            tail.forward(final=True)
         sink.seek(0)
         data = sink.read(MAX_CAPTURE_BYTES + 1)
     text = _ANSI.sub("", data[:MAX_CAPTURE_BYTES].decode("utf-8", errors="replace"))
@@ -139,7 +188,8 @@ def build_command_tool(context: Context) -> BaseTool:
         if not command.strip():
             raise ToolError("the command is empty")
         limit = _limit(timeout_s)
-        result = run_shell(root, command, limit, scrubbed_environment(os.environ))
+        result = run_shell(root, command, limit, scrubbed_environment(os.environ),
+                           command_stream(command, COMMAND_TOOL_NAME))
         if result.exit_code is None:
             raise ToolError(
                 f"timed out after {limit} s; the command and its children were stopped\n"

@@ -21,7 +21,43 @@ from engram.stores.paths import confine
 from engram.stores.snapshots.snapshot_log import SnapshotRecord
 from engram.stores.snapshots.trees import EXECUTABLE, REGULAR, FileEntry, TreeStore, changed_paths
 
-__all__ = ["RewindPlan", "apply_rewind", "code_at", "plan_rewind"]
+__all__ = ["UNDO_TOOL", "RewindPlan", "apply_rewind", "code_at", "kept_at", "live_changes",
+           "plan_rewind"]
+
+UNDO_TOOL = "undo"
+"""``tool`` of the rewind records an undo logs."""
+
+
+def live_changes(records: Sequence[SnapshotRecord]) -> list[SnapshotRecord]:
+    """Return the session's changes still in effect, oldest first (what undo may revert).
+
+    An undo takes back the newest of them; a rewind keeps those it recorded as ``kept``.
+    """
+    live: list[SnapshotRecord] = []
+    for record in records:
+        if record.kind != "rewind":
+            if record.paths:
+                live.append(record)
+        elif record.tool == UNDO_TOOL:
+            del live[-1:]
+        elif record.kept is not None:
+            del live[record.kept:]
+    return live
+
+
+def kept_at(live: Sequence[SnapshotRecord], ancestry: Sequence[str] | None) -> int:
+    """Return how many of the ``live`` changes a rewind to a checkpoint keeps in effect.
+
+    Those that ran from the checkpoint's ancestors stay; one that ran from the checkpoint
+    itself or later is undone by the rewind (see ``code_at``). None: the session's start.
+    """
+    ancestors = set((ancestry or ())[1:])
+    kept = 0
+    for record in live:
+        if record.checkpoint_id not in ancestors:
+            break
+        kept += 1
+    return kept
 
 
 def code_at(records: Sequence[SnapshotRecord], ancestry: Sequence[str] | None) -> str | None:

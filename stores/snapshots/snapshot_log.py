@@ -36,6 +36,10 @@ class SnapshotRecord:
     paths: tuple[str, ...]
     """Files that differ between ``before`` and ``after``."""
     at: float
+    kept: int | None = None
+    """For a rewind: how many of the session's changes still in effect before it stay in
+    effect after it (the ones ``/undo`` may still revert); None for other records and for
+    rewinds logged before this was recorded."""
 
 
 class SnapshotLog:
@@ -75,7 +79,8 @@ class SnapshotLog:
 
 
 def new_record(thread_id: str, checkpoint_id: str | None, kind: RecordKind, tool: str,
-               before: str, after: str, paths: set[str]) -> SnapshotRecord:
+               before: str, after: str, paths: set[str], *,
+               kept: int | None = None) -> SnapshotRecord:
     """Return a record stamped with the current time."""
     return SnapshotRecord(thread_id, checkpoint_id, kind, tool, before, after,
-                          tuple(sorted(paths)), time.time())
+                          tuple(sorted(paths)), time.time(), kept)

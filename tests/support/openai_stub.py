@@ -139,8 +139,8 @@ class OpenAIStub:
                 with stub._lock:
                     stub.requests.append(body)
                 reply = stub.next_reply(body)
-                if stub.delay_s:
-                    time.sleep(stub.delay_s)
+                if stub.delay_s or reply.get("delay_s"):  # a slow endpoint, or one slow reply
+                    time.sleep(float(reply.get("delay_s") or stub.delay_s))
                 if "status" in reply:
                     self._json(int(reply["status"]), {"error": reply.get("error", {"message": "scripted error"})})
                     return
@@ -193,6 +193,8 @@ class OpenAIStub:
                 def send(choices: list[dict[str, Any]], **extra: Any) -> None:
                     chunk = {**base, "choices": choices, **extra}
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    time.sleep(float(reply.get("chunk_delay_s") or 0))  # a slow stream
 
                 send([{"index": 0, "delta": {"role": "assistant", "content": ""}}])
                 content = reply.get("content") or ""

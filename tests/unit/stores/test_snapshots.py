@@ -5,7 +5,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from engram.stores.snapshots.rewind import apply_rewind, code_at, plan_rewind
+from engram.stores.snapshots.rewind import (
+    UNDO_TOOL,
+    apply_rewind,
+    code_at,
+    kept_at,
+    live_changes,
+    plan_rewind,
+)
 from engram.stores.snapshots.snapshot_log import SnapshotLog, new_record
 from engram.stores.snapshots.trees import CopyTrees
 
@@ -89,3 +96,33 @@ def test_code_at_follows_the_checkpoint_ancestry(tmp_path):
     assert code_at(records, ["c9", "c5"]) == "T3"
     assert code_at(records, ["c1", "c0"]) == "T0"  # before any action: the start
     assert code_at([], ["c1"]) is None
+
+
+def _live(records: list) -> list[str]:
+    return [r.after for r in live_changes(records)]
+
+
+def test_undo_takes_back_the_newest_change_still_in_effect():
+    edit = new_record("t", "c2", "write", "edit_file", "T0", "T1", {"a"})
+    command = new_record("t", "c5", "command", "run_command", "T1", "T2", {"b"})
+    idle = new_record("t", "c6", "command", "run_command", "T2", "T2", set())
+    assert _live([edit, command, idle]) == ["T1", "T2"]  # a command that changed nothing
+    undo = new_record("t", None, "rewind", UNDO_TOOL, "T2", "T1", {"b"})
+    later = new_record("t", "c8", "write", "edit_file", "T1", "T4", {"c"})
+    assert _live([edit, command, undo, later]) == ["T1", "T4"]
+    assert _live([edit, command, undo, later, undo, undo]) == []
+    assert _live([edit, undo, undo]) == []
+
+
+def test_a_rewind_keeps_only_the_changes_made_before_its_target():
+    edit = new_record("t", "c2", "write", "edit_file", "T0", "T1", {"a"})
+    command = new_record("t", "c5", "command", "run_command", "T1", "T2", {"b"})
+    live = live_changes([edit, command])
+    assert kept_at(live, ["c4", "c3", "c2", "c1"]) == 1  # the edit ran before c4
+    assert kept_at(live, ["c2", "c1"]) == 0  # from c2 itself: rewound too
+    assert kept_at(live, None) == 0  # the start
+    assert kept_at(live, ["c9", "c5", "c2"]) == 2
+    rewind = new_record("t", None, "rewind", "rewind", "T2", "T1", {"b"}, kept=1)
+    assert _live([edit, command, rewind]) == ["T1"]
+    old_rewind = new_record("t", None, "rewind", "rewind", "T2", "T1", {"b"})
+    assert _live([edit, command, old_rewind]) == ["T1", "T2"]  # logged before ``kept``
