@@ -138,13 +138,9 @@ def main() -> None:
 @handle_errors
 def mcp(path: Path | None = PathOption) -> None:
     """Serve engram's tools to other agents over stdio (Model Context Protocol)."""
-    from engram.graph.cli.cli_runtime import open_store
     from engram.graph.cli.mcp_server import serve_stdio
-    from engram.graph.deps import make_default_deps
 
-    context = load_context(path)
-    with open_store(context) as store:
-        serve_stdio(context, make_default_deps(store=store))
+    serve_stdio(load_context(path))
 
 
 register_index(app)
