@@ -89,10 +89,12 @@ def run(
         session_config,
         status_line,
     )
+    from engram.graph.retrieval.preload import preload
 
     context = load_context(path, auto_approve=True if yes else None, policy=policy)
     require_model(context)
     with open_app(context) as engram:
+        preload(engram.deps, context)  # else the first turn's timed branches load the indexes
         thread_id = resolve_thread(engram.checkpointer, thread, new_ok=True) if thread \
             else new_thread_id()
         config = session_config(engram.checkpointer, thread_id, context, task)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -16,6 +17,7 @@ from engram.graph.cli.session_actions import compact_session, partitions, record
 from engram.graph.cli.session_ids import resolve_thread
 from engram.graph.cli.turn_runner import print_answer, run_turn, session_config, status_line
 from engram.graph.context import Context
+from engram.graph.retrieval.preload import preload
 from engram.graph.tools.code_graph_tool import build_code_graph_tool
 from engram.stores.project_key import project_key
 
@@ -153,6 +155,12 @@ def chat_loop(
     _setup_history(context)
     with open_app(context) as engram:
         thread_id = resolve_thread(engram.checkpointer, thread_id, new_ok=True)
+        # The indexes load while the first line is typed; every line waits for the load, so
+        # no turn's timed branch spends its time limit loading them (and no two threads import
+        # the same modules at once).
+        loading = threading.Thread(target=preload, args=(engram.deps, context),
+                                   name="chat-preload", daemon=True)
+        loading.start()
         out_console.print(f"[bold]engram[/] · session {thread_id} · {context.project_path}")
         out_console.print("[dim]/help for commands, /exit to leave[/]")
         while True:
@@ -163,6 +171,7 @@ def chat_loop(
                 continue
             if line is None:
                 break
+            loading.join()
             line = line.strip()
             if not line:
                 continue
