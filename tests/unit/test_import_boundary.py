@@ -103,3 +103,22 @@ def test_mcp_server_lists_its_tools_without_heavy_libraries(tmp_path):
     )
     heavy = heavy_in(loaded_modules(code))
     assert not heavy, f"building the MCP server and listing its tools loads {heavy}"
+
+
+MODEL_PATH = ("langchain", "langchain_openai", "openai", "engram.graph.tools",
+              "engram.graph.compaction.compaction_transaction")
+"""What only a turn with a model needs: chat models, the agent's tools, compaction."""
+
+
+def test_context_mode_loads_no_model_path(tmp_path, monkeypatch):
+    from engram.graph.builder import MODEL_NODES
+
+    monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "home"))
+    (tmp_path / "app.py").write_text("def confine(path):\n    return path\n")
+    loaded = loaded_modules(run_command_code(
+        ["context", "fix confine", "--path", str(tmp_path), "--json"]))
+    unneeded = MODEL_PATH + tuple(f"engram.nodes.{name}" for name in MODEL_NODES)
+    found = [name for name in loaded
+             if name in unneeded or name.startswith(tuple(f"{u}." for u in unneeded))]
+    assert not found, f"`engram context` loads {found}"
+    assert "engram.nodes.pack_context" in loaded  # it did build the pack
