@@ -122,3 +122,16 @@ def test_context_mode_loads_no_model_path(tmp_path, monkeypatch):
              if name in unneeded or name.startswith(tuple(f"{u}." for u in unneeded))]
     assert not found, f"`engram context` loads {found}"
     assert "engram.nodes.pack_context" in loaded  # it did build the pack
+
+
+def test_hybrid_search_loads_no_langgraph_or_langchain(tmp_path, monkeypatch):
+    monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "hash")
+    (tmp_path / "app.py").write_text("def confine(path):\n    return path\n")
+    loaded_modules(run_command_code(["index", str(tmp_path)]))
+    loaded = loaded_modules(run_command_code(
+        ["search", "confine a path", "--path", str(tmp_path), "--json"]))
+    assert "engram.stores.codeindex.code_index" in loaded  # it did search the index
+    framework = sorted({name.split(".")[0] for name in heavy_in(loaded)}
+                       & {"langchain", "langchain_core", "langgraph", "langsmith", "openai"})
+    assert not framework, f"`engram search` loads {framework}"
