@@ -24,7 +24,6 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.base import BaseStore, Op, Result
-from langgraph.store.sqlite import SqliteStore
 
 from engram.stores.errors import BackendUnavailableError
 from engram.stores.sqlite_files import (
@@ -35,6 +34,7 @@ from engram.stores.sqlite_files import (
     sqlite_lock,
 )
 from engram.stores.sqlite_readonly import can_write, connect_read_only
+from engram.stores.sqlite_store import ThreadedSqliteStore
 from engram.stores.write_lock import PostgresAdvisoryLock, register_write_lock
 
 __all__ = [
@@ -56,21 +56,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+
 def database_url() -> str:
     """Return the Postgres URL the environment names (``ENGRAM_DATABASE_URL``), or ""."""
     return os.environ.get("ENGRAM_DATABASE_URL", "")
-
-
-class ThreadedSqliteStore(SqliteStore):
-    """``SqliteStore`` whose async API runs the (locked) sync calls in a worker thread.
-
-    LangGraph's ``SqliteStore`` only supports the sync API; engram's nodes are async, and one
-    store must serve both the CLI (sync) and the graph (async) in the same process.
-    """
-
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run a batch of operations off the event loop."""
-        return await asyncio.to_thread(self.batch, list(ops))
 
 
 class SyncSaverAsyncAPI(BaseCheckpointSaver[Any]):
