@@ -166,12 +166,12 @@ def chat_loop(
         while True:
             try:
                 line = _read_line("engram> ")
+                loading.join()
             except KeyboardInterrupt:
                 out_console.print("\n[dim](Ctrl-C) type /exit to leave[/]")
                 continue
             if line is None:
                 break
-            loading.join()
             line = line.strip()
             if not line:
                 continue
