@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
+from engram.graph.pack.code_slices import slice_items
 from engram.graph.pack.evidence_fusion import (
     Evidence,
     code_map_items,
     evidence_of,
     rank_files,
-    slice_items,
 )
 from engram.graph.pack.text_items import history_items, text_items
 
