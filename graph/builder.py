@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache, partial
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -25,7 +26,7 @@ from langgraph.store.base import BaseStore
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
-from engram.graph.node_entry import node_entry
+from engram.graph.node_entry import lazy_node_entry, node_entry
 from engram.graph.retrieval.branch_timeout import wire_retrieval
 from engram.graph.routes import (
     route_after_call_model,
@@ -37,25 +38,42 @@ from engram.graph.routes import (
     route_after_verify_changes,
 )
 from engram.graph.state import InputState, State
-from engram.nodes.call_model import call_model
-from engram.nodes.check_budget import check_budget
-from engram.nodes.compact_history import compact_history
 from engram.nodes.confirm_task import confirm_task
 from engram.nodes.expand_relations import expand_relations
-from engram.nodes.learn_from_task import learn_from_task
 from engram.nodes.load_rules import load_rules
 from engram.nodes.pack_context import pack_context
-from engram.nodes.record_feedback import record_feedback
 from engram.nodes.retrieve_memory import retrieve_memory
-from engram.nodes.review_actions import review_actions
-from engram.nodes.run_tools import run_tools
 from engram.nodes.search_exact import search_exact
 from engram.nodes.search_semantic import search_semantic
-from engram.nodes.verify_changes import verify_changes
 
-__all__ = ["build_graph", "builder"]
+__all__ = ["MODEL_NODES", "build_graph", "builder"]
 
 Node = Callable[..., Any]
+
+MODEL_NODES = ("check_budget", "compact_history", "call_model", "review_actions", "run_tools",
+               "verify_changes", "learn_from_task", "record_feedback")
+"""Nodes only a turn with a model reaches: imported when the first of them runs, so building a
+context pack never loads them (the tools, compaction, edits, snapshots)."""
+
+
+@cache
+def _model_nodes() -> dict[str, Node]:
+    from engram.nodes.call_model import call_model
+    from engram.nodes.check_budget import check_budget
+    from engram.nodes.compact_history import compact_history
+    from engram.nodes.learn_from_task import learn_from_task
+    from engram.nodes.record_feedback import record_feedback
+    from engram.nodes.review_actions import review_actions
+    from engram.nodes.run_tools import run_tools
+    from engram.nodes.verify_changes import verify_changes
+
+    nodes: tuple[Node, ...] = (check_budget, compact_history, call_model, review_actions,
+                               run_tools, verify_changes, learn_from_task, record_feedback)
+    return {node.__name__: node for node in nodes}
+
+
+def _model_node(name: str) -> Node:
+    return _model_nodes()[name]
 
 
 def _add(graph: StateGraph[Any, Any, Any, Any], node: Node, deps: Deps) -> None:
@@ -76,10 +94,10 @@ def builder(
     ``context_schema`` is ``Context`` or a copy with other defaults (``Context.with_defaults``).
     """
     graph = StateGraph(State, context_schema=context_schema, input_schema=InputState)
-    for node in (load_rules, retrieve_memory, confirm_task, check_budget, compact_history,
-                 call_model, review_actions, run_tools, verify_changes, learn_from_task,
-                 record_feedback):
+    for node in (load_rules, retrieve_memory, confirm_task):
         _add(graph, node, deps)
+    for name in MODEL_NODES:
+        graph.add_node(name, lazy_node_entry(partial(_model_node, name), deps, name=name))
     graph.add_node("retrieve", _retrieve_gate)
     wire_retrieval(
         graph, deps, sources=["retrieve"], search_exact=search_exact,

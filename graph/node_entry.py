@@ -29,7 +29,9 @@ from langgraph.runtime import Runtime, get_runtime
 
 from engram.graph.context import Context
 
-__all__ = ["context_or_env", "node_entry", "resolved_runtime", "run_coroutine"]
+__all__ = [
+    "context_or_env", "lazy_node_entry", "node_entry", "resolved_runtime", "run_coroutine",
+]
 
 T = TypeVar("T")
 
@@ -92,7 +94,42 @@ def node_entry(node: Node, deps: Any, *, name: str | None = None) -> RunnableLam
         name: Node name (default: the function's name).
     """
     label = name or node.__name__
+    run, arun = _entries(node, deps)
+    for entry in (run, arun):
+        entry.__name__ = entry.__qualname__ = label
+        entry.__doc__ = node.__doc__
+    return RunnableLambda(run, afunc=arun, name=label)
 
+
+def lazy_node_entry(load: Callable[[], Node], deps: Any, *, name: str) -> RunnableLambda[Any, Any]:
+    """Return ``node_entry`` for the node ``load()`` returns, loaded when it first runs.
+
+    A graph whose runs mostly stop early (context mode ends at the pack) need not import the
+    nodes it never reaches, nor what they import.
+    """
+    loaded: list[tuple[Callable[[Any], dict[str, Any]], Callable[[Any], Awaitable[Any]]]] = []
+
+    def entries() -> tuple[Callable[[Any], dict[str, Any]], Callable[[Any], Awaitable[Any]]]:
+        if not loaded:  # two first calls at once load it twice: both get the same node
+            loaded.append(_entries(load(), deps))
+        return loaded[0]
+
+    def run(state: Any) -> dict[str, Any]:
+        return entries()[0](state)
+
+    async def arun(state: Any) -> dict[str, Any]:
+        update: dict[str, Any] = await entries()[1](state)
+        return update
+
+    for entry in (run, arun):
+        entry.__name__ = entry.__qualname__ = name
+    return RunnableLambda(run, afunc=arun, name=name)
+
+
+def _entries(
+    node: Node, deps: Any
+) -> tuple[Callable[[Any], dict[str, Any]], Callable[[Any], Awaitable[Any]]]:
+    """Return the synchronous and asynchronous entries of ``node`` (see ``node_entry``)."""
     if inspect.iscoroutinefunction(node):
 
         def run(state: Any) -> dict[str, Any]:
@@ -113,7 +150,4 @@ def node_entry(node: Node, deps: Any, *, name: str | None = None) -> RunnableLam
             # ``to_thread`` runs in a copy of this task's context variables: config included.
             return await asyncio.to_thread(run, state)
 
-    for entry in (run, arun):
-        entry.__name__ = entry.__qualname__ = label
-        entry.__doc__ = node.__doc__
-    return RunnableLambda(run, afunc=arun, name=label)
+    return run, arun

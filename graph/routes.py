@@ -10,7 +10,6 @@ from langgraph.runtime import Runtime
 from engram.graph.context import Context
 from engram.graph.node_entry import context_or_env
 from engram.graph.state import State
-from engram.graph.tools.action_review import action_kind
 
 __all__ = [
     "route_after_call_model",
@@ -69,6 +68,8 @@ def route_after_call_model(
 
     A final answer after edits goes to verification (until it is final), otherwise to learning.
     """
+    from engram.graph.tools.action_review import action_kind  # the tools: a model's turns only
+
     if not state.messages:
         raise ValueError("call_model produced no message")
     last = state.messages[-1]

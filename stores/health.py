@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from engram.stores.backends import CHECKPOINT_DB, MEMORY_DB
 from engram.stores.index_trust import is_trusted
+from engram.stores.sqlite_files import CHECKPOINT_DB, MEMORY_DB
 from engram.stores.sqlite_readonly import connect_read_only
 
 __all__ = ["Health", "check_database", "check_graph", "check_home", "check_index"]

@@ -13,9 +13,10 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.store.base import BaseStore
+if TYPE_CHECKING:
+    from langgraph.store.base import BaseStore
 
 __all__ = [
     "LockFactory",

@@ -9,9 +9,15 @@ run, and the median CPU time (user + system) of the process, which a busy machin
 - ``engram memory list --json``: start-up plus opening the (empty) memory store;
 - ``engram search "def confine" --mode exact`` over ``--repo`` (default: this repository), and
   the same search by ``rg`` alone;
+- ``engram search Q`` (hybrid: BM25, dense and exact) and ``engram context TASK --budget
+  8000`` over an indexed copy of ``--repo`` (``git archive HEAD``, indexed once by each engram
+  before timing, so the index is warm on disk and each engram reads an index it built);
 - ``engram mcp``: from starting the server to its answer to the first ``tools/list``, spoken
   to by the real MCP client over stdio (initialise, then list; no CPU column: the server's
   time is not the client's child time until it exits);
+- ``engram run`` (``--only run``): cold runs against the HTTP OpenAI stub
+  (``tests/support/openai_stub.py``) on the indexed copy; the table adds how many runs' first
+  turn noted a retrieval branch that "timed out";
 - for reference, the floor on this machine at this moment: this Python doing nothing, and
   importing Typer (which every ``engram`` command needs) and Typer's Rich help formatter (which
   ``--help`` needs).
@@ -21,26 +27,36 @@ alternately with the baseline, and the table adds the baseline's median and the 
 this/baseline: on a shared machine only figures from the same run compare.
 
     .venv/bin/python -m bench.speed.startup --engram .venv/bin/engram --runs 5 \
-        [--baseline /path/to/other/.venv/bin/engram] [--only mcp search]
+        [--baseline /path/to/other/.venv/bin/engram] [--only mcp search hybrid context run]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 
 EXACT_QUERY = "def confine"
+HYBRID_QUERY = "confine a path to the project root"
+CONTEXT_TASK = "fix the check that confines file paths to the project"
+RUN_TASK = "where are file paths confined to the project?"
+PROJECT = "PROJECT"
+"""Stands for the engram's own indexed copy of the repository in a command."""
 REPO = Path(__file__).resolve().parents[2]
+INDEXED = ("hybrid", "context", "run")
+"""Commands that need an indexed project."""
 FLOORS: tuple[str, ...] = ("pass", "import typer", "import typer.rich_utils")
 
 Sample = tuple[float, float | None]
@@ -54,7 +70,10 @@ def commands(repo: Path) -> dict[str, tuple[str, ...]]:
         "help": ("--help",),
         "memory": ("memory", "list", "--json"),
         "search": ("search", EXACT_QUERY, "--mode", "exact", "--path", str(repo)),
+        "hybrid": ("search", HYBRID_QUERY, "--path", PROJECT),
+        "context": ("context", CONTEXT_TASK, "--budget", "8000", "--path", PROJECT),
         "mcp": ("mcp",),
+        "run": ("run", RUN_TASK, "--json", "--yes", "--path", PROJECT),
     }
 
 
@@ -73,6 +92,34 @@ def run_process(command: list[str], env: dict[str, str], cwd: Path) -> Sample:
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
     return elapsed, _children_cpu() - cpu
+
+
+def timed_out(stdout: str) -> bool:
+    """Return True when an ``engram run --json`` summary notes a timed-out retrieval step."""
+    return any("timed out" in note for note in json.loads(stdout).get("notes", []))
+
+
+def run_cold(command: list[str], env: dict[str, str], cwd: Path, timeouts: list[bool]) -> Sample:
+    """Run ``engram run`` to its end; note in ``timeouts`` whether a branch timed out."""
+    cpu = _children_cpu()
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
+    timeouts.append(timed_out(done.stdout))
+    return elapsed, _children_cpu() - cpu
+
+
+def indexed_copy(engram: str, repo: Path, folder: Path, env: dict[str, str]) -> Path:
+    """Return a copy of ``repo``'s committed files in ``folder``, indexed by ``engram``."""
+    folder.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(repo), "archive", "HEAD"], capture_output=True,
+                             check=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    run_process([engram, "index", str(folder)], env, folder)
+    return folder
 
 
 def run_mcp(command: list[str], env: dict[str, str], cwd: Path) -> Sample:
@@ -117,6 +164,7 @@ def _row(label: str, samples: list[Sample], baseline: list[Sample] | None = None
         before = _median(baseline, 0) or 0.0
         after = _median(samples, 0) or 0.0
         cells += [_seconds(before) if baseline else "–",
+                  _seconds(_median(baseline, 1)) if baseline else "–",
                   f"{after / before:.2f}" if baseline and before else "–"]
     return "| " + " | ".join(cells) + " |"
 
@@ -128,38 +176,43 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, default=None,
                         help="Another engram executable, run alternately for comparison.")
     parser.add_argument("--repo", type=Path, default=REPO,
-                        help="Project searched by the exact search (default: this repository).")
+                        help="Project searched and indexed (default: this repository).")
     parser.add_argument("--only", nargs="*", default=None,
-                        help="Measure only these commands: version help memory search mcp.")
+                        help="Measure only these: version help memory search hybrid context mcp "
+                             "run (run only when named).")
     parser.add_argument("--runs", type=int, default=5, help="Measured runs per command.")
     args = parser.parse_args()
     engram = str(args.engram.expanduser().absolute())
     baseline = str(args.baseline.expanduser().absolute()) if args.baseline else None
     repo = args.repo.expanduser().absolute()
     chosen = {name: cmd for name, cmd in commands(repo).items()
-              if args.only is None or name in args.only}
+              if (name in args.only if args.only is not None else name != "run")}
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
         project.mkdir()
         env = {**os.environ, "ENGRAM_HOME": str(home), "HF_HUB_OFFLINE": "1"}
+        copies: dict[str, Path] = {}
+        if any(name in INDEXED for name in chosen):
+            for number, program in enumerate(filter(None, (engram, baseline))):
+                copies[program] = indexed_copy(program, repo, Path(tmp) / f"indexed{number}", env)
         print(f"{engram}: {args.runs} runs per command, load average "
               f"{os.getloadavg()[0]:.1f} at start" + (f"; baseline {baseline}" if baseline else "")
               + "\n")
         header = "| command | wall median s | wall min s | wall max s | CPU median s |"
         if baseline:
-            header += " baseline wall median s | ratio |"
+            header += " baseline wall median s | baseline CPU median s | ratio |"
         print(header)
         print("|---" * header.count(" |") + "|")
-        for name, command in chosen.items():
-            run = run_mcp if name == "mcp" else run_process
-            label = f"`engram {' '.join(command)}`".replace(str(repo), "REPO")
-            this = partial(run, [engram, *command], env, project)
-            if baseline is None:
-                print(_row(label, measure(this, args.runs)))
-                continue
-            other = partial(run, [baseline, *command], env, project)
-            pairs = [(this(), other()) for _ in range(args.runs + 1)][1:]  # alternated
-            print(_row(label, [p[0] for p in pairs], [p[1] for p in pairs]))
+        with ExitStack() as stack:
+            if "run" in chosen:
+                from tests.support.openai_stub import OpenAIStub
+
+                stub = stack.enter_context(OpenAIStub(
+                    lambda body: {"content": "They are confined in stores/paths.py."}))
+                env.update({"ENGRAM_MODEL": "stub-model", "ENGRAM_BASE_URL": stub.base_url,
+                            "OPENAI_API_KEY": "stub"})
+            notes = [_measure_command(name, command, engram, baseline, copies, env, project,
+                                      repo, args.runs) for name, command in chosen.items()]
         if "search" in chosen:
             rg = str(Path(sys.executable).with_name("rg"))
             rg_samples = measure(partial(run_process, [rg, "-n", "--no-messages", EXACT_QUERY,
@@ -169,6 +222,46 @@ def main() -> None:
             samples = measure(partial(run_process, [sys.executable, "-c", code], env, project),
                               args.runs)
             print(_row(f"floor: `python -c '{code}'`", samples, [] if baseline else None))
+    print("".join(f"\n{note}" for note in notes if note))
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
+
+
+def _measure_command(
+    name: str,
+    command: tuple[str, ...],
+    engram: str,
+    baseline: str | None,
+    copies: dict[str, Path],
+    env: dict[str, str],
+    project: Path,
+    repo: Path,
+    runs: int,
+) -> str:
+    """Measure one command (alternately with the baseline), print its table row, return a note."""
+    label = f"`engram {shlex.join(command)}`".replace(str(repo), "REPO")
+    timeouts: dict[str, list[bool]] = {}
+
+    def runner(program: str) -> Callable[[], Sample]:
+        argv = [program, *(str(copies[program]) if part == PROJECT else part for part in command)]
+        if name == "run":
+            return partial(run_cold, argv, env, project, timeouts.setdefault(program, []))
+        return partial(run_mcp if name == "mcp" else run_process, argv, env, project)
+
+    warm_up = name != "run"  # every `engram run` is a cold process: none is thrown away
+    this = runner(engram)
+    if baseline is None:
+        print(_row(label, measure(this, runs) if warm_up else [this() for _ in range(runs)]))
+    else:
+        other = runner(baseline)
+        if warm_up:
+            this(), other()
+        pairs = [(this(), other()) for _ in range(runs)]  # alternated
+        print(_row(label, [p[0] for p in pairs], [p[1] for p in pairs]))
+    if name != "run":
+        return ""
+    counts = [f"{sum(flags)} of {len(flags)}" for flags in timeouts.values()]
+    return (f"`engram run`: runs whose first turn noted a timed-out branch: {counts[0]}"
+            + (f" (baseline {counts[1]})" if baseline else ""))
 
 
 if __name__ == "__main__":

@@ -97,6 +97,7 @@ def run(
         run_turn,
         session_config,
     )
+    from engram.graph.retrieval.preload import preload
     from engram.stores.task_commit import current_branch
 
     context = load_context(path, auto_approve=True if yes else None, policy=policy)
@@ -104,6 +105,7 @@ def run(
     if commit:
         current_branch(context.project_path)  # refuse before the task runs, not after
     with open_app(context) as engram:
+        preload(engram.deps, context)  # else the first turn's timed branches load the indexes
         thread_id = resolve_thread(engram.checkpointer, thread, new_ok=True) if thread \
             else new_thread_id()
         config = session_config(engram.checkpointer, thread_id, context, task)
@@ -158,13 +160,9 @@ def main() -> None:
 @handle_errors
 def mcp(path: Path | None = PathOption) -> None:
     """Serve engram's tools to other agents over stdio (Model Context Protocol)."""
-    from engram.graph.cli.cli_runtime import open_store
     from engram.graph.cli.mcp_server import serve_stdio
-    from engram.graph.deps import make_default_deps
 
-    context = load_context(path)
-    with open_store(context) as store:
-        serve_stdio(context, make_default_deps(store=store))
+    serve_stdio(load_context(path))
 
 
 register_index(app)

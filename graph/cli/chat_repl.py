@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -18,6 +19,7 @@ from engram.graph.cli.session_ids import resolve_thread
 from engram.graph.cli.turn_commit import commit_turn
 from engram.graph.cli.turn_runner import print_turn, run_turn, session_config, status_line
 from engram.graph.context import Context
+from engram.graph.retrieval.preload import preload
 from engram.graph.tools.code_graph_tool import build_code_graph_tool
 from engram.stores.project_key import project_key
 
@@ -159,11 +161,18 @@ def chat_loop(
     _setup_history(context)
     with open_app(context) as engram:
         thread_id = resolve_thread(engram.checkpointer, thread_id, new_ok=True)
+        # The indexes load while the first line is typed; every line waits for the load, so
+        # no turn's timed branch spends its time limit loading them (and no two threads import
+        # the same modules at once).
+        loading = threading.Thread(target=preload, args=(engram.deps, context),
+                                   name="chat-preload", daemon=True)
+        loading.start()
         out_console.print(f"[bold]engram[/] · session {thread_id} · {context.project_path}")
         out_console.print("[dim]/help for commands, /exit to leave[/]")
         while True:
             try:
                 line = _read_line("engram> ")
+                loading.join()
             except KeyboardInterrupt:
                 out_console.print("\n[dim](Ctrl-C) type /exit to leave[/]")
                 continue

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import subprocess
 import threading
 import uuid
 from collections.abc import Callable
+from concurrent.futures import Future, wait
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -23,13 +26,17 @@ from engram.stores.errors import StoreError
 from engram.stores.project_key import project_key
 
 if TYPE_CHECKING:
+    from langgraph.store.base import BaseStore
     from mcp.server.mcpserver import MCPServer
 
     from engram.graph.tools.tool_function import ToolFunction
 
-# The MCP library is imported when the server is built; the graph, the memory and the indexes
-# (LangChain, LangGraph, Chroma, tree-sitter) when a tool that needs them is first called, so
-# a client gets its tool list without waiting for them.
+# The MCP library is imported when the server is built; the memory store (LangGraph's SQLite
+# store) opens and the indexes (Chroma, tree-sitter, NetworkX) load in the background once it
+# is built; the graph (LangChain, LangGraph) is built on the first ``build_context``. A client
+# gets its tool list without waiting for any of them.
+
+log = logging.getLogger(__name__)
 
 __all__ = ["INSTRUCTIONS", "build_mcp_server"]
 
@@ -78,20 +85,30 @@ def _callable(
 
 
 def build_mcp_server(
-    context: Context, deps: Deps, ready: threading.Event | None = None
+    context: Context,
+    deps: Deps,
+    ready: threading.Event | None = None,
+    *,
+    memory: Callable[[], BaseStore] | None = None,
 ) -> MCPServer:
     """Return an MCP server exposing engram's tools for the project in ``context``.
 
     Tools other than the exact ones (read, glob, grep) wait for ``ready`` before they run.
+    ``memory`` returns the memory store when a memory tool is called (waiting for it to open);
+    without it the tools use ``deps.store``.
     """
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
     from engram.graph.tools.available_tools import tool_functions
     from engram.graph.tools.project_tools import CORE_TOOL_NAMES
+    from engram.graph.tools.save_memory_tool import save_memory_function
 
     server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
-    for tool in tool_functions(context, deps, after=(MCP_CALLER,)):  # no actions: no approval
+    tools = tool_functions(context, deps, after=(MCP_CALLER,))  # no actions: no approval
+    if memory is not None and deps.store is None:
+        tools.append(save_memory_function(context, memory, after=(MCP_CALLER,)))
+    for tool in tools:
         waits = None if tool.name in CORE_TOOL_NAMES else ready
         server.add_tool(_callable(tool, context.tool_timeout_s, waits), name=tool.name,
                         description=tool.description)
@@ -132,20 +149,27 @@ def build_mcp_server(
         notes = "".join(f"\nnote: {note}" for note in pack.get("notes", []))
         return str(pack.get("text", "")) + notes
 
-    def search_memory(query: str, k: int = 10) -> str:
+    async def search_memory(query: str, k: int = 10) -> str:
         """Search the long-term facts visible in this project (global and project scope).
 
         Args:
             query: What to look for.
             k: Most facts to return.
         """
+        if ready is not None:  # after the background load: a module imported by two threads
+            # at once can be seen half-initialised (NumPy raises)
+            await asyncio.to_thread(ready.wait)
+        try:
+            store = deps.store if memory is None else memory()
+        except EXPECTED_FAILURES as exc:
+            raise MCPToolError(f"the memory store is not open: {exc}") from None
         from engram.graph.markers import escape_markers
         from engram.graph.tokens import count_text
         from engram.stores.memory.fact_recall import recall_facts
 
-        if deps.store is None:
+        if store is None:
             raise MCPToolError("no memory store is configured")
-        recall = recall_facts(deps.store, query, project_key=project_key(context.project_path),
+        recall = recall_facts(store, query, project_key=project_key(context.project_path),
                               window=context.context_window, count_tokens=count_text,
                               now=datetime.now(UTC), k=max(1, min(k, 50)))
         return escape_markers(recall.block) or "no matching facts"
@@ -155,21 +179,43 @@ def build_mcp_server(
     return server
 
 
-def serve_stdio(context: Context, deps: Deps) -> None:
-    """Serve over stdin/stdout until the client disconnects, loading the indexes meanwhile.
+def serve_stdio(context: Context) -> None:
+    """Serve over stdin/stdout until the client disconnects, opening what the tools need meanwhile.
 
-    The project's indexes load in the background from the start; the tools that use them wait
-    for the load, the exact ones (and the tool list) answer at once.
+    Once the server is built, the memory store opens and the project's indexes load in a
+    background thread; the tools that use them wait, the exact ones (and the tool list) answer
+    at once. A store that cannot open is logged and reported by the memory tools.
     """
+    from engram.graph.deps import make_default_deps
+
+    deps = make_default_deps()
+    memory: Future[BaseStore] = Future()
     ready = threading.Event()
+    server = build_mcp_server(context, deps, ready, memory=memory.result)
+    with ExitStack() as opened:
 
-    def load() -> None:
-        from engram.graph.retrieval.preload import preload
+        def load() -> None:
+            from engram.graph.cli.cli_runtime import open_store
+            from engram.graph.retrieval.preload import preload
 
+            try:
+                try:
+                    store = opened.enter_context(open_store(context))
+                except BaseException as exc:
+                    memory.set_exception(exc)
+                    if not isinstance(exc, EXPECTED_FAILURES):
+                        raise
+                    log.error("engram mcp: the memory store did not open: %s", exc)
+                else:
+                    deps.store = store
+                    deps.open_fact_memory = make_default_deps(store=store).open_fact_memory
+                    memory.set_result(store)
+                preload(deps, context)
+            finally:
+                ready.set()
+
+        threading.Thread(target=load, name="mcp-preload", daemon=True).start()
         try:
-            preload(deps, context)
+            asyncio.run(server.run_stdio_async())
         finally:
-            ready.set()
-
-    threading.Thread(target=load, name="mcp-preload", daemon=True).start()
-    asyncio.run(build_mcp_server(context, deps, ready).run_stdio_async())
+            wait([memory])  # the store closes with ``opened``, not while it is still opening

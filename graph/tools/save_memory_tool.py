@@ -10,7 +10,7 @@ tools recorded. Quarantined facts stay out of every prompt until a person confir
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -91,7 +91,10 @@ def build_save_memory_tool(
 
 
 def save_memory_function(
-    context: Context, store: BaseStore, *, after: Sequence[str] = ()
+    context: Context,
+    store: BaseStore | Callable[[], BaseStore],
+    *,
+    after: Sequence[str] = (),
 ) -> ToolFunction:
     """Return the ``save_memory`` tool bound to the run's project and memory store.
 
@@ -99,7 +102,8 @@ def save_memory_function(
 
     Args:
         context: Run settings (the project).
-        store: The memory store.
+        store: The memory store, or a function that returns it when the tool is called (a
+            server that lists its tools before its store is open).
         after: Untrusted content the session has read so far (tool names); non-empty
             quarantines every save.
     """
@@ -113,7 +117,8 @@ def save_memory_function(
         if asked_global:
             provenance["requested_scope"] = "global"
         try:
-            fact = FactStore(store).add(
+            memory = store() if callable(store) else store
+            fact = FactStore(memory).add(
                 text,
                 scope="project",
                 project_key=key,

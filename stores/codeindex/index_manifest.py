@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.stores.backends import database_errors, sqlite_connect
 from engram.stores.codeindex.chunker import Chunk
+from engram.stores.sqlite_files import database_errors, sqlite_connect
 
 __all__ = ["FileRecord", "Manifest", "NewChunk", "StoredChunk"]
 

@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from engram.stores.codeindex.chroma_import import import_chromadb
 from engram.stores.errors import BackendUnavailableError, IndexCorruptError
 
 __all__ = [
@@ -86,6 +87,7 @@ def _chroma_embedding_function() -> Any:
     Handing Chroma an explicit function keeps it from loading (and downloading) its own
     default model.
     """
+    import_chromadb()
     from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 
     class _ProvidedVectorsOnly(EmbeddingFunction[Documents]):
@@ -148,6 +150,7 @@ class ChromaVectors:
 
 def release_embedded_chroma() -> None:
     """Forget the embedded Chroma clients of this process (before their files are deleted)."""
+    import_chromadb()
     from chromadb.api.shared_system_client import SharedSystemClient
 
     SharedSystemClient.clear_system_cache()
@@ -163,7 +166,7 @@ def open_chroma_vectors(index_dir: Path, model_id: str, chroma_url: str = "") ->
         BackendUnavailableError: The Chroma server cannot be reached.
         IndexCorruptError: The embedded Chroma files cannot be opened.
     """
-    import chromadb
+    chromadb = import_chromadb()
     from chromadb.config import Settings
     from chromadb.errors import ChromaError
 

@@ -10,7 +10,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from engram.stores.backends import sqlite_connect
+from engram.stores.sqlite_files import sqlite_connect
 
 __all__ = [
     "EMBEDDING_CACHE_DB",

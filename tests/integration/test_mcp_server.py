@@ -40,3 +40,41 @@ async def test_stdio_server_lists_and_runs_tools(tmp_path: Path, engram_home: Pa
         assert "auth.py" in pack.content[0].text
         memory = await client.call_tool("search_memory", {"query": "token"})
         assert not memory.is_error
+
+
+def _server(project: Path, home: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=str(Path(sys.executable).parent / "engram"),
+        args=["mcp", "--path", str(project)],
+        env={"ENGRAM_HOME": str(home), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
+    )
+
+
+async def test_memory_tools_use_the_store_opened_after_the_tool_list(
+    tmp_path: Path, engram_home: Path
+):
+    project = tmp_path / "proj"
+    project.mkdir()
+    async with Client(_server(project, engram_home)) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        assert names[-3:] == ["save_memory", "build_context", "search_memory"]
+        saved = await client.call_tool("save_memory", {"text": "Releases are tagged vX.Y.Z."})
+        assert not saved.is_error and "quarantined" in saved.content[0].text.lower()
+    assert (engram_home / "memory.sqlite").exists()
+
+
+async def test_a_memory_store_that_cannot_open_fails_only_the_memory_tools(tmp_path: Path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "auth.py").write_text("def check_token(token):\n    return token\n")
+    home = tmp_path / "home"
+    home.write_text("a file where the engram home folder should be\n")
+    async with Client(_server(project, home)) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"grep_code", "save_memory", "search_memory"} <= names
+        found = await client.call_tool("grep_code", {"pattern": "check_token"})
+        assert not found.is_error
+        memory = await client.call_tool("search_memory", {"query": "token"})
+        assert memory.is_error and "memory store is not open" in memory.content[0].text
+        saved = await client.call_tool("save_memory", {"text": "Releases are tagged."})
+        assert saved.is_error and str(home) in saved.content[0].text

@@ -103,3 +103,35 @@ def test_mcp_server_lists_its_tools_without_heavy_libraries(tmp_path):
     )
     heavy = heavy_in(loaded_modules(code))
     assert not heavy, f"building the MCP server and listing its tools loads {heavy}"
+
+
+MODEL_PATH = ("langchain", "langchain_openai", "openai", "engram.graph.tools",
+              "engram.graph.compaction.compaction_transaction")
+"""What only a turn with a model needs: chat models, the agent's tools, compaction."""
+
+
+def test_context_mode_loads_no_model_path(tmp_path, monkeypatch):
+    from engram.graph.builder import MODEL_NODES
+
+    monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "home"))
+    (tmp_path / "app.py").write_text("def confine(path):\n    return path\n")
+    loaded = loaded_modules(run_command_code(
+        ["context", "fix confine", "--path", str(tmp_path), "--json"]))
+    unneeded = MODEL_PATH + tuple(f"engram.nodes.{name}" for name in MODEL_NODES)
+    found = [name for name in loaded
+             if name in unneeded or name.startswith(tuple(f"{u}." for u in unneeded))]
+    assert not found, f"`engram context` loads {found}"
+    assert "engram.nodes.pack_context" in loaded  # it did build the pack
+
+
+def test_hybrid_search_loads_no_langgraph_or_langchain(tmp_path, monkeypatch):
+    monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "hash")
+    (tmp_path / "app.py").write_text("def confine(path):\n    return path\n")
+    loaded_modules(run_command_code(["index", str(tmp_path)]))
+    loaded = loaded_modules(run_command_code(
+        ["search", "confine a path", "--path", str(tmp_path), "--json"]))
+    assert "engram.stores.codeindex.code_index" in loaded  # it did search the index
+    framework = sorted({name.split(".")[0] for name in heavy_in(loaded)}
+                       & {"langchain", "langchain_core", "langgraph", "langsmith", "openai"})
+    assert not framework, f"`engram search` loads {framework}"
