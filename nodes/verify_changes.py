@@ -18,6 +18,7 @@ from engram.graph.tools.action_review import (
     needs_approval,
     parse_review,
 )
+from engram.graph.tools.action_snapshots import ActionSnapshots
 from engram.graph.tools.command_tool import (
     COMMAND_TOOL_NAME,
     CommandResult,
@@ -26,6 +27,7 @@ from engram.graph.tools.command_tool import (
 )
 from engram.nodes.node_support import current_thread_id
 from engram.stores.project_settings import SettingsError, load_project_settings
+from engram.stores.snapshots.snapshot_log import VERIFY_TOOL
 from engram.stores.spill import spill_if_large
 from engram.stores.verify_commands import discover_verify_commands, failure_lines
 
@@ -101,16 +103,32 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
     if declined:
         return {"verification": {"status": "not-run", "final": True, "rounds": rounds,
                                  "reason": declined, "commands": list(commands)}}
+    # The checks change files too (caches, build output): snapshot them like a command, so
+    # a rewind across a verify round restores those files as well.
+    info = runtime.execution_info
+    snapshots = ActionSnapshots(root, current_thread_id(), info.checkpoint_id if info else None)
+    before = snapshots.before()
+    try:
+        update = _run_checks(state, context, commands, rounds)
+    finally:
+        snapshots.after(VERIFY_TOOL, before)
+    if snapshots.notes:
+        update["notes"] = snapshots.notes
+    return {**kinds, **update}
+
+
+def _run_checks(state: State, context: Context, commands: tuple[str, ...],
+                rounds: int) -> dict[str, Any]:
+    """Run each check in turn; stop at the first that fails."""
     env = scrubbed_environment(os.environ)
     runs: list[dict[str, Any]] = []
     for command in commands:
-        result = run_shell(root, command, VERIFY_TIMEOUT_S, env)
+        result = run_shell(context.project_path, command, VERIFY_TIMEOUT_S, env)
         runs.append({"command": command, "exit_code": result.exit_code,
                      "seconds": round(result.seconds, 2)})
         if result.exit_code != 0:
-            return {**kinds, **_failed(state, context, command, result, runs, rounds)}
-    return {**kinds,
-            "verification": {"status": "passed", "final": True, "rounds": rounds, "runs": runs}}
+            return _failed(state, context, command, result, runs, rounds)
+    return {"verification": {"status": "passed", "final": True, "rounds": rounds, "runs": runs}}
 
 
 def _failed(state: State, context: Context, command: str, result: CommandResult,

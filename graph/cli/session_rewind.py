@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from engram.graph.errors import SessionError
 from engram.stores.snapshots.rewind import apply_rewind, code_at, plan_rewind
-from engram.stores.snapshots.snapshot_log import SnapshotLog, SnapshotRecord, new_record
+from engram.stores.snapshots.snapshot_log import (
+    VERIFY_TOOL,
+    SnapshotLog,
+    SnapshotRecord,
+    new_record,
+)
 from engram.stores.snapshots.trees import open_trees
 
 if TYPE_CHECKING:
@@ -118,7 +123,8 @@ def undo_last_change(engram: App, thread_id: str, *, force: bool = False) -> Sna
         if record.tool != UNDO_TOOL:
             break
         undone += 1
-    changes = [r for r in records if r.kind != "rewind" and r.paths]
+    # the checks' own leftovers (caches, build output) are no change of the model's to undo
+    changes = [r for r in records if r.kind != "rewind" and r.tool != VERIFY_TOOL and r.paths]
     if undone >= len(changes):
         raise SessionError("no change of this session is left to undo",
                            hint="/rewind CHECKPOINT goes further back")
