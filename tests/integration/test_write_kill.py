@@ -24,7 +24,7 @@ from engram.graph.tools.write_tools import SCRATCH_FOLDER, STALE_TEMP_S, build_w
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
-KILLS = 16
+KILLS = 12
 LINES = 14_000
 """About 0.9 MB per version: the write tools' size limit is 1 MB."""
 PATCHED = ("a.py", "pkg/b.py", "pkg/c.py")
