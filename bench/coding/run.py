@@ -9,6 +9,7 @@ when the model was asked for that step. Snapshot cost per write is timed in-proc
 same edits (``ActionSnapshots`` around each write, as ``run_tools`` does).
 
 Usage: ``.venv/bin/python -m bench.coding.run [--tasks a,b] [--policies yolo,ask] [--out F]``
+(``--tables F`` prints the tables of a saved run again).
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def _row(label: str, results: list[RunResult]) -> str:
 
 
 def _rewind_row(results: list[RunResult], policy: str) -> str:
-    checked = [r for r in results if r.policy == policy and r.rewind]
+    # a run whose actions were all refused changed nothing: its rewind would prove nothing
+    checked = [r for r in results if r.policy == policy and r.rewind and r.snapshot_records]
     middle = [r.rewind.get("middle") for r in checked if "middle" in r.rewind]
     start = [r.rewind.get("start") for r in checked]
     return (f"| {policy} ({'git' if policy in GIT_POLICIES else 'plain'}) | "
@@ -79,8 +81,8 @@ def report(results: list[RunResult], cost: dict[str, list[float]]) -> str:
               "| --- | --- | --- |"]
     lines += [_rewind_row(results, p) for p in REWOUND_POLICIES
               if any(r.policy == p for r in results)]
-    lines += ["", "| snapshots per write | writes | median ms | p90 ms | bytes per write "
-              "(from the runs) |", "| --- | --- | --- | --- | --- |"]
+    lines += ["", "| snapshots per write | writes | median ms | p90 ms | bytes per logged step "
+              "(median of the runs) |", "| --- | --- | --- | --- | --- |"]
     for mode, times in cost.items():
         runs = [r for r in results if r.git == (mode == "git") and r.snapshot_records]
         per = [r.snapshot_bytes / r.snapshot_records for r in runs]
@@ -102,7 +104,12 @@ def main() -> None:
     parser.add_argument("--tasks", help="comma-separated task names (default: all)")
     parser.add_argument("--policies", default=",".join(POLICIES))
     parser.add_argument("--out", default="bench/coding/results.json")
+    parser.add_argument("--tables", metavar="JSON", help="only print the tables of saved results")
     args = parser.parse_args()
+    if args.tables:
+        saved = json.loads(Path(args.tables).read_text())
+        print(report([RunResult(**r) for r in saved["runs"]], saved["snapshot_ms"]))  # noqa: T201
+        return
     tasks = [t for t in all_tasks() if not args.tasks or t.name in args.tasks.split(",")]
     policies = args.policies.split(",")
     results: list[RunResult] = []
