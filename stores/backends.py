@@ -25,7 +25,6 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.base import BaseStore, Op, Result
-from langgraph.store.sqlite import SqliteStore
 
 from engram.stores.errors import (
     BackendUnavailableError,
@@ -34,6 +33,7 @@ from engram.stores.errors import (
     StoreReadOnlyError,
 )
 from engram.stores.sqlite_readonly import can_write, connect_read_only
+from engram.stores.sqlite_store import ThreadedSqliteStore
 from engram.stores.write_lock import (
     LockFactory,
     PostgresAdvisoryLock,
@@ -146,18 +146,6 @@ def sqlite_connect(path: Path) -> sqlite3.Connection:
             conn.close()
             raise
     return conn
-
-
-class ThreadedSqliteStore(SqliteStore):
-    """``SqliteStore`` whose async API runs the (locked) sync calls in a worker thread.
-
-    LangGraph's ``SqliteStore`` only supports the sync API; engram's nodes are async, and one
-    store must serve both the CLI (sync) and the graph (async) in the same process.
-    """
-
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run a batch of operations off the event loop."""
-        return await asyncio.to_thread(self.batch, list(ops))
 
 
 class SyncSaverAsyncAPI(BaseCheckpointSaver[Any]):

@@ -45,10 +45,10 @@ def main() -> None:
 
     from locbench import score_pack  # bench/context/locbench.py
 
+    from engram.graph.api.context_builder import ensure_openers, run_pack_graph
     from engram.graph.builder import build_graph
     from engram.graph.cli.cli_runtime import open_store
     from engram.graph.cli.command_support import load_context
-    from engram.graph.cli.context_commands import ensure_openers, run_context
     from engram.graph.deps import make_default_deps
     from engram.graph.retrieval.preload import preload
 
@@ -84,7 +84,7 @@ def main() -> None:
                 preload(deps, context)
                 for case in group:
                     t0 = time.perf_counter()
-                    pack = run_context(graph, context, case["query"])
+                    pack = run_pack_graph(graph, context, case["query"])
                     if captured:
                         captured[-1]["case"] = case
                     scored = score_pack(pack, case["gold_files"], gold_lines.get(case["instance_id"]))

@@ -34,6 +34,7 @@ def main() -> None:
     from dataset import load_gold_lines
     from locbench import score_pack
 
+    import engram.graph.pack.code_slices as slices
     import engram.graph.pack.evidence_fusion as fusion
     import engram.graph.pack.pack_assembly as assembly
     from engram.graph.tokens import count_text
@@ -46,11 +47,11 @@ def main() -> None:
     if "depth_share" in settings:
         assembly.DEPTH_SHARE = float(settings["depth_share"])
     if "focus_per_file" in settings:
-        fusion.slice_items.__kwdefaults__["focus_per_file"] = int(settings["focus_per_file"])
+        slices.slice_items.__kwdefaults__["focus_per_file"] = int(settings["focus_per_file"])
     if "focus" in settings:
-        fusion.slice_items.__kwdefaults__["focus"] = int(settings["focus"])
+        slices.slice_items.__kwdefaults__["focus"] = int(settings["focus"])
     if "focus_tokens" in settings:
-        fusion.slice_items.__kwdefaults__["focus_tokens"] = int(settings["focus_tokens"])
+        slices.slice_items.__kwdefaults__["focus_tokens"] = int(settings["focus_tokens"])
     if "map_files" in settings:
         fusion.code_map_items.__kwdefaults__["limit"] = int(settings["map_files"])
     if "rrf_k" in settings:

@@ -2,19 +2,17 @@
 
 Every retrieval signal (exact, BM25, dense or fused hits, graph neighbours, files named by
 Phase 0) becomes a ranked file list; the lists are fused with reciprocal rank fusion
-(``engram.stores.codeindex.rank_fusion.rrf``). Files become code-map lines and code slices; slices
-are dealt out
-round-robin (each file's best span first) so a tight budget covers many files.
+(``engram.stores.codeindex.rank_fusion.rrf``), with the leading source's first files kept in
+its order. Files become code-map lines here and code slices in
+``engram.graph.pack.code_slices``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engram.graph.pack.pack_filling import PackItem
-from engram.graph.tokens import Counter
-from engram.stores.codeindex.chunk_pointing import MAX_DEEP_CHUNKS
 from engram.stores.codeindex.file_localization import LOCALIZER_SOURCE
 from engram.stores.codeindex.rank_fusion import RRF_K, aggregate_files, rrf
 from engram.stores.project_tests import is_test_path
@@ -23,21 +21,13 @@ __all__ = [
     "FUSION_WEIGHTS",
     "LEAD_FILES",
     "MAP_FILES",
-    "MAX_SLICE_TOKENS",
     "PROSE_WEIGHT",
-    "SLICE_FILES",
-    "DEPTH_SHARE",
-    "FOCUS_FILES",
-    "SLICES_PER_FILE",
     "Evidence",
     "RankedFile",
     "code_map_items",
     "evidence_of",
     "rank_files",
-    "slice_items",
 ]
-
-LinesOf = Callable[[str], Sequence[str] | None]
 
 FUSION_WEIGHTS: Mapping[str, float] = {"graph": 0.5, LOCALIZER_SOURCE: 2.0}
 """Weight per evidence source in the final file fusion; unnamed sources weigh 1. Graph
@@ -52,33 +42,10 @@ TEST_WEIGHT = 0.5
 in the code under test, and tests that mention the same names would crowd it out."""
 LEAD_FILES = 10
 """Files of the leading source (see ``rank_files``) placed before every other file."""
-MAP_FILES = 40
-"""Most files listed in the code map."""
-SLICE_FILES = 30
-"""Most files that contribute code slices."""
-SLICES_PER_FILE = 3
-"""Most slices taken from one file."""
-MAX_SLICE_TOKENS = 320
-"""Longest slice; longer spans keep their head (signature, docstring, first lines)."""
-FOCUS_FILES = 3
-"""Leading files whose spans all come before any other file's: a fix usually touches one to
-three files, and their changed functions matter more than a tenth file's head."""
-FOCUS_SLICES_PER_FILE = MAX_DEEP_CHUNKS
-"""Most slices taken from one leading file: as many chunks as the localizer passes on for
-each leading file, likeliest to change first."""
-DEPTH_SHARE = 0.4
-"""Share of the pack budget the leading files' further spans may take before other files'
-best spans (the rest of them come after every other file's spans). A fix changes a few
-functions of the first files; their further functions are worth more than a later file's
-head (locbench-dev, 8K pack: changed lines 0.47 at 0.25, 0.58 at 0.4, 0.59 at 0.5), but
-depth costs breadth (localize-dev, file in the 8K pack: 0.991, 0.982, 0.955)."""
-FOCUS_SLICE_TOKENS = 2000
-"""Longest slice of a leading file: whole functions, not heads (a quarter of the functions
-a fix changes on locbench-dev are longer than 900 tokens)."""
-FILE_HEAD_LINES = 60
-"""Lines shown for a file known only as a whole (no span): its head."""
-
-
+MAP_FILES = 20
+"""Most files listed in the code map. Files past the twentieth rarely give a slice to the
+pack, and their map lines took a fifth of an 8K pack (locbench-dev: 40 lines cost 1,545
+tokens on average); the budget they free goes to the leading files' functions."""
 @dataclass(frozen=True)
 class Evidence:
     """One located piece of evidence: a span of a file and the signal that found it."""
@@ -242,7 +209,7 @@ def code_map_items(files: Sequence[RankedFile], *, limit: int = MAP_FILES) -> li
     for number, ranked in enumerate(files[:limit], 1):
         # names without signatures, and each reason as its source and rank: the slices show
         # the code itself, so the map stays one short line per file
-        symbols = list(dict.fromkeys(_bare(s.symbol) for s in ranked.spans if s.symbol))[:3]
+        symbols = _map_symbols(ranked)
         named = f" — {', '.join(symbols)}" if symbols else ""
         why = "; ".join(reason.split(":", 1)[0] for reason in ranked.reasons)
         items.append(
@@ -258,106 +225,12 @@ def code_map_items(files: Sequence[RankedFile], *, limit: int = MAP_FILES) -> li
     return items
 
 
+def _map_symbols(ranked: RankedFile, limit: int = 3) -> list[str]:
+    """Names a file's spans define, leaving out module chunks (named after the file)."""
+    own = {ranked.path, ranked.path.rsplit("/", 1)[-1]}
+    names = dict.fromkeys(_bare(s.symbol) for s in ranked.spans if s.symbol)
+    return [name for name in names if name not in own][:limit]
+
+
 def _bare(symbol: str) -> str:
     return symbol.split("(", 1)[0].strip()
-
-
-def slice_items(
-    files: Sequence[RankedFile],
-    lines_of: LinesOf,
-    count: Counter,
-    *,
-    max_files: int = SLICE_FILES,
-    per_file: int = SLICES_PER_FILE,
-    max_tokens: int = MAX_SLICE_TOKENS,
-    focus: int = FOCUS_FILES,
-    focus_tokens: int = FOCUS_SLICE_TOKENS,
-    focus_per_file: int = FOCUS_SLICES_PER_FILE,
-    depth_tokens: int | None = None,
-) -> list[PackItem]:
-    """Return code slices, most wanted first: the leading files in depth, then breadth.
-
-    The first ``focus`` files (the likeliest to change) give their best span, then their
-    further spans (up to ``focus_per_file``, each up to ``focus_tokens`` long) as long as
-    those further spans add up to at most ``depth_tokens`` (no limit when None); then every
-    other file's best span, its second best, …; the leading files' spans past
-    ``depth_tokens`` come last. So a small budget still covers many files and a larger one
-    reads the likeliest files whole. Spans overlapping one already taken from the same file
-    are skipped. A file with no span contributes its head. Unreadable files (``lines_of``
-    returns None) are skipped.
-    """
-    best_of_focus: list[PackItem] = []
-    depth: list[PackItem] = []
-    late: list[PackItem] = []
-    depth_used = 0
-    rounds: list[list[PackItem]] = [[] for _ in range(max(per_file, 1))]
-    for number, ranked in enumerate(files[:max_files]):
-        limit = focus_per_file if number < focus else per_file
-        lines = lines_of(ranked.path)
-        if not lines:
-            continue
-        spans = ranked.spans or (
-            Evidence(ranked.path, 1, min(len(lines), FILE_HEAD_LINES), "", ranked.score, "head"),
-        )
-        taken: list[tuple[int, int]] = []
-        for span in spans:
-            if len(taken) == limit:
-                break
-            start, end = max(1, span.start_line), min(len(lines), max(span.end_line, 1))
-            if start > end or any(start <= b and a <= end for a, b in taken):
-                continue
-            in_focus = number < focus
-            item = _slice(ranked, span, lines, start, end, count,
-                          focus_tokens if in_focus else max_tokens)
-            if not in_focus:
-                rounds[len(taken)].append(item)
-            elif not taken:
-                best_of_focus.append(item)
-            else:
-                cost = count(item.text)
-                if depth_tokens is None or depth_used + cost <= depth_tokens:
-                    depth.append(item)
-                    depth_used += cost
-                else:
-                    late.append(item)
-            taken.append((start, end))
-    return [*best_of_focus, *depth, *(item for batch in rounds for item in batch), *late]
-
-
-def _slice(
-    ranked: RankedFile,
-    span: Evidence,
-    lines: Sequence[str],
-    start: int,
-    end: int,
-    count: Counter,
-    max_tokens: int,
-) -> PackItem:
-    symbol = f" {span.symbol}" if span.symbol else ""
-
-    def header(last: int) -> str:
-        return f"--- {ranked.path}:{start}-{last}{symbol}"
-
-    budget = max_tokens - count(header(end)) - 1
-    kept: list[str] = []
-    used = 0
-    for line in lines[start - 1 : end]:
-        cost = count(line) + 1
-        if kept and used + cost > budget:
-            break
-        kept.append(line)
-        used += cost
-    last = start + len(kept) - 1
-    cut = f"\n    … {end - last} more lines" if last < end else ""
-    body = "\n".join(kept)
-    return PackItem(
-        section="slices",
-        text=f"{header(last)}\n{body}{cut}",
-        path=ranked.path,
-        start_line=start,
-        end_line=last,
-        symbol=span.symbol,
-        score=ranked.score,
-        reasons=ranked.reasons,
-    )
-

@@ -1,8 +1,9 @@
 """Assemble a context pack from graph state: fuse the evidence, add rules, memory and history.
 
 Blocking (reads the rules files and source files); the ``pack_context`` node runs it off the
-event loop. The filling and ranking math it calls is pure (``engram.graph.pack.pack_filling``,
-``engram.graph.pack.evidence_fusion``).
+event loop. The ranking, slicing and filling it calls are pure
+(``engram.graph.pack.evidence_fusion``, ``engram.graph.pack.code_slices``,
+``engram.graph.pack.pack_filling``).
 """
 
 from __future__ import annotations
@@ -14,15 +15,13 @@ from typing import TYPE_CHECKING
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
 from engram.graph.context import Context
+from engram.graph.pack.code_slices import DEPTH_SHARE, SLICE_FILES, slice_items
 from engram.graph.pack.evidence_fusion import (
-    DEPTH_SHARE,
     FUSION_WEIGHTS,
-    SLICE_FILES,
     RankedFile,
     code_map_items,
     evidence_of,
     rank_files,
-    slice_items,
 )
 from engram.graph.pack.pack_budget import BudgetPlan, plan_budget
 from engram.graph.pack.pack_filling import Pack, PackItem, fill_pack

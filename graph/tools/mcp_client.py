@@ -1,8 +1,8 @@
-"""Talk to configured MCP servers over stdio: list their tools, call one.
+"""Talk to configured MCP servers (stdio, streamable HTTP or SSE): list their tools, call one.
 
-Each call starts the server, asks, and stops it: no process outlives a step, a crashed
-server costs one failed call, and nothing is bound to an event loop that a later step,
-thread or LangGraph worker does not own. The listing is cached per project by ``Deps``.
+Each call opens its own session (a stdio server is started and stopped): no process outlives
+a step, a crashed server costs one failed call, and nothing is bound to an event loop that a
+later step, thread or LangGraph worker does not own. The listing is cached per project by ``Deps``.
 The MCP library is imported here only when a server is used (CLI start-up never pays).
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
@@ -55,13 +55,32 @@ def run_async(factory: Callable[[], Awaitable[T]]) -> T:
         return pool.submit(asyncio.run, main()).result()
 
 
-def _client(server: McpServer, root: Path, errlog: TextIO) -> Client:
+@asynccontextmanager
+async def _session(server: McpServer, root: Path, log_dir: Path) -> AsyncIterator[Client]:
+    """Open a client session with ``server`` for one step (stderr of stdio servers to a log)."""
     from mcp.client.client import Client
-    from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=server.command, args=list(server.args),
-                                   env=dict(server.env) or None, cwd=str(root))
-    return Client(stdio_client(params, errlog=errlog))
+    if server.transport == "stdio":
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(command=server.command, args=list(server.args),
+                                       env=dict(server.env) or None, cwd=str(root))
+        with ExitStack() as stack:
+            async with Client(stdio_client(params, errlog=_errlog(stack, log_dir, server.name))
+                              ) as client:
+                yield client
+    elif server.transport == "sse":
+        from mcp.client.sse import sse_client
+
+        async with Client(sse_client(server.url, headers=dict(server.headers))) as client:
+            yield client
+    else:
+        from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+        async with create_mcp_http_client(headers=dict(server.headers)) as http, Client(
+            streamable_http_client(server.url, http_client=http)
+        ) as client:
+            yield client
 
 
 def _errlog(stack: ExitStack, log_dir: Path, server: str) -> TextIO:
@@ -74,18 +93,17 @@ def _errlog(stack: ExitStack, log_dir: Path, server: str) -> TextIO:
 
 
 async def _list_one(server: McpServer, root: Path, log_dir: Path) -> list[McpToolSpec]:
-    with ExitStack() as stack:
-        async with _client(server, root, _errlog(stack, log_dir, server.name)) as client:
-            specs: list[McpToolSpec] = []
-            cursor: str | None = None
-            while True:
-                page = await client.list_tools(cursor=cursor)
-                specs += [McpToolSpec(server.name, t.name, t.description or "",
-                                      dict(t.input_schema or {"type": "object"}))
-                          for t in page.tools]
-                cursor = page.next_cursor
-                if not cursor:
-                    return specs
+    async with _session(server, root, log_dir) as client:
+        specs: list[McpToolSpec] = []
+        cursor: str | None = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            specs += [McpToolSpec(server.name, t.name, t.description or "",
+                                  dict(t.input_schema or {"type": "object"}))
+                      for t in page.tools]
+            cursor = page.next_cursor
+            if not cursor:
+                return specs
 
 
 def list_server_tools(
@@ -99,7 +117,7 @@ def list_server_tools(
             return (f"MCP server {server.name!r} did not list its tools within {timeout_s:g} s; "
                     f"its tools are left out (see {log_dir}/mcp-{server.name}.log)")
         except Exception as exc:  # a server is someone else's program: any failure is a note
-            return (f"MCP server {server.name!r} ({server.command}) could not start or list "
+            return (f"MCP server {server.name!r} ({server.where}) could not start or list "
                     f"its tools: {_reason(exc)}; its tools are left out (fix {server.source})")
 
     async def everyone() -> list[list[McpToolSpec] | str]:
@@ -135,15 +153,14 @@ def _result_text(result: Any) -> str:
 def call_server_tool(
     server: McpServer, tool: str, arguments: dict[str, Any], root: Path, log_dir: Path
 ) -> str:
-    """Start ``server``, call ``tool`` with ``arguments`` and return the result's text.
+    """Open a session with ``server``, call ``tool`` with ``arguments``, return the result's text.
 
     Raises:
         ToolError: The server could not be reached or reported the call as failed.
     """
     async def call() -> Any:
-        with ExitStack() as stack:
-            async with _client(server, root, _errlog(stack, log_dir, server.name)) as client:
-                return await client.call_tool(tool, arguments)
+        async with _session(server, root, log_dir) as client:
+            return await client.call_tool(tool, arguments)
 
     try:
         result = run_async(call)

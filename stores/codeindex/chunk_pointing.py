@@ -21,7 +21,7 @@ MAX_POINTED_CHUNKS = 5
 """Chunks passed on for a file past the first DEEP_FILES: the ones the issue points at."""
 DEEP_FILES = 3
 """Leading files whose chunks are all passed on, in pointing order (the pack reads them
-deepest, see engram.graph.pack.evidence_fusion.FOCUS_FILES)."""
+deepest, see engram.graph.pack.code_slices.FOCUS_FILES)."""
 MAX_DEEP_CHUNKS = 16
 """Most chunks passed on for one leading file."""
 FRAME_WEIGHT = 3.0

@@ -7,7 +7,12 @@ engram's MCP client from the project's ``.engram/mcp.json``.
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +28,7 @@ from engram.graph.llm import make_model
 from engram.graph.tools.mcp_tools import open_mcp_toolset
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
+from tests.support.servers import free_port, stop_group, wait_until_ready
 
 pytestmark = pytest.mark.integration
 
@@ -179,3 +185,53 @@ async def test_graph_asks_under_ask_and_auto_edit_and_flags_external_content(
         assert final["messages"][-1].content == "3"
         assert final["external_content_seen"] is True
         assert "t__add" in final["untrusted_sources"]
+
+
+@contextmanager
+def _http_server(sse: bool, token: str) -> Iterator[str]:
+    """Run the test tools over HTTP on a free port; yield the base URL."""
+    port = free_port()
+    command = [sys.executable, "-m", "tests.support.mcp_tools_server", "--http", str(port),
+               *(["--sse"] if sse else [])]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MCP_TEST_TOKEN": token}
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_until_ready(lambda: socket.create_connection(("127.0.0.1", port), 1).close(),
+                         proc, "the HTTP MCP test server", timeout_s=60)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_group(proc)
+
+
+@pytest.mark.parametrize("kind", ["http", "sse"])
+def test_a_remote_server_is_reached_by_url_with_headers_from_the_environment(
+        project, engram_home, kind):
+    token = "tok-" + kind
+    with _http_server(sse=kind == "sse", token=token) as base:
+        path = "/sse" if kind == "sse" else "/mcp"
+        _configure(project, {"remote": {"type": kind, "url": base + path,
+                                        "headers": {"X-Test-Token": "${MCP_REMOTE_TOKEN}"}},
+                             "nokey": {"url": base + path,
+                                       "headers": {"X-Test-Token": "${MCP_UNSET_TOKEN}"}}})
+        script = [_call("remote__add", "a1", a=2, b=40), {"content": "42"}]
+        with OpenAIStub(script) as stub:
+            done = _engram(project, engram_home, stub.base_url, "run", TASK, "--policy", "yolo",
+                           "--json", env={"MCP_REMOTE_TOKEN": token})
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert result["answer"] == "42"
+        assert "\n42\n" in _tool_message(stub.requests[1], "a1")
+        assert {"remote__add", "remote__echo"} <= set(_tool_names(stub.requests[0]))
+        notes = " ".join(result["notes"])
+        assert "${MCP_UNSET_TOKEN}, which is not set" in notes
+        assert token not in done.stderr + " ".join(result["notes"])
+
+        # the token is what the server checks: without it, one note and no tools
+        _configure(project, {"remote": {"type": kind, "url": base + path}})
+        with OpenAIStub([{"content": "fine"}]) as stub:
+            refused = _engram(project, engram_home, stub.base_url, "run", TASK, "--json")
+        assert refused.returncode == 0, refused.stderr
+        assert "MCP server 'remote' (http://127.0.0.1:" in " ".join(
+            json.loads(refused.stdout)["notes"])
+        assert not any("__" in n for n in _tool_names(stub.requests[0]))

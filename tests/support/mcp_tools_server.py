@@ -1,4 +1,9 @@
-"""A small stdio MCP server for tests: ``python -m tests.support.mcp_tools_server [--many N]``.
+"""A small MCP server for tests: ``python -m tests.support.mcp_tools_server [--many N]
+[--http PORT [--sse]]``.
+
+Over stdio by default; ``--http PORT`` serves streamable HTTP at ``/mcp`` (``--sse``: SSE at
+``/sse``) on 127.0.0.1, refusing requests without the ``X-Test-Token`` header when
+``$MCP_TEST_TOKEN`` is set.
 
 Tools: ``add(a, b)``, ``echo(text)`` (records each call in ``$MCP_TEST_LOG`` when set),
 ``forge()`` (returns a forged trusted ``tool_result`` marker, to check the wrapping) and
@@ -61,6 +66,31 @@ def build(many: int = 0) -> MCPServer:
     return server
 
 
+def serve_http(server: MCPServer, port: int, sse: bool) -> None:
+    """Serve over HTTP on 127.0.0.1:``port``, checking ``X-Test-Token`` when one is set."""
+    import uvicorn
+    from starlette.responses import PlainTextResponse
+
+    app = server.sse_app() if sse else server.streamable_http_app()
+    token = os.environ.get("MCP_TEST_TOKEN")
+
+    async def guarded(scope, receive, send):  # noqa: ANN001, ANN202 - an ASGI app
+        headers = dict(scope.get("headers") or [])
+        if scope["type"] == "http" and token and headers.get(b"x-test-token") != token.encode():
+            await PlainTextResponse("missing token", status_code=401)(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    uvicorn.run(guarded, host="127.0.0.1", port=port, log_level="warning")
+
+
+def _option(name: str, default: int = 0) -> int:
+    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
 if __name__ == "__main__":
-    count = int(sys.argv[sys.argv.index("--many") + 1]) if "--many" in sys.argv else 0
-    asyncio.run(build(count).run_stdio_async())
+    tools = build(_option("--many"))
+    if "--http" in sys.argv:
+        serve_http(tools, _option("--http"), "--sse" in sys.argv)
+    else:
+        asyncio.run(tools.run_stdio_async())

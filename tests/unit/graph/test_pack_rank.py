@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
+from engram.graph.pack.code_slices import slice_items
 from engram.graph.pack.evidence_fusion import (
     Evidence,
     code_map_items,
     evidence_of,
     rank_files,
-    slice_items,
 )
 from engram.graph.pack.text_items import history_items, text_items
 
@@ -76,6 +76,19 @@ def test_code_map_lists_why():
     items = code_map_items(rank_files(evidence_of(HITS, [], [])))
     assert items[0].section == "code_map"
     assert "why:" in items[0].text and items[0].reasons
+
+
+def test_code_map_names_what_a_file_defines_not_the_file_itself():
+    hits = [hit("pkg/mod.py", 1, 5, 0.9, "bm25", "pkg/mod.py"),
+            hit("pkg/mod.py", 6, 9, 0.8, "bm25", "mod.py"),
+            hit("pkg/mod.py", 10, 20, 0.7, "bm25", "Parser.parse(self, text)")]
+    (item,) = code_map_items(rank_files(evidence_of(hits, [], [])))
+    assert item.text == "1. pkg/mod.py — Parser.parse (why: bm25 #1)"
+
+
+def test_code_map_is_limited_to_its_file_count():
+    many = [hit(f"f{i}.py", 1, 2, 1 - i / 100, "bm25", f"f{i}") for i in range(30)]
+    assert len(code_map_items(rank_files(evidence_of(many, [], [])), limit=20)) == 20
 
 
 def test_slices_deal_best_span_of_every_file_first_and_skip_overlaps():

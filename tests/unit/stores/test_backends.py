@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 
 import pytest
 from langgraph.store.base import PutOp
@@ -26,3 +27,23 @@ def test_sqlite_store_serves_sync_and_async_callers(tmp_path):
         texts = {item.value["text"] for item in store.search(("facts", "global"))}
     assert texts == {"sync", "async"}
     assert (tmp_path / "memory.sqlite").exists()
+
+
+def test_a_batch_that_fails_half_way_leaves_nothing_written(tmp_path, monkeypatch):
+    with open_memory_store(tmp_path) as store:
+        store.put(("facts", "global"), "kept", {"text": "before"})
+        real = type(store)._batch_put_ops
+
+        def put_then_fail(self, ops, cur):  # noqa: ANN001, ANN202
+            real(self, ops, cur)  # the rows are written inside the transaction…
+            raise sqlite3.OperationalError("database or disk is full")  # …then the batch fails
+
+        monkeypatch.setattr(type(store), "_batch_put_ops", put_then_fail)
+        with pytest.raises(sqlite3.OperationalError):
+            store.batch([PutOp(("facts", "global"), "new", {"text": "half"}),
+                         PutOp(("facts", "global"), "kept", {"text": "changed"})])
+        monkeypatch.undo()
+        texts = {item.key: item.value["text"] for item in store.search(("facts", "global"))}
+        store.put(("facts", "global"), "after", {"text": "still writable"})
+        assert store.get(("facts", "global"), "after") is not None
+    assert texts == {"kept": "before"}

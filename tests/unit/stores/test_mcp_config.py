@@ -63,3 +63,39 @@ def test_wrong_top_level_shape_is_a_note(tmp_path):
     _write(project / ".engram" / "mcp.json", {"servers": {"x": {"command": "y"}}})
     servers, notes = load_mcp_servers(project, tmp_path / "home")
     assert servers == [] and len(notes) == 1 and "mcpServers" in notes[0]
+
+
+def test_remote_servers_take_a_url_and_headers_with_environment_references(tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("TRACKER_TOKEN", "s3cret-value")
+    project = tmp_path / "proj"
+    _write(project / ".engram" / "mcp.json", {"mcpServers": {
+        "tracker": {"type": "streamable-http", "url": "https://mcp.example.com/mcp",
+                    "headers": {"Authorization": "Bearer ${TRACKER_TOKEN}"}},
+        "plain": {"url": "http://127.0.0.1:9000/mcp"},
+        "events": {"type": "sse", "url": "http://127.0.0.1:9000/sse"}}})
+    servers, notes = load_mcp_servers(project, tmp_path / "home")
+    assert notes == []
+    by_name = {s.name: s for s in servers}
+    assert by_name["tracker"].transport == "http"
+    assert by_name["tracker"].headers == {"Authorization": "Bearer s3cret-value"}
+    assert "s3cret" not in repr(by_name["tracker"])  # headers and env stay out of logs
+    assert by_name["plain"].transport == "http" and by_name["plain"].where.endswith("/mcp")
+    assert by_name["events"].transport == "sse"
+
+
+def test_bad_remote_entries_are_left_out_with_a_note_each(tmp_path, monkeypatch):
+    monkeypatch.delenv("NOT_SET_TOKEN", raising=False)
+    project = tmp_path / "proj"
+    _write(project / ".engram" / "mcp.json", {"mcpServers": {
+        "nourl": {"type": "http"},
+        "ftp": {"url": "ftp://example.com/mcp"},
+        "ws": {"type": "websocket", "url": "ws://example.com"},
+        "unset": {"url": "https://example.com/mcp",
+                  "headers": {"Authorization": "Bearer ${NOT_SET_TOKEN}"}}}})
+    servers, notes = load_mcp_servers(project, tmp_path / "home")
+    assert servers == []
+    assert any("'nourl' has no http(s) url" in n for n in notes)
+    assert any("'ftp' has no http(s) url" in n for n in notes)
+    assert any("type 'websocket' is not one of" in n for n in notes)
+    assert any("${NOT_SET_TOKEN}, which is not set" in n for n in notes)
