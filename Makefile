@@ -9,7 +9,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
 .PHONY: install install-dev demo test test-matrix lint typecheck unit integration clean \
-	bench-reliability
+	bench-reliability bench-coding
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,11 @@ test-matrix: install-dev
 # Hostile repositories, damaged storage and the other reliability suites: one table.
 bench-reliability: install-dev
 	$(BIN)/python bench/reliability/run.py
+
+# 21 scripted fix tasks (Python, JavaScript, Java fixtures) through `engram run` under each
+# approval policy, with rewind checks and snapshot costs: one table (about 40 minutes).
+bench-coding: install-dev
+	$(BIN)/python -m bench.coding.run
 
 clean:
 	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache

@@ -169,7 +169,9 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
         "tool_errors": state.tool_errors + sum(1 for o in outcomes if o.failed),
         "external_content_seen": bool(untrusted_of(calls)),
         "untrusted_sources": untrusted_of(calls),
-        "files_changed": [p for o in outcomes for p in o.changed],
+        # a command's changes count too, so the checks run after a fix made by `sed` or `rm`
+        "files_changed": list(dict.fromkeys(
+            [p for o in outcomes for p in o.changed] + snapshots.command_changes)),
         "action_reviews": {},
         "notes": notes + snapshots.notes,
     }

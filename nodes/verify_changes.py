@@ -28,6 +28,7 @@ from engram.graph.tools.command_tool import (
 )
 from engram.nodes.node_support import current_thread_id
 from engram.stores.project_settings import SettingsError, load_project_settings
+from engram.stores.snapshots.snapshot_log import VERIFY_TOOL
 from engram.stores.spill import spill_if_large
 from engram.stores.verify_commands import discover_verify_commands, failure_lines
 
@@ -38,8 +39,6 @@ VERIFY_MAX_ROUNDS = 3
 VERIFY_TIMEOUT_S = 600
 """Longest one verification command may run."""
 FEEDBACK_PREFIX = "[engram verify]"
-VERIFY_SOURCE = "verify"
-"""How the checks' commands are labelled on the live stream."""
 
 
 def _feedback(command: str, result: CommandResult, saved: str | None, rounds: int) -> str:
@@ -114,8 +113,8 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
     for command in commands:
         before = snapshots.before()
         result = run_shell(root, command, VERIFY_TIMEOUT_S, env,
-                           command_stream(command, VERIFY_SOURCE))
-        snapshots.after(VERIFY_SOURCE, before, kind="command")
+                           command_stream(command, VERIFY_TOOL))
+        snapshots.after(VERIFY_TOOL, before)
         runs.append({"command": command, "exit_code": result.exit_code,
                      "seconds": round(result.seconds, 2)})
         if result.exit_code != 0:

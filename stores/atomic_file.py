@@ -10,14 +10,17 @@ from pathlib import Path
 __all__ = ["write_atomically"]
 
 
-def write_atomically(path: Path, data: bytes, *, mode: int | None = None) -> None:
-    """Write ``data`` to a temp file beside ``path``, flush it to disk, rename it into place.
+def write_atomically(path: Path, data: bytes, *, mode: int | None = None,
+                     temp_dir: Path | None = None) -> None:
+    """Write ``data`` to a temp file, flush it to disk, rename it into place.
 
     Args:
         path: The file to create or replace (its folder is created when missing).
         data: The new content.
         mode: Permission bits of the new file; None keeps those of the file being replaced
             (or the temp file's default for a new one).
+        temp_dir: Where the temp file is made; it must be on ``path``'s file system. None:
+            beside ``path`` (where a ``kill -9`` mid-write leaves it for anyone to see).
 
     Raises:
         OSError: The folder is not writable or the disk is full; ``path`` is left untouched.
@@ -25,7 +28,7 @@ def write_atomically(path: Path, data: bytes, *, mode: int | None = None) -> Non
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None and path.exists():
         mode = stat.S_IMODE(path.stat().st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=temp_dir or path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

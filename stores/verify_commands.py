@@ -15,6 +15,8 @@ FAILURE_LINE = re.compile(
     r"(FAILED|FAIL\b|--- FAIL|\bERROR\b|Error:|Exception|assert|Traceback|✕|✗|panic:"
     r"|expected|Expected|\bfailed\b)"
 )
+OTHER_BUILD_FILES = ("package.json", "go.mod", "pom.xml", "build.gradle", "build.gradle.kts")
+"""Build files of other ecosystems, whose ``test/`` folder says nothing about pytest."""
 FAILURE_LINES_SHOWN = 30
 FAILURE_LINE_CHARS = 240
 
@@ -38,11 +40,21 @@ def _python_commands(root: Path) -> list[str]:
     tools = _pyproject(root).get("tool")
     tools = tools if isinstance(tools, dict) else {}
     has_pytest = "pytest" in tools or any((root / name).exists() for name in (
-        "pytest.ini", "conftest.py", "tests", "test")) or any(root.glob("test_*.py"))
+        "pytest.ini", "conftest.py")) or any(root.glob("test_*.py")) or any(
+        _python_test_folder(root, root / name) for name in ("tests", "test"))
     commands = [f"{_python(root)} -m pytest -q"] if has_pytest else []
     if "ruff" in tools:
         commands.append(f"{_python(root)} -m ruff check .")
     return commands
+
+
+def _python_test_folder(root: Path, folder: Path) -> bool:
+    """A tests folder means pytest, unless another ecosystem's project has no Python in it."""
+    if not folder.is_dir():
+        return False
+    if not any((root / name).is_file() for name in OTHER_BUILD_FILES):
+        return True
+    return next(folder.rglob("*.py"), None) is not None
 
 
 def _npm_commands(root: Path) -> list[str]:

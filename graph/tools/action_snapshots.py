@@ -6,7 +6,13 @@ from pathlib import Path
 
 from engram.graph.tools.action_review import action_kind
 from engram.stores.errors import StoreError
-from engram.stores.snapshots.snapshot_log import RecordKind, SnapshotLog, new_record
+from engram.stores.paths import is_skipped_dir
+from engram.stores.snapshots.snapshot_log import (
+    VERIFY_TOOL,
+    RecordKind,
+    SnapshotLog,
+    new_record,
+)
 from engram.stores.snapshots.trees import TreeStore, changed_paths, open_trees
 
 __all__ = ["ActionSnapshots"]
@@ -28,6 +34,8 @@ class ActionSnapshots:
         self._trees: TreeStore | None = None
         self._last: str | None = None
         self.notes: list[str] = []
+        self.command_changes: list[str] = []
+        """Project files the step's commands changed (caches and build folders left out)."""
 
     def _store(self) -> TreeStore:
         if self._trees is None:
@@ -40,11 +48,8 @@ class ActionSnapshots:
             self._last = self._take()
         return self._last
 
-    def after(self, tool: str, before: str | None, kind: RecordKind | None = None) -> None:
-        """Take the tree after an action and log it with its ``before``.
-
-        ``kind`` defaults to the tool's: a command or an MCP call is logged as a command.
-        """
+    def after(self, tool: str, before: str | None) -> None:
+        """Take the tree after an action and log it with its ``before``."""
         after = self._take()
         self._last = after
         if before is None or after is None:
@@ -52,9 +57,12 @@ class ActionSnapshots:
         trees = self._store()
         paths = set() if before == after else changed_paths(trees.files(before),
                                                             trees.files(after))
-        # an MCP server, like a command, may change any file: both are logged as commands
-        if kind is None:
-            kind = "command" if action_kind(tool) in ("command", "mcp") else "write"
+        # an MCP server or the checks, like a command, may change any file: all are commands
+        command = tool == VERIFY_TOOL or action_kind(tool) in ("command", "mcp")
+        kind: RecordKind = "command" if command else "write"
+        if command and tool != VERIFY_TOOL:
+            self.command_changes.extend(sorted(
+                p for p in paths if not any(is_skipped_dir(part) for part in p.split("/")[:-1])))
         try:
             SnapshotLog(self.root).append(new_record(
                 self.thread_id, self.checkpoint_id, kind, tool, before, after, paths))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from engram.graph.tools.file_reading import confined_path
 from engram.graph.tools.text_edits import FileChange, render_diff, replace_exact
 from engram.graph.tools.unified_diff import FilePatch, apply_file_patch, parse_patch
 from engram.stores.atomic_file import write_atomically
+from engram.stores.project_dir import make_private_dir
 from engram.stores.walk import BINARY_SNIFF_BYTES, MAX_FILE_BYTES
 
 __all__ = [
@@ -30,6 +32,11 @@ MAX_WRITE_CHARS = MAX_FILE_BYTES
 """Largest content a write may produce (files past it are not indexed either)."""
 RESULT_DIFF_CHARS = 4_000
 """Characters of the applied diff echoed back to the model."""
+SCRATCH_FOLDER = Path(".engram") / "tmp"
+"""Where writes make their temp files: out of the project's sight, even when a ``kill -9``
+mid-write leaves one behind."""
+STALE_TEMP_S = 60
+"""Age past which a temp file in the scratch folder is a killed writer's leftover."""
 
 Changed = tuple[str, list[str]]
 """A write tool's result: the report for the model, and the paths changed (the artifact)."""
@@ -125,28 +132,53 @@ def _plan_patch(files: ProjectFiles, patch: FilePatch) -> list[FileChange]:
         moved.before, patch, path=path))]
 
 
-def apply_changes(changes: list[FileChange]) -> None:
+def apply_changes(root: Path, changes: list[FileChange]) -> None:
     """Write every change atomically; if one fails, put back the files already written.
 
     Raises:
         OSError: A write failed (the files are as they were before the call).
     """
+    scratch = _scratch_folder(root)
     done: list[FileChange] = []
     try:
         for change in changes:
-            _put(change.target, change.after)
+            _put(change.target, change.after, scratch)
             done.append(change)
     except OSError:
         for change in reversed(done):
-            _put(change.target, change.before)
+            _put(change.target, change.before, scratch)
         raise
 
 
-def _put(target: Path, text: str | None) -> None:
+def _scratch_folder(root: Path) -> Path | None:
+    """Return the project's folder for temp files, cleared of killed writers' leftovers.
+
+    None when it cannot be made (a read-only ``.engram/``): temp files then go beside the
+    files they replace.
+    """
+    try:
+        folder = make_private_dir(root / SCRATCH_FOLDER)
+        leftovers = list(folder.iterdir())
+    except OSError:
+        return None
+    now = time.time()
+    for leftover in leftovers:
+        try:
+            if now - leftover.lstat().st_mtime > STALE_TEMP_S:
+                leftover.unlink()
+        except OSError:
+            continue  # another session removed it first, or it is not ours to remove
+    return folder
+
+
+def _put(target: Path, text: str | None, scratch: Path | None) -> None:
     if text is None:
         target.unlink(missing_ok=True)
-    else:
-        write_atomically(target, text.encode("utf-8"))
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # a rename is atomic only within one file system (a folder may be a mount point)
+    same_device = scratch is not None and scratch.stat().st_dev == target.parent.stat().st_dev
+    write_atomically(target, text.encode("utf-8"), temp_dir=scratch if same_device else None)
 
 
 def _report(verb: str, changes: list[FileChange]) -> str:
@@ -191,7 +223,7 @@ def build_write_tools(context: Context) -> list[BaseTool]:
 
     def run(tool: str, args: dict[str, Any], verb: str) -> Changed:
         changes = plan_edit(ProjectFiles(root), tool, args)
-        apply_changes(changes)
+        apply_changes(root, changes)
         return _report(verb, changes), list(dict.fromkeys(c.path for c in changes))
 
     def edit_file(

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engram.stores.atomic_file import write_atomically
 from engram.stores.paths import confine
-from engram.stores.snapshots.snapshot_log import SnapshotRecord
+from engram.stores.snapshots.snapshot_log import VERIFY_TOOL, SnapshotRecord
 from engram.stores.snapshots.trees import EXECUTABLE, REGULAR, FileEntry, TreeStore, changed_paths
 
 __all__ = ["UNDO_TOOL", "RewindPlan", "apply_rewind", "code_at", "kept_at", "live_changes",
@@ -36,7 +36,8 @@ def live_changes(records: Sequence[SnapshotRecord]) -> list[SnapshotRecord]:
     live: list[SnapshotRecord] = []
     for record in records:
         if record.kind != "rewind":
-            if record.paths:
+            # the checks' own leftovers (caches, build output) are no change of the model's
+            if record.paths and record.tool != VERIFY_TOOL:
                 live.append(record)
         elif record.tool == UNDO_TOOL:
             del live[-1:]

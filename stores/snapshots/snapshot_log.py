@@ -15,9 +15,12 @@ from typing import Literal
 
 from engram.stores.snapshots.trees import SNAPSHOT_FOLDER
 
-__all__ = ["RecordKind", "SnapshotLog", "SnapshotRecord", "new_record"]
+__all__ = ["VERIFY_TOOL", "RecordKind", "SnapshotLog", "SnapshotRecord", "new_record"]
 
 RecordKind = Literal["write", "command", "rewind"]
+VERIFY_TOOL = "verify"
+"""The ``tool`` of a record around the verify loop's checks: a command engram ran itself,
+rewound like any other but never the change ``/undo`` reverts."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,15 @@ def test_tests_folder_alone_means_pytest(tmp_path: Path):
     assert discover_verify_commands(tmp_path) == ("python -m pytest -q",)
 
 
+def test_a_test_folder_of_another_language_is_no_pytest(tmp_path: Path):
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "node --test"}}))
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "dates.test.js").write_text("")
+    assert discover_verify_commands(tmp_path) == ("npm test --silent",)
+    (tmp_path / "test" / "helper.py").write_text("")  # Python tests beside the JavaScript
+    assert discover_verify_commands(tmp_path) == ("python -m pytest -q", "npm test --silent")
+
+
 def test_node_go_java_and_make(tmp_path: Path):
     (tmp_path / "package.json").write_text(json.dumps(
         {"scripts": {"test": "vitest run", "lint": "eslint ."}}))

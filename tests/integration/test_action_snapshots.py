@@ -1,0 +1,61 @@
+"""Snapshots around a tool step and a verify round, and what ``/undo`` takes back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from engram.graph.cli.session_rewind import undo_last_change
+from engram.graph.tools.action_snapshots import ActionSnapshots
+from engram.stores.snapshots.snapshot_log import VERIFY_TOOL, SnapshotLog
+
+pytestmark = pytest.mark.integration  # opening the tree store asks git whether this is a repo
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "app.py").write_text("x = 1\n")
+    (root / "old.txt").write_text("stale\n")
+    return root
+
+
+def test_a_command_step_reports_the_project_files_it_changed_without_caches(tmp_path):
+    root = _project(tmp_path)
+    step = ActionSnapshots(root, "t1", "c1")
+    before = step.before()
+    (root / "old.txt").unlink()
+    (root / "gen").mkdir()
+    (root / "gen" / "out.txt").write_text("made\n")
+    (root / "__pycache__").mkdir()
+    (root / "__pycache__" / "app.cpython-312.pyc").write_bytes(b"\x00")
+    step.after("run_command", before)
+    assert step.command_changes == ["gen/out.txt", "old.txt"]
+    [record] = SnapshotLog(root).records("t1")
+    assert record.kind == "command" and "__pycache__/app.cpython-312.pyc" in record.paths
+
+
+def test_a_verify_round_is_logged_as_a_command_but_is_no_change_of_the_model(tmp_path):
+    root = _project(tmp_path)
+    edit = ActionSnapshots(root, "t1", "c1")
+    before = edit.before()
+    (root / "app.py").write_text("x = 2\n")
+    edit.after("edit_file", before)
+    verify = ActionSnapshots(root, "t1", "c2")
+    before = verify.before()
+    (root / ".pytest_cache").mkdir()
+    (root / ".pytest_cache" / "lastfailed").write_text("{}")
+    verify.after(VERIFY_TOOL, before)
+    assert verify.command_changes == []
+    records = SnapshotLog(root).records("t1")
+    assert [(r.kind, r.tool) for r in records] == [("write", "edit_file"),
+                                                   ("command", VERIFY_TOOL)]
+
+    app: Any = SimpleNamespace(context=SimpleNamespace(project_path=root))
+    undone = undo_last_change(app, "t1")  # the edit, not the checks' cache
+    assert undone.tool == "edit_file"
+    assert (root / "app.py").read_text() == "x = 1\n"
+    assert not (root / ".pytest_cache").exists()  # back to the tree before the edit
