@@ -13,13 +13,7 @@ from rich.syntax import Syntax
 
 from engram.graph.cli.command_support import err_console
 
-__all__ = ["NO_TERMINAL_REASON", "ask_action", "has_terminal"]
-
-NO_TERMINAL_REASON = (
-    "refused: there is no terminal to ask for approval under the policy 'ask'. Rerun with "
-    "--policy auto-edit (edits pass) or --policy yolo, or allow the command or MCP tool in "
-    ".engram/settings.toml ([commands] allow = [...], [mcp] allow = [...])"
-)
+__all__ = ["ask_action", "has_terminal", "no_terminal_reason"]
 CHOICES = "[a]pprove / [r]eject / [e]dit / approve [all] of this kind for the session"
 _EDITED_FIELD = {"run_command": "command", "edit_file": "new_string", "write_file": "content",
                  "apply_patch": "patch"}
@@ -63,12 +57,25 @@ def _edited_args(payload: dict[str, Any]) -> dict[str, Any] | None:
     return None if edited is None or edited == current else {key: edited}
 
 
+def no_terminal_reason(policy: str, high_risk: bool = False) -> str:
+    """Why an action that asks was refused with no terminal, and how to let it through."""
+    if high_risk:
+        return ("refused: there is no terminal to ask for approval, and a high-risk task asks "
+                "under every policy. Run it in a terminal to approve each action")
+    more = ("--policy yolo" if policy == "auto-edit"
+            else "--policy auto-edit (edits pass) or --policy yolo")
+    return (f"refused: there is no terminal to ask for approval under the policy '{policy}'. "
+            f"Rerun with {more}, or allow the command or MCP tool in .engram/settings.toml "
+            "([commands] allow = [...], [mcp] allow = [...])")
+
+
 def ask_action(payload: dict[str, Any]) -> dict[str, Any]:
     """Show one proposed edit or command and return the user's answer as a resume value."""
     if not has_terminal():
-        err_console.print(f"[yellow]{escape(str(payload.get('tool')))}: "
-                          f"{escape(NO_TERMINAL_REASON)}[/]")
-        return {"action": "reject", "reason": NO_TERMINAL_REASON}
+        reason = no_terminal_reason(str(payload.get("policy") or "ask"),
+                                    bool(payload.get("high_risk")))
+        err_console.print(f"[yellow]{escape(str(payload.get('tool')))}: {escape(reason)}[/]")
+        return {"action": "reject", "reason": reason}
     _show(payload)
     try:
         answer = typer.prompt(CHOICES, default="a", err=True).strip().lower()

@@ -178,7 +178,21 @@ def _put(target: Path, text: str | None, scratch: Path | None) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     # a rename is atomic only within one file system (a folder may be a mount point)
     same_device = scratch is not None and scratch.stat().st_dev == target.parent.stat().st_dev
-    write_atomically(target, text.encode("utf-8"), temp_dir=scratch if same_device else None)
+    # a new file gets the permissions any other program would give it (not the temp file's 0600)
+    mode = None if target.exists() else 0o666 & ~_umask()
+    write_atomically(target, text.encode("utf-8"), mode=mode,
+                     temp_dir=scratch if same_device else None)
+
+
+def _umask() -> int:
+    """Return the process umask without setting it (setting it races other threads)."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def _report(verb: str, changes: list[FileChange]) -> str:

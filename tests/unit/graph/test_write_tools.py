@@ -111,6 +111,19 @@ def test_write_file_creates_folders_and_replaces(tools, root):
         tools["write_file"].invoke({"path": "pkg", "content": "x"})
 
 
+def test_new_files_get_the_umask_mode_and_replaced_ones_keep_theirs(tools, root):
+    old = os.umask(0o027)
+    try:
+        tools["write_file"].invoke({"path": "created.py", "content": "A = 1\n"})
+        (root / "script.sh").write_text("echo hi\n")
+        (root / "script.sh").chmod(0o755)
+        tools["write_file"].invoke({"path": "script.sh", "content": "echo bye\n"})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((root / "created.py").stat().st_mode) == 0o640  # not the temp's 0600
+    assert stat.S_IMODE((root / "script.sh").stat().st_mode) == 0o755
+
+
 @pytest.mark.parametrize("path", [
     "../outside.py", "/etc/passwd", "~/x.py", "pkg/../../outside.py", ".git/config",
     ".git/hooks/pre-commit", "sub/.git/config", ".engram/settings.toml", ".engram",
