@@ -4,8 +4,10 @@ A cloned repository can ship its own ``.engram/index/``. Every loader reads data
 (SQLite, JSON, numpy without pickles), so such files cannot execute code; beyond that, the
 folder carries ``stamp.json`` naming the index format, the engram version and a fingerprint of
 the project root on this machine. A folder whose stamp is missing, unreadable or different
-(written elsewhere, by another version, or shipped in a repository) is set aside and deleted
-before anything in it is opened, and the index is rebuilt from the files.
+(written elsewhere, in another index format, or shipped in a repository) is set aside and
+deleted before anything in it is opened, and the index is rebuilt from the files. The engram
+version that wrote it is recorded but not compared: an upgrade that keeps the index format
+keeps every project's index (INDEX_FORMAT_VERSION changes when the format does).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ STAMP_FILE = "stamp.json"
 INDEX_FORMAT_VERSION = 5
 """Version of everything under ``.engram/index``; another version is rebuilt, not read."""
 MAX_STAMP_BYTES = 4096
+RECORDED_ONLY = "engram"
+"""The stamp's field that is written but not compared: the engram version (see above)."""
 MACHINE_ID_FILES = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
 
 
@@ -77,7 +81,10 @@ def is_trusted(index_dir: Path, root: Path) -> bool:
         stamp = json.loads(raw) if len(raw) <= MAX_STAMP_BYTES else None
     except (OSError, ValueError, RecursionError):
         return False
-    return stamp == expected_stamp(root)
+    if not isinstance(stamp, dict) or not isinstance(stamp.get(RECORDED_ONLY), str):
+        return False
+    expected = expected_stamp(root)
+    return {**stamp, RECORDED_ONLY: ""} == {**expected, RECORDED_ONLY: ""}
 
 
 def claim_index_dir(index_dir: Path, root: Path, *, discard: bool = False) -> bool:

@@ -115,7 +115,7 @@ class FileGraphStore:
         if self.root is not None and not is_trusted(self.path.parent, self.root):
             raise IndexCorruptError(
                 f"the code graph in {self.path.parent} was not written here for this project "
-                "(another machine, another engram version, or shipped with the repository)")
+                "(another machine, an older index format, or shipped with the repository)")
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:

@@ -424,8 +424,8 @@ def open_code_index(
     root = project.expanduser().resolve()
     index_dir = root / INDEX_DIR
     if claim_index_dir(index_dir, root):
-        log.warning("engram: discarded the code index in %s (written on another machine, by "
-                    "another engram version, or shipped with the repository); `engram index` "
+        log.warning("engram: discarded the code index in %s (written on another machine, in an "
+                    "older index format, or shipped with the repository); `engram index` "
                     "rebuilds it", index_dir)
     try:
         return _open_index(root, index_dir, embedder, chroma_url, weights)

@@ -94,3 +94,16 @@ def test_health_checks_name_what_is_broken_and_what_can_be_rebuilt(tmp_path):
     file_home.write_text("x")
     assert check_home(file_home)[0].status == "broken"
 
+
+
+def test_an_upgrade_keeps_the_index_but_another_format_does_not(tmp_path):
+    index_dir = tmp_path / INDEX_DIR
+    claim_index_dir(index_dir, tmp_path)
+    (index_dir / "manifest.sqlite").write_bytes(b"kept")
+    stamp = json.loads((index_dir / STAMP_FILE).read_text())
+    (index_dir / STAMP_FILE).write_text(json.dumps({**stamp, "engram": "0.0.1"}))
+    assert claim_index_dir(index_dir, tmp_path) is False  # an older engram, the same format
+    assert (index_dir / "manifest.sqlite").read_bytes() == b"kept"
+    (index_dir / STAMP_FILE).write_text(json.dumps({**stamp, "version": stamp["version"] - 1}))
+    assert claim_index_dir(index_dir, tmp_path) is True
+    assert not (index_dir / "manifest.sqlite").exists()
