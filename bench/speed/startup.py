@@ -82,8 +82,8 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_process(command: list[str], env: dict[str, str], cwd: Path) -> Sample:
-    """Run ``command`` to its end; return its wall and CPU seconds."""
+def _timed_run(command: list[str], env: dict[str, str], cwd: Path) -> tuple[Sample, str]:
+    """Run ``command`` to its end; return its wall and CPU seconds, and its stdout."""
     cpu = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
@@ -91,7 +91,12 @@ def run_process(command: list[str], env: dict[str, str], cwd: Path) -> Sample:
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
-    return elapsed, _children_cpu() - cpu
+    return (elapsed, _children_cpu() - cpu), done.stdout
+
+
+def run_process(command: list[str], env: dict[str, str], cwd: Path) -> Sample:
+    """Run ``command`` to its end; return its wall and CPU seconds."""
+    return _timed_run(command, env, cwd)[0]
 
 
 def timed_out(stdout: str) -> bool:
@@ -101,15 +106,9 @@ def timed_out(stdout: str) -> bool:
 
 def run_cold(command: list[str], env: dict[str, str], cwd: Path, timeouts: list[bool]) -> Sample:
     """Run ``engram run`` to its end; note in ``timeouts`` whether a branch timed out."""
-    cpu = _children_cpu()
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, check=False)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
-    timeouts.append(timed_out(done.stdout))
-    return elapsed, _children_cpu() - cpu
+    sample, stdout = _timed_run(command, env, cwd)
+    timeouts.append(timed_out(stdout))
+    return sample
 
 
 def indexed_copy(engram: str, repo: Path, folder: Path, env: dict[str, str]) -> Path:

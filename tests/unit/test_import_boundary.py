@@ -50,15 +50,7 @@ def test_importing_loads_no_heavy_library(module: str):
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["memory", "--help"]])
 def test_cheap_commands_load_no_heavy_library(args: list[str]):
-    code = (
-        "from engram.graph.cli.app import main\n"
-        f"sys.argv = ['engram', *{args!r}]\n"
-        "try:\n"
-        "    main()\n"
-        "except SystemExit as exit_:\n"
-        "    assert exit_.code in (0, None), exit_.code"
-    )
-    heavy = heavy_in(loaded_modules(code))
+    heavy = heavy_in(loaded_modules(run_command_code(args)))
     assert not heavy, f"`engram {' '.join(args)}` loads {heavy}"
 
 
