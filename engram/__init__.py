@@ -10,6 +10,9 @@ from typing import Any
 
 from engram._lazy import lazy_attribute
 
+__version__ = "0.1.0"
+"""engram's version; ``pyproject.toml`` names the same (a unit test holds them equal)."""
+
 _WHERE = {
     "Context": "engram.graph.context",
     "Deps": "engram.graph.deps",

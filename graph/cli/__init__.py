@@ -8,7 +8,7 @@ from engram._lazy import lazy_attribute
 
 _WHERE = {
     "app": "engram.graph.cli.app",
-    "main": "engram.graph.cli.app",
+    "main": "engram.graph.cli.entry",
 }
 
 __all__ = [

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from engram import __version__
 from engram.graph.cli.command_support import (
     err_console,
     handle_errors,
@@ -48,13 +49,7 @@ PolicyOption = typer.Option(
 
 def _version_callback(value: bool) -> None:
     if value:
-        # Imported here, as the callback runs for every command: only --version reads metadata.
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            out_console.print(f"engram {version('engram')}")
-        except PackageNotFoundError:
-            out_console.print("engram (not installed)")
+        out_console.print(f"engram {__version__}")
         raise typer.Exit()
 
 
@@ -151,7 +146,7 @@ def chat(
 
 
 def main() -> None:
-    """Entry point of the ``engram`` console script."""
+    """Run the Typer app (``engram.graph.cli.entry`` calls it for all but ``--version``)."""
     app()
 
 

@@ -39,7 +39,8 @@ def heavy_in(modules: list[str]) -> list[str]:
     return [name for name in modules if name.split(".")[0] in HEAVY]
 
 
-@pytest.mark.parametrize("module", ["engram.graph.cli.app", "engram.graph.cli.mcp_server"])
+@pytest.mark.parametrize(
+    "module", ["engram.graph.cli.entry", "engram.graph.cli.app", "engram.graph.cli.mcp_server"])
 def test_importing_loads_no_heavy_library(module: str):
     heavy = heavy_in(loaded_modules(f"import {module}"))
     assert not heavy, (
@@ -54,9 +55,17 @@ def test_cheap_commands_load_no_heavy_library(args: list[str]):
     assert not heavy, f"`engram {' '.join(args)}` loads {heavy}"
 
 
+def test_version_loads_neither_the_app_nor_its_libraries():
+    loaded = loaded_modules(run_command_code(["--version"]))
+    slow = [name for name in loaded if name.split(".")[0] in ("typer", "rich", "click")
+            or name.startswith(("importlib.metadata", "engram.graph.cli.app"))]
+    assert not slow, f"`engram --version` loads {slow}"
+
+
 def run_command_code(args: list[str]) -> str:
+    """Return code that runs the ``engram`` console script's function with ``args``."""
     return (
-        "from engram.graph.cli.app import main\n"
+        "from engram.graph.cli.entry import main\n"
         f"sys.argv = ['engram', *{args!r}]\n"
         "try:\n"
         "    main()\n"

@@ -1,0 +1,49 @@
+"""The ``engram`` console script: its version answer, its version number, its hand-over to the app."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from importlib import import_module
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import engram
+from engram.graph.cli import entry
+from engram.graph.cli.app import app
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_version_constant_is_pyprojects_and_the_installed_one():
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert engram.__version__ == declared
+    assert engram.__version__ == version("engram")
+
+
+def test_the_console_script_is_the_entry_module():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    module, _, name = scripts["engram"].partition(":")
+    assert getattr(import_module(module), name) is entry.main
+
+
+def test_version_answers_as_the_app_does(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["engram", "--version"])
+    entry.main()
+    fast = capsys.readouterr()
+    from_app = CliRunner().invoke(app, ["--version"])
+    assert from_app.exit_code == 0
+    assert fast.out == from_app.stdout == f"engram {engram.__version__}\n"
+    assert fast.err == ""
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version", "--help"], ["-V"], []])
+def test_every_other_command_line_goes_to_the_app(monkeypatch, args: list[str]):
+    ran: list[list[str]] = []
+    monkeypatch.setattr(sys, "argv", ["engram", *args])
+    monkeypatch.setattr("engram.graph.cli.app.main", lambda: ran.append(sys.argv[1:]))
+    entry.main()
+    assert ran == [args]
