@@ -6,8 +6,7 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from engram.stores.paths import (
     allowed_target,
@@ -16,6 +15,9 @@ from engram.stores.paths import (
     open_regular,
     read_regular,
 )
+
+if TYPE_CHECKING:
+    import pathspec
 
 __all__ = ["MAX_FILE_BYTES", "ProjectFile", "WalkReport", "read_text", "walk_project"]
 
@@ -53,6 +55,8 @@ def _load_spec(folder: Path, names: tuple[str, ...]) -> pathspec.PathSpec | None
             continue
     if not lines:
         return None
+    import pathspec  # only a walk needs it, not the readers of single files (exact search)
+
     return pathspec.PathSpec.from_lines("gitignore", lines)
 
 

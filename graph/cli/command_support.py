@@ -9,15 +9,17 @@ import re
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
 from engram.graph.cli.storage_errors import storage_failures, storage_message
-from engram.graph.context import Context
 from engram.graph.errors import ConfigError, EngramError, ModelNotConfiguredError
 from engram.stores.errors import StoreError
+
+if TYPE_CHECKING:
+    from engram.graph.context import Context
 
 __all__ = [
     "err_console", "fail", "handle_errors", "is_history_rejection", "load_context", "out_console",
@@ -56,6 +58,8 @@ HISTORY_REJECTION = re.compile(
 
 def load_context(path: Path | None = None, **overrides: Any) -> Context:
     """Build run settings: the project from ``--path``, else ``ENGRAM_PROJECT``, else the CWD."""
+    from engram.graph.context import Context  # not needed by --help
+
     root = (path or Path(os.environ.get("ENGRAM_PROJECT") or Path.cwd())).expanduser().resolve()
     if not root.is_dir():
         what = "is not a folder" if root.exists() else "does not exist"

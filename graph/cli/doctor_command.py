@@ -16,9 +16,9 @@ from engram.graph.cli.command_support import (
     print_json,
     print_table,
 )
-from engram.graph.context import Context
 
 if TYPE_CHECKING:
+    from engram.graph.context import Context
     from engram.stores.health import Health
 
 __all__ = ["register"]

@@ -20,12 +20,12 @@ from engram.graph.cli.command_support import (
     print_json,
     print_table,
 )
-from engram.graph.context import Context
 from engram.stores.errors import IndexNotBuiltError, StoreError
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
+    from engram.graph.context import Context
     from engram.stores.codeindex.code_index import (
         CodeHit,
         FileHit,
@@ -176,8 +176,8 @@ def _run_search(
 
 
 def _exact(root: Path, query: str, k: int, files: bool) -> list[CodeHit] | list[FileHit]:
-    from engram.graph.tools.search_code_tool import exact_search_hits
     from engram.stores.codeindex.code_hits import FileHit
+    from engram.stores.codeindex.exact_evidence import exact_search_hits
     from engram.stores.codeindex.rank_fusion import aggregate_files
 
     if not files:

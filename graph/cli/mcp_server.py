@@ -13,7 +13,7 @@ import logging
 import subprocess
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, wait
 from contextlib import ExitStack
 from datetime import UTC, datetime
@@ -27,6 +27,7 @@ from engram.stores.project_key import project_key
 
 if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
+    from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
     from mcp.server.mcpserver import MCPServer
 
     from engram.graph.tools.tool_function import ToolFunction
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["INSTRUCTIONS", "build_mcp_server"]
+__all__ = ["INSTRUCTIONS", "build_mcp_server", "start_after_listing"]
 
 INSTRUCTIONS = (
     "engram gives coding agents the right context for a project: search exactly first "
@@ -90,12 +91,13 @@ def build_mcp_server(
     ready: threading.Event | None = None,
     *,
     memory: Callable[[], BaseStore] | None = None,
+    middleware: Sequence[ServerMiddleware[Any]] = (),
 ) -> MCPServer:
     """Return an MCP server exposing engram's tools for the project in ``context``.
 
     Tools other than the exact ones (read, glob, grep) wait for ``ready`` before they run.
     ``memory`` returns the memory store when a memory tool is called (waiting for it to open);
-    without it the tools use ``deps.store``.
+    without it the tools use ``deps.store``. ``middleware`` wraps every inbound message.
     """
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
@@ -104,7 +106,8 @@ def build_mcp_server(
     from engram.graph.tools.project_tools import CORE_TOOL_NAMES
     from engram.graph.tools.save_memory_tool import save_memory_function
 
-    server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS)
+    server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS,
+                                  middleware=middleware)
     tools = tool_functions(context, deps, after=(MCP_CALLER,))  # no actions: no approval
     if memory is not None and deps.store is None:
         tools.append(save_memory_function(context, memory, after=(MCP_CALLER,)))
@@ -179,19 +182,37 @@ def build_mcp_server(
     return server
 
 
+def start_after_listing(start: Callable[[], None]) -> ServerMiddleware[Any]:
+    """Return MCP middleware that calls ``start`` after the first tool list, or before a call.
+
+    Starting the background load (imports, the store, the indexes) while the server answers
+    its first requests would make the client wait for the tool list: on a busy machine the
+    load takes the interpreter from the server's own thread. ``start`` must be idempotent.
+    """
+
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method == "tools/call":
+            start()  # a client that calls before it lists: what the tool waits for is coming
+        result = await call_next(ctx)
+        if ctx.method == "tools/list":
+            start()
+        return result
+
+    return middleware
+
+
 def serve_stdio(context: Context) -> None:
     """Serve over stdin/stdout until the client disconnects, opening what the tools need meanwhile.
 
-    Once the server is built, the memory store opens and the project's indexes load in a
-    background thread; the tools that use them wait, the exact ones (and the tool list) answer
-    at once. A store that cannot open is logged and reported by the memory tools.
+    Once the client has the tool list (or calls a tool first), the memory store opens and the
+    project's indexes load in a background thread; the tools that use them wait, the exact ones
+    answer at once. A store that cannot open is logged and reported by the memory tools.
     """
     from engram.graph.deps import make_default_deps
 
     deps = make_default_deps()
     memory: Future[BaseStore] = Future()
     ready = threading.Event()
-    server = build_mcp_server(context, deps, ready, memory=memory.result)
     with ExitStack() as opened:
 
         def load() -> None:
@@ -214,8 +235,16 @@ def serve_stdio(context: Context) -> None:
             finally:
                 ready.set()
 
-        threading.Thread(target=load, name="mcp-preload", daemon=True).start()
+        loader = threading.Thread(target=load, name="mcp-preload", daemon=True)
+
+        def start_load() -> None:
+            if loader.ident is None:  # not started yet (only the server's thread calls this)
+                loader.start()
+
+        server = build_mcp_server(context, deps, ready, memory=memory.result,
+                                  middleware=[start_after_listing(start_load)])
         try:
             asyncio.run(server.run_stdio_async())
         finally:
-            wait([memory])  # the store closes with ``opened``, not while it is still opening
+            if loader.ident is not None:  # else the client left before listing: nothing opened
+                wait([memory])  # the store closes with ``opened``, not while it is opening

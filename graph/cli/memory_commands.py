@@ -27,12 +27,12 @@ from engram.graph.cli.command_support import (
     print_json,
     print_table,
 )
-from engram.graph.context import Context
 from engram.stores.project_key import project_key
 
 if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
 
+    from engram.graph.context import Context
     from engram.stores.memory.fact_store import FactConflictError, ScoredFact
 
 # The commands import the memory store (LangGraph, BM25, embeddings) when they run, not when the

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pathspec
 from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
@@ -46,6 +45,8 @@ def wrap_tool_result(tool: str, content: str) -> str:
 
 
 def _glob(root: Path, pattern: str, max_results: int) -> str:
+    import pathspec  # a glob needs it; listing the tools (the MCP server's start) does not
+
     spec = pathspec.PathSpec.from_lines("gitignore", [pattern])
     files = [f.path for f in walk_project(root).files if spec.match_file(f.path)]
     if not files:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -25,34 +24,15 @@ __all__ = [
     "SEARCH_CODE_DEFAULT_K",
     "SEARCH_CODE_MAX_K",
     "build_search_code_tool",
-    "exact_search_hits",
     "search_code_function",
     "search_code_hits",
 ]
-
-MIN_EXACT_FILES = 10
-"""Files whose matches are located chunk by chunk in an index-free exact search."""
 
 NO_INDEX_NOTE = "(no code index — exact matches only; run `engram index` for semantic search)"
 """What a search without a project index says about its results."""
 
 SEARCH_CODE_DEFAULT_K = 5
 SEARCH_CODE_MAX_K = 30
-
-
-def exact_search_hits(root: Path, query: str, k: int) -> list[CodeHit]:
-    """Search without an index: grep the query's code-like terms (or the query itself)."""
-    from engram.stores.codeindex.code_hits import CodeHit
-    from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, locate_on_the_fly
-
-    terms = exact_terms(query) or [query.strip()]
-    located = grep_terms(
-        root, [t for t in terms if t], locate_on_the_fly(root), max_files=max(k, MIN_EXACT_FILES)
-    )
-    return [
-        CodeHit(loc.path, loc.start_line, loc.end_line, loc.symbol, loc.kind, round(s, 6), "exact")
-        for loc, s in located[:k]
-    ]
 
 
 def _render(hits: list[CodeHit], note: str = "") -> str:
@@ -85,6 +65,8 @@ def search_code_hits(
         note = NO_INDEX_NOTE
     except (StoreError, OSError, RuntimeError, ValueError) as exc:
         note = f"(code index unavailable: {exc} — exact matches only)"
+    from engram.stores.codeindex.exact_evidence import exact_search_hits
+
     return exact_search_hits(context.project_path, query, k), note
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engram.stores.codeindex.chunker import chunk_file
+from engram.stores.codeindex.code_hits import CodeHit
 from engram.stores.codeindex.ripgrep_search import GrepMatch, grep
 from engram.stores.paths import confine
 from engram.stores.walk import read_text
@@ -20,6 +21,7 @@ from engram.stores.walk import read_text
 __all__ = [
     "MAX_TERMS",
     "Located",
+    "exact_search_hits",
     "exact_terms",
     "grep_terms",
     "is_path_term",
@@ -38,6 +40,8 @@ MAX_GREP_LINES = 2000
 """Matching lines read per ripgrep pass (a second pass looks for terms the first missed)."""
 MAX_LOCATED_FILES = 60
 """Files chunked on the fly by one index-free exact search."""
+MIN_EXACT_FILES = 10
+"""Files whose matches are located chunk by chunk in an index-free exact search."""
 
 DEFINITION_BONUS = 1.0
 """Added to a chunk's exact score when its own name is one of the terms."""
@@ -258,3 +262,15 @@ def smallest_containing(chunks: list[Located], line: int) -> Located | None:
         ):
             best = chunk
     return best
+
+
+def exact_search_hits(root: Path, query: str, k: int) -> list[CodeHit]:
+    """Search without an index: grep the query's code-like terms (or the query itself)."""
+    terms = exact_terms(query) or [query.strip()]
+    located = grep_terms(
+        root, [t for t in terms if t], locate_on_the_fly(root), max_files=max(k, MIN_EXACT_FILES)
+    )
+    return [
+        CodeHit(loc.path, loc.start_line, loc.end_line, loc.symbol, loc.kind, round(s, 6), "exact")
+        for loc, s in located[:k]
+    ]

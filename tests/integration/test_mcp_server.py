@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -78,3 +79,15 @@ async def test_a_memory_store_that_cannot_open_fails_only_the_memory_tools(tmp_p
         assert memory.is_error and "memory store is not open" in memory.content[0].text
         saved = await client.call_tool("save_memory", {"text": "Releases are tagged."})
         assert saved.is_error and str(home) in saved.content[0].text
+
+
+def test_a_client_that_leaves_before_listing_lets_the_server_exit(tmp_path: Path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "engram"), "mcp", "--path", str(project)],
+        env={"ENGRAM_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin",
+             "HF_HUB_OFFLINE": "1"},
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr

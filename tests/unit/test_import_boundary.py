@@ -55,6 +55,11 @@ def test_cheap_commands_load_no_heavy_library(args: list[str]):
     assert not heavy, f"`engram {' '.join(args)}` loads {heavy}"
 
 
+def test_help_loads_no_run_settings():
+    loaded = loaded_modules(run_command_code(["--help"]))
+    assert "engram.graph.context" not in loaded, "`engram --help` loads the run settings"
+
+
 def test_version_loads_neither_the_app_nor_its_libraries():
     loaded = loaded_modules(run_command_code(["--version"]))
     slow = [name for name in loaded if name.split(".")[0] in ("typer", "rich", "click")
@@ -81,6 +86,9 @@ def test_exact_search_loads_no_index_machinery(tmp_path):
     heavy = [name for name in heavy_in(loaded) if not name.startswith("tree_sitter")]
     assert not heavy, f"`engram search --mode exact` loads {heavy}"
     assert "engram.stores.codeindex.code_index" not in loaded
+    walk_only = [name for name in ("pathspec", "engram.graph.tools.search_code_tool")
+                 if name in loaded]
+    assert not walk_only, f"`engram search --mode exact` loads {walk_only}"
 
 
 def test_memory_list_loads_no_search_stack(tmp_path, monkeypatch):
