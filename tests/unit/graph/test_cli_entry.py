@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import tomllib
 from importlib import import_module
@@ -40,10 +41,18 @@ def test_version_answers_as_the_app_does(monkeypatch, capsys):
     assert fast.err == ""
 
 
+@pytest.fixture
+def gc_threshold():
+    saved = gc.get_threshold()
+    yield
+    gc.set_threshold(*saved)
+
+
 @pytest.mark.parametrize("args", [["--help"], ["--version", "--help"], ["-V"], []])
-def test_every_other_command_line_goes_to_the_app(monkeypatch, args: list[str]):
-    ran: list[list[str]] = []
+def test_every_other_command_line_goes_to_the_app(monkeypatch, gc_threshold, args: list[str]):
+    ran: list[tuple[list[str], int]] = []
     monkeypatch.setattr(sys, "argv", ["engram", *args])
-    monkeypatch.setattr("engram.graph.cli.app.main", lambda: ran.append(sys.argv[1:]))
+    monkeypatch.setattr("engram.graph.cli.app.main",
+                        lambda: ran.append((sys.argv[1:], gc.get_threshold()[0])))
     entry.main()
-    assert ran == [args]
+    assert ran == [(args, entry.GC_YOUNG_THRESHOLD)]
