@@ -102,6 +102,8 @@ class PackItemValue(TypedDict):
     symbol: str
     score: float
     reasons: list[str]
+    shown: NotRequired[list[list[int]]]
+    """Line runs shown when the slice leaves lines out between them."""
 
 
 class PackSectionValue(TypedDict):

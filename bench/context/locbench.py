@@ -172,7 +172,9 @@ def content_ranges(pack: dict) -> dict[str, list[tuple[int, int]]]:
     for section in pack.get("sections", []):
         for item in section.get("items", []):
             path, start, end = item.get("path"), item.get("start_line", 0), item.get("end_line", 0)
-            if path and start and end and end >= start:
+            if path and item.get("shown"):
+                ranges[path].extend((a, b) for a, b in item["shown"])
+            elif path and start and end and end >= start:
                 ranges[path].append((start, end))
     return ranges
 

@@ -2,7 +2,8 @@
 
 Pure: the caller passes a line reader and a token counter. Files come ranked by
 ``engram.graph.pack.evidence_fusion.rank_files``; each slice is a span of a file cut to a token
-limit, keeping its head.
+limit: its head, then, given the task's terms, the lines that name them
+(``engram.graph.pack.line_picking``), with a marker for each run of lines left out.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from engram.graph.pack.evidence_fusion import Evidence, RankedFile
+from engram.graph.pack.line_picking import head_rows, pick_rows
 from engram.graph.pack.pack_filling import PackItem
 from engram.graph.tokens import Counter
 from engram.stores.codeindex.chunk_pointing import MAX_DEEP_CHUNKS
@@ -49,6 +51,10 @@ FOCUS_SLICE_TOKENS = 2000
 a fix changes on locbench-dev are longer than 900 tokens)."""
 FILE_HEAD_LINES = 60
 """Lines shown for a file known only as a whole (no span): its head."""
+MIN_RECUT_TOKENS = 300
+"""A leading file's further span too long for the depth share's room left is cut to that
+room (its head and the lines naming task terms) when the room is at least this big; in
+less, a cut function shows too little to be worth its header."""
 
 
 def slice_items(
@@ -63,6 +69,7 @@ def slice_items(
     focus_tokens: int = FOCUS_SLICE_TOKENS,
     focus_per_file: int = FOCUS_SLICES_PER_FILE,
     depth_tokens: int | None = None,
+    terms: frozenset[str] = frozenset(),
 ) -> list[PackItem]:
     """Return code slices, most wanted first: the leading files in depth, then breadth.
 
@@ -70,10 +77,12 @@ def slice_items(
     further spans (up to ``focus_per_file``, each up to ``focus_tokens`` long) as long as
     those further spans add up to at most ``depth_tokens`` (no limit when None); then every
     other file's best span, its second best, …; the leading files' spans past
-    ``depth_tokens`` come last. So a small budget still covers many files and a larger one
-    reads the likeliest files whole. Spans overlapping one already taken from the same file
-    are skipped. A file with no span contributes its head. Unreadable files (``lines_of``
-    returns None) are skipped.
+    ``depth_tokens`` come last, except that the first to overflow it is cut to the room left
+    (``MIN_RECUT_TOKENS`` or more). So a small budget still covers many files and a larger one
+    reads the likeliest files whole. A span longer than its limit shows its head and, when
+    ``terms`` are given, the lines around those terms (``pick_rows``). Spans overlapping
+    one already taken from the same file are skipped. A file with no span contributes its
+    head. Unreadable files (``lines_of`` returns None) are skipped.
     """
     best_of_focus: list[PackItem] = []
     depth: list[PackItem] = []
@@ -97,14 +106,18 @@ def slice_items(
                 continue
             in_focus = number < focus
             item = _slice(ranked, span, lines, start, end, count,
-                          focus_tokens if in_focus else max_tokens)
+                          focus_tokens if in_focus else max_tokens, terms)
             if not in_focus:
                 rounds[len(taken)].append(item)
             elif not taken:
                 best_of_focus.append(item)
             else:
                 cost = count(item.text)
-                if depth_tokens is None or depth_used + cost <= depth_tokens:
+                room = depth_tokens - depth_used if depth_tokens is not None else cost
+                if cost > room >= MIN_RECUT_TOKENS:
+                    item = _slice(ranked, span, lines, start, end, count, room, terms)
+                    cost = count(item.text)
+                if cost <= room:
                     depth.append(item)
                     depth_used += cost
                 else:
@@ -121,32 +134,56 @@ def _slice(
     end: int,
     count: Counter,
     max_tokens: int,
+    terms: frozenset[str] = frozenset(),
 ) -> PackItem:
     symbol = f" {span.symbol}" if span.symbol else ""
 
     def header(last: int) -> str:
         return f"--- {ranked.path}:{start}-{last}{symbol}"
 
-    budget = max_tokens - count(header(end)) - 1
-    kept: list[str] = []
-    used = 0
-    for line in lines[start - 1 : end]:
-        cost = count(line) + 1
-        if kept and used + cost > budget:
-            break
-        kept.append(line)
-        used += cost
-    last = start + len(kept) - 1
-    cut = f"\n    … {end - last} more lines" if last < end else ""
-    body = "\n".join(kept)
+    room = max_tokens - count(header(end)) - 1
+    body = lines[start - 1 : end]
+    costs = [count(line) + 1 for line in body]
+    if sum(costs) <= room:
+        rows = set(range(len(body)))
+    elif terms:
+        rows = pick_rows(body, costs, room, terms, count(_gap(len(body))) + 1)
+    else:
+        rows = head_rows(costs, room)
+    runs = _runs(sorted(rows))
+    text: list[str] = []
+    shown_to = 0  # rows of body shown or marked so far
+    for first, last in runs:
+        if first > shown_to:
+            text.append(_gap(first - shown_to))
+        text.extend(body[first : last + 1])
+        shown_to = last + 1
+    if shown_to < len(body):
+        text.append(_gap(len(body) - shown_to, more=True))
+    last_line = start + runs[-1][1]
     return PackItem(
         section="slices",
-        text=f"{header(last)}\n{body}{cut}",
+        text="\n".join([header(last_line), *text]),
         path=ranked.path,
         start_line=start,
-        end_line=last,
+        end_line=last_line,
         symbol=span.symbol,
         score=ranked.score,
         reasons=ranked.reasons,
+        shown=tuple((start + a, start + b) for a, b in runs) if len(runs) > 1 else (),
     )
 
+
+def _gap(lines: int, *, more: bool = False) -> str:
+    return f"    … {lines} {'more ' if more else ''}line{'s' if lines > 1 else ''}"
+
+
+def _runs(rows: Sequence[int]) -> list[tuple[int, int]]:
+    """Return sorted rows as (first, last) runs of consecutive rows."""
+    runs: list[tuple[int, int]] = []
+    for row in rows:
+        if runs and row == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], row)
+        else:
+            runs.append((row, row))
+    return runs

@@ -23,6 +23,7 @@ from engram.graph.pack.evidence_fusion import (
     evidence_of,
     rank_files,
 )
+from engram.graph.pack.line_picking import task_terms
 from engram.graph.pack.pack_budget import BudgetPlan, plan_budget
 from engram.graph.pack.pack_filling import Pack, PackItem, fill_pack
 from engram.graph.pack.text_items import history_items, text_items
@@ -201,7 +202,7 @@ def assemble_pack(
         *text_items("memory", state.memory_block),
         *code_map_items(ranked),
         *slice_items(ranked, _line_reader(root), count,
-                     depth_tokens=int(plan.budget * DEPTH_SHARE)),
+                     depth_tokens=int(plan.budget * DEPTH_SHARE), terms=task_terms(state.task)),
         *history_items(_exchanges(state.messages), state.task),
     ]
     all_notes = [*state.notes, *notes]
@@ -213,4 +214,3 @@ def assemble_pack(
 def task_type_of(state: State) -> str:
     """Return the Phase 0 task type of the turn (DEFAULT_TASK_TYPE when unprofiled)."""
     return str(state.task_profile.get("task_type") or DEFAULT_TASK_TYPE)
-

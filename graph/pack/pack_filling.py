@@ -85,6 +85,9 @@ class PackItem:
     symbol: str = ""
     score: float = 0.0
     reasons: tuple[str, ...] = ()
+    shown: tuple[tuple[int, int], ...] = ()
+    """The line runs shown, when the slice leaves lines out between them (empty when it shows
+    ``start_line`` to ``end_line`` whole)."""
 
     @property
     def lines(self) -> tuple[int, int]:
@@ -97,11 +100,12 @@ class PackItem:
         return cls(section=section, text="", path=value["path"],
                    start_line=value["start_line"], end_line=value["end_line"],
                    symbol=value["symbol"], score=value["score"],
-                   reasons=tuple(value["reasons"]))
+                   reasons=tuple(value["reasons"]),
+                   shown=tuple((a, b) for a, b in value.get("shown", ())))
 
     def to_dict(self) -> PackItemValue:
         """Return the item's JSON form (its text stays in the rendered pack)."""
-        return {
+        value: PackItemValue = {
             "path": self.path,
             "start_line": self.start_line,
             "end_line": self.end_line,
@@ -109,6 +113,9 @@ class PackItem:
             "score": round(self.score, 6),
             "reasons": list(self.reasons),
         }
+        if self.shown:
+            value["shown"] = [[a, b] for a, b in self.shown]
+        return value
 
 
 @dataclass(frozen=True)

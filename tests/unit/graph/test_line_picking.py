@@ -1,0 +1,95 @@
+"""Cut spans: the head, then the lines that name the task's rarest terms."""
+
+from __future__ import annotations
+
+from engram.graph.pack.code_slices import MIN_RECUT_TOKENS, slice_items
+from engram.graph.pack.evidence_fusion import Evidence, evidence_of, rank_files
+from engram.graph.pack.line_picking import head_rows, pick_rows, task_terms
+from engram.graph.pack.pack_filling import PackItem
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def long_function(size: int = 300, needle_at: int = 250) -> list[str]:
+    lines = ["def handle(request):", '    """Handle one request."""']
+    lines += [f"    step_{i} = compute(request, {i})" for i in range(size - 2)]
+    lines[needle_at] = "    if request.timeout_retry_budget is None:"
+    return lines
+
+
+def test_task_terms_drop_numbers_and_short_words():
+    assert task_terms("Fix timeout_retry_budget in 2 of os paths") == {
+        "fix", "timeout_retry_budget", "timeout", "retry", "budget", "paths"}
+
+
+def test_head_rows_keep_the_first_row_even_when_it_is_too_long():
+    assert head_rows([50, 1, 1], 10) == {0}
+    assert head_rows([3, 3, 3, 3], 7) == {0, 1}
+
+
+def test_pick_rows_show_the_head_and_a_window_around_the_rare_term():
+    lines = long_function()
+    costs = [words(line) + 1 for line in lines]
+    rows = pick_rows(lines, costs, 120, task_terms("timeout retry budget is ignored"), 4)
+    assert {0, 1} <= rows  # the signature and docstring
+    assert set(range(248, 255)) <= rows  # two lines before the needle, four after
+    assert sum(costs[r] for r in rows) <= 120
+
+
+def test_a_term_on_every_line_points_nowhere():
+    lines = long_function()
+    costs = [words(line) + 1 for line in lines]
+    common = pick_rows(lines, costs, 120, task_terms("compute request"), 4)
+    rare = pick_rows(lines, costs, 120, task_terms("compute request timeout"), 4)
+    assert 250 not in common and 250 in rare
+
+
+def test_a_long_slice_shows_the_lines_the_task_names_and_says_what_it_left_out():
+    lines = long_function()
+    ranked = rank_files([Evidence("svc.py", 1, 300, "handle", 1.0, "bm25")])
+    (only,) = slice_items(ranked, {"svc.py": lines}.get, words, max_tokens=200, focus=0,
+                          terms=task_terms("the timeout retry budget is ignored"))
+    assert words(only.text) <= 200
+    assert "timeout_retry_budget" in only.text
+    assert len(only.shown) == 2 and only.shown[0][0] == 1 and only.shown[1][0] <= 251
+    assert only.shown[1][1] >= 251 and only.end_line == only.shown[-1][1]
+    gap = only.shown[1][0] - only.shown[0][1] - 1
+    assert f"… {gap} lines" in only.text and "more lines" in only.text
+    assert PackItem.from_dict("slices", only.to_dict()).shown == only.shown
+
+
+def test_without_terms_a_long_slice_keeps_its_head():
+    ranked = rank_files([Evidence("svc.py", 1, 300, "handle", 1.0, "bm25")])
+    (only,) = slice_items(ranked, {"svc.py": long_function()}.get, words, max_tokens=200,
+                          focus=0)
+    assert only.shown == () and only.start_line == 1 and "timeout" not in only.text
+    assert "shown" not in only.to_dict()
+
+
+def test_the_span_that_overflows_the_depth_share_is_cut_to_the_room_left():
+    files = {"a.py": ["x = 1"] * 20 + long_function(), "b.py": ["y = 2"] * 10}
+    hits = [{"path": "a.py", "start_line": 1, "end_line": 5, "symbol": "top", "kind": "function",
+             "score": 0.9, "source": "bm25"},
+            {"path": "a.py", "start_line": 21, "end_line": 320, "symbol": "handle",
+             "kind": "function", "score": 0.8, "source": "bm25"},
+            {"path": "b.py", "start_line": 1, "end_line": 5, "symbol": "b", "kind": "function",
+             "score": 0.5, "source": "bm25"}]
+    ranked = rank_files(evidence_of(hits, [], []))
+    room = MIN_RECUT_TOKENS + 100
+    items = slice_items(ranked, files.get, words, focus=1, depth_tokens=room,
+                        terms=task_terms("timeout retry budget"))
+    assert [(i.path, i.start_line) for i in items] == [("a.py", 1), ("a.py", 21), ("b.py", 1)]
+    assert words(items[1].text) <= room and "timeout_retry_budget" in items[1].text
+    small = slice_items(ranked, files.get, words, focus=1, depth_tokens=MIN_RECUT_TOKENS - 1)
+    assert [(i.path, i.start_line) for i in small] == [("a.py", 1), ("b.py", 1), ("a.py", 21)]
+
+
+def test_a_one_line_gap_shows_its_line_when_that_costs_no_more_than_the_marker():
+    lines = ["def f(x):"] + [f"    v{i} = x" for i in range(60)]
+    lines[30], lines[38] = "    if needle:", "    needle += 1"
+    costs = [3] * len(lines)
+    costs[34] = costs[35] = 1  # row 35 is the one line between the two needles' windows
+    rows = pick_rows(lines, costs, 59, task_terms("needle"), 2)
+    assert set(range(28, 43)) <= rows and 5 not in rows
