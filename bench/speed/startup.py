@@ -18,9 +18,10 @@ run, and the median CPU time (user + system) of the process, which a busy machin
 - ``engram run`` (``--only run``): cold runs against the HTTP OpenAI stub
   (``tests/support/openai_stub.py``) on the indexed copy; the table adds how many runs' first
   turn noted a retrieval branch that "timed out";
-- for reference, the floor on this machine at this moment: this Python doing nothing, and
-  importing Typer (which every ``engram`` command needs) and Typer's Rich help formatter (which
-  ``--help`` needs).
+- for reference, the floor on this machine at this moment: this Python doing nothing,
+  importing Typer (which every ``engram`` command needs), Typer's Rich help formatter (which
+  ``--help`` needs), Typer's Pydantic coercion of option values (which every command given a
+  value needs) and the MCP library's server (which ``engram mcp`` needs).
 
 With ``--baseline OTHER_ENGRAM`` (another checkout's ``engram``) every engram command runs
 alternately with the baseline, and the table adds the baseline's median and the ratio
@@ -57,7 +58,8 @@ PROJECT = "PROJECT"
 REPO = Path(__file__).resolve().parents[2]
 INDEXED = ("hybrid", "context", "run")
 """Commands that need an indexed project."""
-FLOORS: tuple[str, ...] = ("pass", "import typer", "import typer.rich_utils")
+FLOORS: tuple[str, ...] = ("pass", "import typer", "import typer.rich_utils",
+                           "import typer._adapters", "import mcp.server.mcpserver")
 
 Sample = tuple[float, float | None]
 """Wall seconds and CPU seconds (None when the process's CPU time is not measurable)."""
