@@ -36,4 +36,11 @@ def main() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     from engram.graph.cli.app import main as run_app
 
-    run_app()
+    try:
+        run_app()
+    finally:
+        # The process ends: spare the interpreter's shutdown its full collections over every
+        # object the command loaded (0.1-0.3 s with LangGraph or Chroma loaded). Objects are
+        # still released as their modules are cleared; only unreachable cycles are left to the
+        # operating system.
+        gc.freeze()

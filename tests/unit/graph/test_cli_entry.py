@@ -46,6 +46,7 @@ def gc_threshold():
     saved = gc.get_threshold()
     yield
     gc.set_threshold(*saved)
+    gc.unfreeze()
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version", "--help"], ["-V"], []])
@@ -56,3 +57,15 @@ def test_every_other_command_line_goes_to_the_app(monkeypatch, gc_threshold, arg
                         lambda: ran.append((sys.argv[1:], gc.get_threshold()[0])))
     entry.main()
     assert ran == [(args, entry.GC_YOUNG_THRESHOLD)]
+
+
+def test_the_collector_spares_the_shutdown_even_when_the_command_fails(monkeypatch, gc_threshold):
+    def fail() -> None:
+        raise SystemExit(2)
+
+    monkeypatch.setattr(sys, "argv", ["engram", "search"])
+    monkeypatch.setattr("engram.graph.cli.app.main", fail)
+    gc.unfreeze()
+    with pytest.raises(SystemExit):
+        entry.main()
+    assert gc.get_freeze_count() > 0
