@@ -14,6 +14,7 @@ from pathlib import Path
 
 from engram.stores.codeindex.chunker import chunk_file
 from engram.stores.codeindex.ripgrep_search import GrepMatch, grep
+from engram.stores.file_derived import FileDerived
 from engram.stores.paths import confine
 from engram.stores.walk import read_text
 
@@ -222,28 +223,37 @@ def score_term_chunks(
 
 
 def locate_on_the_fly(
-    root: Path, max_files: int = MAX_LOCATED_FILES
+    root: Path,
+    max_files: int = MAX_LOCATED_FILES,
+    *,
+    known: FileDerived[list[Located]] | None = None,
 ) -> Callable[[str, int], Located | None]:
     """Return a locator that chunks matched files when first needed (no index required).
 
     After ``max_files`` files have been chunked, further matches are reported as single
-    lines, which bounds the cost of very common terms.
+    lines, which bounds the cost of very common terms. With ``known``, a file's chunks are
+    taken from earlier searches while the file is unchanged (the same chunks either way).
     """
     cache: dict[str, list[Located]] = {}
     root = root.resolve()
+
+    def chunks_of(path: str) -> list[Located]:
+        file = confine(root, path)
+
+        def chunk() -> list[Located]:
+            return [Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
+                    for c in chunk_file(path, read_text(file))]
+
+        return chunk() if known is None else known.get((str(root), path), file, chunk)
 
     def locate(path: str, line: int) -> Located | None:
         if path not in cache and len(cache) >= max_files:
             return Located(path, line, line, "", "line", f"{path}:{line}")
         if path not in cache:
             try:
-                text = read_text(confine(root, path))
+                cache[path] = chunks_of(path)
             except OSError:
                 return None
-            cache[path] = [
-                Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
-                for c in chunk_file(path, text)
-            ]
         return smallest_containing(cache[path], line)
 
     return locate
