@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from engram.graph.context import Context
 from engram.graph.llm import make_model
+from engram.stores.codeindex.ignore_file_check import IgnoreFileCheck
 from engram.stores.file_derived import FileDerived
 
 if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
@@ -76,6 +77,9 @@ class Deps:
 
     located_chunks: FileDerived[list[Located]] = field(default_factory=FileDerived, repr=False)
     """Chunks of the files exact search located matches in, kept while the files are unchanged."""
+
+    ignore_files: IgnoreFileCheck = field(default_factory=IgnoreFileCheck, repr=False)
+    """Trees exact search found free of ignore files ripgrep cannot open safely."""
 
     _opened: dict[tuple[str, Path], Any] = field(default_factory=dict, repr=False)
     _failed: dict[tuple[str, Path], tuple[float, BaseException]] = field(

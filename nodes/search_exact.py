@@ -70,7 +70,8 @@ def bounded_locator(
 def _search(context: Context, task: str, deps: Deps) -> list[dict[str, Any]]:
     root = context.project_path
     locate = bounded_locator(root, known=deps.located_chunks)
-    located = grep_terms(root, exact_terms(task), locate, max_files=MAX_EXACT_HITS)
+    located = grep_terms(root, exact_terms(task), locate, max_files=MAX_EXACT_HITS,
+                         ignore_check=deps.ignore_files)
     return [
         {
             "path": loc.path,

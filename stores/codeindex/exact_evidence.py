@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engram.stores.codeindex.chunker import chunk_file
+from engram.stores.codeindex.ignore_file_check import IgnoreFileCheck
 from engram.stores.codeindex.ripgrep_search import GrepMatch, grep
 from engram.stores.file_derived import FileDerived
 from engram.stores.paths import confine
@@ -117,6 +118,7 @@ def grep_terms(
     locate: Callable[[str, int], Located | None],
     *,
     max_files: int | None = None,
+    ignore_check: IgnoreFileCheck | None = None,
 ) -> list[tuple[Located, float]]:
     """Grep all terms in one ripgrep pass and score the chunks holding the matches.
 
@@ -124,6 +126,8 @@ def grep_terms(
     ranked by the weights of the terms they contain and only the best ``max_files`` are
     looked at chunk by chunk (locating is the costly part). A chunk scores the weights of the
     terms it contains, plus DEFINITION_BONUS when its own name is one of them.
+
+    ``ignore_check`` is handed to ``grep``.
 
     Returns:
         (chunk, score) pairs, best first.
@@ -134,7 +138,7 @@ def grep_terms(
     code_terms = [t for t in terms if t not in path_terms]
     lines: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if code_terms:
-        for match in _grep_all(root, code_terms):
+        for match in _grep_all(root, code_terms, ignore_check):
             found = tuple(t for t in code_terms if t in match.text)
             if found:
                 lines.setdefault(match.path, []).append((match.line, found))
@@ -163,19 +167,22 @@ def grep_terms(
     return score_term_chunks(term_chunks, weight)
 
 
-def _grep_all(root: Path, terms: list[str]) -> list[GrepMatch]:
+def _grep_all(
+    root: Path, terms: list[str], ignore_check: IgnoreFileCheck | None = None
+) -> list[GrepMatch]:
     """Grep the terms in one pass; if a common term filled the line cap, grep the unseen ones.
 
     Lines come in path order, so a term on thousands of lines could hide a rare term that
     only occurs later in the tree; the second pass (only the terms the first did not see)
     finds it.
     """
-    matches = grep(root, _pattern(terms), max_results=MAX_GREP_LINES)
+    matches = grep(root, _pattern(terms), max_results=MAX_GREP_LINES, ignore_check=ignore_check)
     if len(matches) < MAX_GREP_LINES:
         return matches
     unseen = [t for t in terms if not any(t in m.text for m in matches)]
     if unseen:
-        matches += grep(root, _pattern(unseen), max_results=MAX_GREP_LINES)
+        matches += grep(root, _pattern(unseen), max_results=MAX_GREP_LINES,
+                        ignore_check=ignore_check)
     return matches
 
 
