@@ -76,9 +76,9 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
                                                           runtime.store)
     if last_step:
         notes.append(STEP_LIMIT_NOTE)
-    if state.steps == 0:  # configuration problems are reported once a turn, not every step
+    if state.steps == 0:  # configuration problems are reported once a session, not every step
         toolset = await asyncio.to_thread(deps.mcp_tools, context)
-        notes += toolset.notes if toolset is not None else ()
+        notes += [n for n in (toolset.notes if toolset else ()) if n not in state.notes]
     runnable: Any = model.bind_tools(tools) if tools else model
     compaction: list[dict[str, Any]] = []
     request = _request(state, messages)

@@ -109,7 +109,12 @@ async def _run_all(
         review = reviews.get(str(call["id"]))
         acts = _will_act(call, review)
         before = await asyncio.to_thread(snapshots.before) if acts else None
-        outcomes.append(await _run_one(tools.get(call["name"]), call, review, timeout_s))
+        try:
+            outcomes.append(await _run_one(tools.get(call["name"]), call, review, timeout_s))
+        except asyncio.CancelledError:  # Ctrl-C: what the stopped command changed stays undoable
+            if acts:
+                snapshots.after(call["name"], before)  # blocking: the loop is stopping anyway
+            raise
         if acts:
             await asyncio.to_thread(snapshots.after, call["name"], before)
     return outcomes

@@ -18,7 +18,7 @@ from engram.graph.cli.command_support import (
     print_table,
 )
 
-__all__ = ["context_command", "register", "show_pack"]
+__all__ = ["context_command", "register", "short_why", "show_pack"]
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 MAP_ROWS = 15
@@ -69,16 +69,33 @@ def show_pack(pack: dict[str, Any]) -> None:
     by_name = {s["name"]: s for s in pack["sections"]}
     sliced = {item["path"] for item in by_name.get("slices", {}).get("items", [])}
     files = Table(title="code map (why each file is in)")
-    for column in ("#", "file", "score", "sliced", "why"):
-        files.add_column(column)
+    files.add_column("#")
+    files.add_column("file", overflow="fold")  # the path matters most: never cut it
+    files.add_column("score")
+    files.add_column("sliced")
+    files.add_column("why")
     for number, item in enumerate(by_name.get("code_map", {}).get("items", [])[:MAP_ROWS], 1):
         files.add_row(str(number), escape(item["path"]), f"{item['score']:.4f}",
-                      "yes" if item["path"] in sliced else "",
-                      escape("; ".join(item["reasons"])))
+                      "yes" if item["path"] in sliced else "", escape(short_why(item["reasons"])))
     print_table(files)
     for item in by_name.get("slices", {}).get("items", []):
         symbol = f" {item['symbol']}" if item["symbol"] else ""
+        runs = item.get("shown")
+        shown = f" (lines {', '.join(f'{a}-{b}' for a, b in runs)})" if runs else ""
         out_console.print(f"[dim]slice[/] {escape(item['path'])}:{item['start_line']}-"
-                          f"{item['end_line']}{escape(symbol)}")
+                          f"{item['end_line']}{escape(symbol)}{shown}")
     for note in pack.get("notes", []):
         out_console.print(f"[yellow]note:[/] {escape(note)}")
+
+
+def short_why(reasons: list[str]) -> str:
+    """Return a file's reasons as one line: the rankings that found it, then what they matched.
+
+    ``["localizer #1: Doc.load(self, path)", "bm25 #10: Doc.load(self, path)"]`` reads
+    ``localizer #1, bm25 #10: Doc.load``.
+    """
+    sources = [reason.split(":", 1)[0].strip() for reason in reasons]
+    matched = dict.fromkeys(reason.split(":", 1)[1].split("(", 1)[0].strip()
+                            for reason in reasons if ":" in reason)
+    names = ", ".join(name for name in matched if name)
+    return ", ".join(dict.fromkeys(sources)) + (f": {names}" if names else "")

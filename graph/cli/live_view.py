@@ -19,7 +19,7 @@ from engram.graph.tools.command_stream import COMMAND_EVENT, OUTPUT_EVENT
 from engram.graph.tools.write_tools import EDIT_TOOL_NAMES
 
 __all__ = ["LIVE_STREAM_MODES", "LiveView", "describe_call", "diff_syntax", "is_live",
-           "show_update"]
+           "show_update", "streamed_text"]
 
 LIVE_STREAM_MODES = ["updates", "messages", "custom", "tasks"]
 """What the graph streams to a terminal: node results, model tokens, command output, steps."""
@@ -151,14 +151,15 @@ class LiveView:
             self.status = None
 
     def _token(self, chunk: Any) -> None:
-        if not isinstance(chunk, AIMessageChunk) or not isinstance(chunk.content, str):
+        if not isinstance(chunk, AIMessageChunk):
             return
-        if not chunk.content:
+        text = streamed_text(chunk.content)
+        if not text:
             return
         if self.status is not None:
             self.status.stop()
             self.status = None
-        self.out.print(chunk.content, end="", markup=False, highlight=False, soft_wrap=True)
+        self.out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
         self.streamed = self._mid_line = True
 
     def _end_line(self) -> None:
@@ -194,3 +195,15 @@ class LiveView:
             diff = result_diff(str(message.content))
             if diff:
                 self.err.print(diff_syntax(diff))
+
+
+def streamed_text(content: str | list[Any]) -> str:
+    """Return the answer text of a streamed piece: a string, or its text blocks.
+
+    Reasoning and tool-call blocks are not the answer.
+    """
+    if isinstance(content, str):
+        return content
+    return "".join(block["text"] for block in content
+                   if isinstance(block, dict) and block.get("type", "text") == "text"
+                   and isinstance(block.get("text"), str))

@@ -45,7 +45,9 @@ def register(app: typer.Typer) -> None:
 
 
 def _message_row(message: AnyMessage) -> dict[str, Any]:
-    text = str(message.content)
+    from engram.graph.tokens import content_text
+
+    text = content_text(message.content)
     row: dict[str, Any] = {"role": message.type, "id": message.id, "content": text}
     calls = getattr(message, "tool_calls", None)
     if calls:

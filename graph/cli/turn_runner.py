@@ -29,7 +29,7 @@ from engram.graph.cli.turn_stop import (
 )
 from engram.graph.context import Context
 from engram.graph.state import USAGE_KEYS
-from engram.graph.tokens import estimate_messages
+from engram.graph.tokens import content_text, estimate_messages
 from engram.stores.ledger import Ledger
 from engram.stores.session_listing import session_metadata
 
@@ -89,7 +89,7 @@ class TurnResult:
 def _final_answer(messages: list[AnyMessage]) -> str:
     for message in reversed(messages):
         if isinstance(message, AIMessage) and not message.tool_calls:
-            return str(message.content)
+            return content_text(message.content)  # a provider may answer in content blocks
         if isinstance(message, HumanMessage):
             break
     return ""

@@ -190,9 +190,18 @@ SCHEMA = _rx(_en(r"schemas?", r"migrations?", r"alter table", r"ddl", r"drop (ta
                  r"(drop|truncate)\w* (the )?(\S+ ){0,2}(tables?|collections?|databases?)"),
              r"表结构|数据迁移|迁移数据|数据库迁移|迁移脚本|字段类型|建表|删表|索引|"
              r"(加|增加|新增|添加|删除|删|去掉|修改|改)[^，。,.]{0,20}(字段|列)")
-DELETION = _rx(_en(r"delet(e|es|ed|ing|ion)", r"purge", r"truncate", r"wipe", r"drop",
-                   r"remove (all )?(the )?(old |stale |inactive |expired )?"
-                   r"(users?|records?|rows?|data|accounts?|tables?|buckets?|backups?)"),
+_DATA_NOUNS = (r"(data|records?|rows?|tables?|users?|accounts?|customers?|entries|orders?|"
+               r"projects?|posts?|comments?|messages?|documents?|buckets?|backups?|databases?|"
+               r"db|collections?|sessions?|history|everything)")
+# A deletion verb counts only with something that holds data as its object ("delete their
+# account", "drop the sessions table"), not when it names a behaviour ("links drop the
+# filters", "truncate long lines").
+DELETION = _rx(_en(r"(delet(e|es|ed|ing)|purg(e|es|ed|ing)|wip(e|es|ed|ing)|truncat(e|es|ed|ing)|"
+                   r"drop(s|ped|ping)?|remov(e|es|ed|ing)|eras(e|es|ed|ing)) (\S+ ){0,4}"
+                   + _DATA_NOUNS,
+                   r"(soft|hard)[- ]delet(e|es|ed|ing|ion)",
+                   r"(data|records?|rows?|users?|accounts?|customers?) (deletion|removal|purge)",
+                   r"(deletion|removal|purge) of (\S+ ){0,3}" + _DATA_NOUNS),
                r"删除|删掉|清空|清除数据|清库|销毁")
 # Deleting code (a comment, an import) is not data deletion.
 CODE_DELETION = _rx(_en(r"(delete|remove|drop) (the |an |a |all |any )?(unused |dead |old |"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,6 +16,12 @@ from engram.graph.errors import ToolError
 from engram.graph.tools.file_reading import confined_path
 from engram.graph.tools.text_edits import FileChange, render_diff, replace_exact
 from engram.graph.tools.unified_diff import FilePatch, apply_file_patch, parse_patch
+from engram.graph.tools.write_journal import (
+    JOURNAL_SUFFIX,
+    begin_write,
+    finish_write,
+    roll_back_interrupted,
+)
 from engram.stores.atomic_file import write_atomically
 from engram.stores.project_dir import make_private_dir
 from engram.stores.walk import BINARY_SNIFF_BYTES, MAX_FILE_BYTES
@@ -25,6 +32,7 @@ __all__ = [
     "apply_changes",
     "build_write_tools",
     "plan_edit",
+    "roll_back_interrupted_writes",
 ]
 
 EDIT_TOOL_NAMES = ("edit_file", "write_file", "apply_patch")
@@ -139,6 +147,7 @@ def apply_changes(root: Path, changes: list[FileChange]) -> None:
         OSError: A write failed (the files are as they were before the call).
     """
     scratch = _scratch_folder(root)
+    journal = begin_write(scratch, changes)
     done: list[FileChange] = []
     try:
         for change in changes:
@@ -147,7 +156,29 @@ def apply_changes(root: Path, changes: list[FileChange]) -> None:
     except OSError:
         for change in reversed(done):
             _put(change.target, change.before, scratch)
+        finish_write(journal)
         raise
+    finish_write(journal)
+
+
+def roll_back_interrupted_writes(root: Path) -> list[str]:
+    """Put back the files of writes a killed process left half done; return their paths.
+
+    Raises:
+        OSError: A file could not be put back (the next write tries again).
+    """
+    scratch = root / SCRATCH_FOLDER
+    if not scratch.is_dir():
+        return []
+
+    def restore(path: str, before: str | None, mode: int | None) -> None:
+        try:
+            target, _ = ProjectFiles(root).target(path)
+        except ToolError:  # a refused path (outside, secret, protected) or a folder
+            return  # not a file a write tool could have written
+        _put(target, before, scratch, mode=mode)
+
+    return roll_back_interrupted(scratch, restore)
 
 
 def _scratch_folder(root: Path) -> Path | None:
@@ -158,7 +189,8 @@ def _scratch_folder(root: Path) -> Path | None:
     """
     try:
         folder = make_private_dir(root / SCRATCH_FOLDER)
-        leftovers = list(folder.iterdir())
+        roll_back_interrupted_writes(root)
+        leftovers = [p for p in folder.iterdir() if not p.name.endswith(JOURNAL_SUFFIX)]
     except OSError:
         return None
     now = time.time()
@@ -171,7 +203,8 @@ def _scratch_folder(root: Path) -> Path | None:
     return folder
 
 
-def _put(target: Path, text: str | None, scratch: Path | None) -> None:
+def _put(target: Path, text: str | None, scratch: Path | None, *, mode: int | None = None
+         ) -> None:
     if text is None:
         target.unlink(missing_ok=True)
         return
@@ -179,7 +212,8 @@ def _put(target: Path, text: str | None, scratch: Path | None) -> None:
     # a rename is atomic only within one file system (a folder may be a mount point)
     same_device = scratch is not None and scratch.stat().st_dev == target.parent.stat().st_dev
     # a new file gets the permissions any other program would give it (not the temp file's 0600)
-    mode = None if target.exists() else 0o666 & ~_umask()
+    if mode is None and not target.exists():
+        mode = 0o666 & ~_umask()
     write_atomically(target, text.encode("utf-8"), mode=mode,
                      temp_dir=scratch if same_device else None)
 
@@ -234,6 +268,8 @@ def build_write_tools(context: Context) -> list[BaseTool]:
     changed; invoked with plain arguments, the report alone.
     """
     root = context.project_path
+    with contextlib.suppress(OSError):  # a session killed mid-patch left files half patched
+        roll_back_interrupted_writes(root)
 
     def run(tool: str, args: dict[str, Any], verb: str) -> Changed:
         changes = plan_edit(ProjectFiles(root), tool, args)

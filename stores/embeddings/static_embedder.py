@@ -176,10 +176,12 @@ class StaticEmbedder:
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._table = table
-        self._skip_ids = np.array([
-            i for t in ("[CLS]", "[SEP]", "[PAD]", "[UNK]")
-            if (i := self._tokenizer.token_to_id(t)) is not None
-        ], dtype=np.int64)
+        # rows a text's mean leaves out: the special tokens (a lookup per id, not a set test)
+        self._usable = np.ones(len(table), dtype=bool)
+        for token in ("[CLS]", "[SEP]", "[PAD]", "[UNK]"):
+            found = self._tokenizer.token_to_id(token)
+            if found is not None and found < len(table):
+                self._usable[found] = False
         self._ids = TokenIds(self._tokenizer)
         # The text cut belongs to the embedding recipe, so it is part of the cache key.
         self.model_id = f"{STATIC_MODEL_ID}:{MAX_CHARS_PER_TEXT}c"
@@ -191,7 +193,8 @@ class StaticEmbedder:
         for row, text in enumerate(texts):
             ids = np.array(self._ids.first(text[:MAX_CHARS_PER_TEXT], MAX_TOKENS_PER_TEXT),
                            dtype=np.int64)
-            ids = ids[(ids < len(self._table)) & ~np.isin(ids, self._skip_ids)]
+            ids = ids[ids < len(self._table)]
+            ids = ids[self._usable[ids]]
             if not len(ids):
                 continue
             vector = self._table[ids].mean(axis=0)

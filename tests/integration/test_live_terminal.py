@@ -159,6 +159,11 @@ def test_ctrl_c_stops_a_command_and_the_session_resumes(tmp_path, engram_home):
         assert "stopped the tool step" in screen and "engram sessions resume s1" in screen
         group = int((project / "cmd.pid").read_text())
         assert _group_gone(group)  # the command's process group is gone
+        log = project / ".engram" / "snapshots" / "log" / "s1.jsonl"
+        records = [json.loads(line) for line in log.read_text().splitlines()]
+        # what the stopped command changed was snapshotted: it can be undone
+        assert [(r["kind"], r["tool"], r["paths"]) for r in records] == [
+            ("command", "run_command", ["cmd.pid"])]
         resumed = run_engram(project, engram_home, stub.base_url, "sessions", "resume", "s1",
                              "--json")
     assert resumed.returncode == 0, resumed.stderr

@@ -2,8 +2,9 @@
 
 A child process flips files between two versions with the real write tools, as fast as it
 can; it is SIGKILLed at varied moments many times. After each kill every file holds exactly
-its old or its new bytes (never a torn mix or a prefix; a patch killed between two files
-leaves some files patched, each whole), the project shows no temp file, and
+its old or its new bytes (never a torn mix or a prefix; a patch killed between two files is
+rolled back from its journal, so the files are one version again), the project shows no temp
+file, and
 the temp files a killed writer leaves are in ``.engram/tmp/`` (git-ignored, never snapshotted
 or read), where the next write removes those older than a minute.
 """
@@ -21,7 +22,12 @@ from pathlib import Path
 import pytest
 
 from engram.graph.context import Context
-from engram.graph.tools.write_tools import SCRATCH_FOLDER, STALE_TEMP_S, build_write_tools
+from engram.graph.tools.write_tools import (
+    SCRATCH_FOLDER,
+    STALE_TEMP_S,
+    build_write_tools,
+    roll_back_interrupted_writes,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -31,12 +37,26 @@ LINES = 14_000
 PATCHED = ("a.py", "pkg/b.py", "pkg/c.py")
 
 CHILD = r"""
+import os
 import sys
+import time
 from pathlib import Path
 from engram.graph.context import Context
 from engram.graph.tools.write_tools import build_write_tools
 
 root, kind = Path(sys.argv[1]), sys.argv[2]
+PATCHED_FIRST = "a.py"
+if os.environ.get("PAUSE_AFTER_FIRST_FILE"):  # hold still where a kill is hardest to survive
+    import engram.graph.tools.write_tools as write_tools
+    real_put = write_tools._put
+
+    def put(target, text, scratch, **kwargs):
+        real_put(target, text, scratch, **kwargs)
+        if target.name == PATCHED_FIRST:
+            print("between", flush=True)
+            time.sleep(60)
+
+    write_tools._put = put
 tools = {t.name: t for t in build_write_tools(Context(project=str(root)))}
 versions = [Path(sys.argv[3]).read_text(), Path(sys.argv[4]).read_text()]
 calls = {
@@ -104,6 +124,29 @@ def _setup(root: Path, kind: str) -> tuple[dict[str, set[bytes]], list[Path]]:
     return allowed, files
 
 
+def test_a_patch_killed_between_two_files_is_put_back_by_the_next_session(tmp_path):
+    root = tmp_path / "proj"
+    allowed, versions = _setup(root, "apply_patch")
+    old = {path: (root / path).read_bytes() for path in PATCHED}
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(root), "apply_patch",
+                             *map(str, versions)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "PAUSE_AFTER_FIRST_FILE": "1"})
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline(), proc.stdout.readline()]
+        assert lines == ["ready\n", "between\n"], proc.stderr.read() if proc.stderr else ""
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    now = {path: (root / path).read_bytes() for path in PATCHED}
+    assert now["a.py"] != old["a.py"] and now["pkg/b.py"] == old["pkg/b.py"]  # half patched
+    assert all(data in allowed[path] for path, data in now.items())
+    build_write_tools(Context(project=str(root)))  # the next session's tools
+    assert {path: (root / path).read_bytes() for path in PATCHED} == old
+    assert not list((root / SCRATCH_FOLDER).glob("*.json"))
+
+
 def _kill_at(root: Path, kind: str, versions: list[Path], writes: int, delay_s: float) -> None:
     """Start a writer, let it finish ``writes`` writes, kill it ``delay_s`` into the next."""
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(root), kind, *map(str, versions)],
@@ -122,16 +165,10 @@ def _kill_at(root: Path, kind: str, versions: list[Path], writes: int, delay_s: 
     assert proc.returncode == -signal.SIGKILL
 
 
-def _same_version(root: Path, allowed: dict[str, set[bytes]]) -> None:
-    """Put a patch killed between two files back to one version, for the next writer.
-
-    Each file is atomic, the set of files is not: a kill between two renames leaves some
-    files patched and the others not (each whole).
-    """
-    first = (root / PATCHED[0]).read_bytes()
-    for path in PATCHED[1:]:
-        old, new = sorted(allowed[path], key=lambda c: b"in version" in c)
-        (root / path).write_bytes(new if b"in version" in first else old)
+def _one_version(root: Path) -> bool:
+    """Put back a patch killed between two files; return whether the files are one version."""
+    roll_back_interrupted_writes(root)
+    return len({b"in version" in (root / path).read_bytes() for path in PATCHED}) == 1
 
 
 def _project_files(root: Path) -> set[str]:
@@ -153,7 +190,7 @@ def test_a_killed_write_leaves_the_old_or_the_new_file_and_no_temp_file(kind, tm
             assert data in contents, f"{path} is torn: {len(data)} bytes"
             seen[path].add(data)
         if kind == "apply_patch":
-            _same_version(root, allowed)
+            assert _one_version(root), "a killed patch was not rolled back"
     # the kills landed at different points: both versions were seen on disk
     assert all(len(found) == 2 for found in seen.values()), {p: len(s) for p, s in seen.items()}
     _next_write_clears_leftovers(root)

@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, Too
 from rich.console import Console
 
 from engram.graph.cli.live_view import LiveView, is_live, result_diff
+from engram.graph.cli.turn_runner import _final_answer
 from engram.graph.cli.turn_stop import STOPPED, close_stopped_calls, stopped_message
 from engram.graph.tools.command_stream import COMMAND_EVENT, OUTPUT_EVENT
 
@@ -33,6 +34,22 @@ def test_model_text_streams_and_only_the_model_node_counts():
     view.handle("updates", {"call_model": {"messages": [AIMessage(content="The fix is done.")]}})
     assert out.getvalue() == "The fix is done.\n"
     assert view.streamed
+
+
+def test_text_in_content_blocks_streams_and_reasoning_does_not():
+    view, out, _ = _view()
+    pieces = [[{"type": "reasoning", "reasoning": "think"}], [{"type": "text", "text": "Done "}],
+              [{"type": "text", "text": "now.", "index": 0}]]
+    for piece in pieces:
+        view.handle("messages", (AIMessageChunk(content=piece), {"langgraph_node": "call_model"}))
+    view.handle("updates", {"call_model": {"messages": [AIMessage(content="Done now.")]}})
+    assert out.getvalue() == "Done now.\n"
+
+
+def test_the_answer_of_a_reply_in_content_blocks_is_its_text():
+    reply = AIMessage(content=[{"type": "reasoning", "reasoning": "hm"},
+                               {"type": "text", "text": "The answer."}])
+    assert _final_answer([HumanMessage("q"), reply]) == "The answer."
 
 
 def test_an_edit_shows_its_diff_unless_the_approval_question_showed_it():

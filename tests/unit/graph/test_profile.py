@@ -160,6 +160,27 @@ def test_code_deletion_is_not_data_deletion():
     assert profile.risk != "high"
 
 
+@pytest.mark.parametrize("task", [
+    "Truncate long log lines in the console output",
+    "Pagination links on /search drop the active filters",
+    "The delete button does nothing on the settings page",
+    "Drop support for Python 3.8",
+])
+def test_a_deletion_word_without_data_as_its_object_is_not_data_deletion(task):
+    assert "data-deletion" not in profile_task(task).features
+
+
+@pytest.mark.parametrize("task", [
+    "Truncate the audit_log table every night",
+    "Let users delete their own account and all their data",
+    "Implement soft delete for blog posts",
+    "Add an endpoint for the deletion of inactive customers",
+])
+def test_deleting_what_holds_data_is_data_deletion(task):
+    profile = profile_task(task)
+    assert "data-deletion" in profile.features and profile.risk == "high"
+
+
 def test_read_only_tasks_on_sensitive_code_are_medium_not_low():
     assert profile_task("Explain how the auth middleware works").risk == "medium"
     assert profile_task("Explain how the retry helper works").risk == "low"
