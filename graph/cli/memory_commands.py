@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -22,17 +20,14 @@ from rich.table import Table
 from engram.graph.cli.command_support import (
     fail,
     handle_errors,
-    load_context,
     out_console,
     print_json,
     print_table,
 )
-from engram.graph.context import Context
-from engram.stores.project_key import project_key
+from engram.graph.cli.memory_command_support import JSON_HELP, PathOption, done, opened_memory
+from engram.graph.cli.memory_transfer_commands import export, import_
 
 if TYPE_CHECKING:
-    from langgraph.store.base import BaseStore
-
     from engram.stores.memory.fact_store import FactConflictError, ScoredFact
 
 # The commands import the memory store (LangGraph, BM25, embeddings) when they run, not when the
@@ -40,12 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-PATH_HELP = "Project root (default: current folder)."
-JSON_HELP = "Print JSON instead of text."
-FORMATS = ("jsonl", "md")
 EXIT_CONFLICT = 1
-
-PathOption = Annotated[Path | None, typer.Option("--path", "-p", help=PATH_HELP)]
 FactIdArgument = typer.Argument(
     ..., help="Id shown by `engram memory list` (a unique prefix will do).")
 
@@ -73,16 +63,6 @@ def register(app: typer.Typer) -> typer.Typer:
         memory.command(name)(handle_errors(command))
     app.add_typer(memory, name="memory")
     return memory
-
-
-@contextmanager
-def _opened(path: Path | None) -> Iterator[tuple[Context, BaseStore, str]]:
-    """Yield the run settings, the memory store and the project key for ``--path``."""
-    from engram.stores.backends import database_url, open_memory_store
-
-    context = load_context(path)
-    with open_memory_store(context.home_path, database_url()) as store:
-        yield context, store, project_key(context.project_path)
 
 
 def _batch_queries(batch: Path) -> list[tuple[Any, str]]:
@@ -120,7 +100,7 @@ def save(
     """Remember a fact for this project (or every project with --global)."""
     from engram.stores.memory.fact_store import FactConflictError, FactStore
 
-    with _opened(path) as (_, store, key):
+    with opened_memory(path) as (_, store, key):
         try:
             fact = FactStore(store).add(
                 text, scope="global" if global_ else "project", project_key=key, source="user",
@@ -150,7 +130,7 @@ def list_(
     from engram.stores.memory.fact_admin import all_facts
     from engram.stores.memory.memory_block import render_fact_line
 
-    with _opened(path) as (_, store, key):
+    with opened_memory(path) as (_, store, key):
         facts = all_facts(store, project_key=None if all_projects else key)
     if unverified:
         facts = sorted((f for f in facts if f.status != "verified"),
@@ -179,7 +159,7 @@ def show(
     from engram.stores.memory.fact_admin import find_fact
     from engram.stores.memory.memory_block import provenance_mark
 
-    with _opened(path) as (_, store, key):
+    with opened_memory(path) as (_, store, key):
         fact = find_fact(store, fact_id, project_key=key)
     if as_json:
         print_json(fact.to_record())
@@ -218,7 +198,7 @@ def search(
     from engram.graph.retrieval.open_code_index import fact_embedder
     from engram.stores.memory.fact_store import FactStore
 
-    with _opened(path) as (context, store, key):
+    with opened_memory(path) as (context, store, key):
         facts = FactStore(store, embedder=fact_embedder(context) if dense else None)
         if queries is not None:
             for query_id, text in queries:
@@ -248,9 +228,9 @@ def delete(
     """Forget one fact."""
     from engram.stores.memory.fact_admin import delete_fact
 
-    with _opened(path) as (_, store, key):
+    with opened_memory(path) as (_, store, key):
         fact = delete_fact(store, fact_id, project_key=key)
-    _done("deleted", fact.to_record(), as_json)
+    done("deleted", fact.to_record(), as_json)
 
 
 def verify(
@@ -262,10 +242,10 @@ def verify(
     """Confirm a fact is true: resets its staleness clock, releases it from quarantine."""
     from engram.stores.memory.fact_admin import verify_fact
 
-    with _opened(path) as (_, store, key):
+    with opened_memory(path) as (_, store, key):
         fact = verify_fact(store, fact_id, project_key=key, now=datetime.now(UTC),
                            scope="global" if global_ else None)
-    _done("verified", fact.to_record(), as_json)
+    done("verified", fact.to_record(), as_json)
 
 
 def replace(
@@ -279,7 +259,7 @@ def replace(
     from engram.stores.memory.fact_admin import replace_fact
     from engram.stores.memory.fact_store import FactConflictError
 
-    with _opened(path) as (_, store, key):
+    with opened_memory(path) as (_, store, key):
         try:
             fact = replace_fact(store, fact_id, text, project_key=key, now=datetime.now(UTC),
                                 force=force)
@@ -287,84 +267,7 @@ def replace(
             _conflict_exit(error, as_json)
         except ValueError as error:
             fail(str(error), "engram memory replace ID 'the new text'")
-    _done("replaced", fact.to_record(), as_json)
-
-
-def export(
-    file: Annotated[
-        Path | None,
-        typer.Argument(help="Output file (jsonl; default stdout) or folder (md; default .)."),
-    ] = None,
-    fmt: str = typer.Option("jsonl", "--format", help="jsonl (facts) or md (experience)."),
-    all_projects: bool = typer.Option(False, "--all", help="Every project, not just this one."),
-    path: PathOption = None,
-    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
-) -> None:
-    """Export facts as JSONL (lossless: ids, dates, provenance) for audit and backup."""
-    from engram.stores.memory.experience_markdown import export_markdown
-    from engram.stores.memory.fact_admin import all_facts, export_jsonl
-
-    _check_format(fmt)
-    with _opened(path) as (_, store, key):
-        if fmt == "md":
-            target = file or Path(".")
-            counts = export_markdown(store, key, target)
-            _done("exported", {"format": "md", "dir": str(target), "counts": counts}, as_json)
-            return
-        lines = list(export_jsonl(all_facts(store, project_key=None if all_projects else key)))
-    body = "".join(line + "\n" for line in lines)
-    if file is None:
-        sys.stdout.write(body)
-        return
-    partial = file.with_name(file.name + ".partial")
-    try:  # write beside, then rename: an existing backup is never left half-overwritten
-        partial.write_text(body, encoding="utf-8")
-        partial.replace(file)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        fail(f"cannot write {file}: {exc.strerror or exc}", "give a file in a writable folder")
-    _done("exported", {"facts": len(lines), "file": str(file)}, as_json)
-
-
-def import_(
-    file: Annotated[Path, typer.Argument(help="JSONL file (or md folder) to restore.")],
-    fmt: str = typer.Option("jsonl", "--format", help="jsonl (facts) or md (experience)."),
-    path: PathOption = None,
-    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
-) -> None:
-    """Restore facts as-is (ids kept, no conflict checks); minimal {id,text,scope} lines work."""
-    from engram.stores.memory.experience_markdown import import_markdown
-    from engram.stores.memory.fact_admin import import_jsonl
-
-    _check_format(fmt)
-    if not file.exists():
-        fail(f"{file} does not exist", "give the path of a file written by `engram memory export`")
-    lines: list[str] = []
-    if fmt == "jsonl":
-        try:
-            lines = file.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
-            fail(f"cannot read {file}: {reason}",
-                 "give a JSONL file of facts, one {\"id\", \"text\", \"scope\"} object per line")
-    with _opened(path) as (_, store, key):
-        if fmt == "md":
-            try:
-                md_report = import_markdown(store, key, file)
-            except (ValueError, FileNotFoundError) as exc:
-                fail(str(exc), "give the folder written by `engram memory export DIR --format md`")
-            _done("imported", {"format": "md", "dir": str(file), "counts": md_report.counts},
-                  as_json)
-            return
-        report = import_jsonl(store, lines, project_key=key, now=datetime.now(UTC))
-    summary = {"imported": report.imported,
-               "skipped": [{"line": n, "reason": r} for n, r in report.skipped]}
-    if as_json:
-        print_json(summary)
-        return
-    out_console.print(f"imported {report.imported} facts", markup=False)
-    for number, reason in report.skipped:
-        out_console.print(f"  skipped line {number}: {reason}", markup=False)
+    done("replaced", fact.to_record(), as_json)
 
 
 def _conflict_exit(error: FactConflictError, as_json: bool) -> NoReturn:
@@ -382,16 +285,3 @@ def _conflict_exit(error: FactConflictError, as_json: bool) -> NoReturn:
                "as they are"),
         code=EXIT_CONFLICT,
     )
-
-
-def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        fail(f"unknown format {fmt!r}", "use --format jsonl or --format md")
-
-
-def _done(verb: str, record: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        print_json({"action": verb, **record})
-    else:
-        label = record.get("id") or record.get("file") or record.get("dir") or ""
-        out_console.print(f"{verb} {label} {record.get('text', '')}".rstrip(), markup=False)
