@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from engram.graph.context import Context
 from engram.graph.llm import make_model
+from engram.stores.codeindex.ignore_file_check import IgnoreFileCheck
+from engram.stores.file_derived import FileDerived
 
 if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from langchain_core.language_models import BaseChatModel
@@ -25,6 +27,7 @@ if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from engram.graph.tools.mcp_tools import McpToolset
     from engram.stores.codegraph.code_graph import CodeGraph
     from engram.stores.codeindex.code_index import ProjectCodeIndex
+    from engram.stores.codeindex.exact_evidence import Located
     from engram.stores.memory.fact_store import FactStore
 
 __all__ = ["Deps", "ModelFactory", "Opener", "ResourceName", "make_default_deps"]
@@ -71,6 +74,12 @@ class Deps:
 
     open_mcp_tools: Opener[McpToolset] | None = None
     """Lists the configured MCP servers' tools; None offers no MCP tools."""
+
+    located_chunks: FileDerived[list[Located]] = field(default_factory=FileDerived, repr=False)
+    """Chunks of the files exact search located matches in, kept while the files are unchanged."""
+
+    ignore_files: IgnoreFileCheck = field(default_factory=IgnoreFileCheck, repr=False)
+    """Trees exact search found free of ignore files ripgrep cannot open safely."""
 
     _opened: dict[tuple[str, Path], Any] = field(default_factory=dict, repr=False)
     _failed: dict[tuple[str, Path], tuple[float, BaseException]] = field(

@@ -31,6 +31,7 @@ __all__ = [
     "count_text",
     "estimate_message",
     "estimate_messages",
+    "remembering",
 ]
 
 Counter = Callable[[str], int]
@@ -97,6 +98,24 @@ def count_text(text: str) -> int:
         + other_bytes / OTHER_BYTES_PER_TOKEN
     )
     return max(1, math.ceil(estimate))
+
+
+def remembering(count: Counter) -> Counter:
+    """Return ``count`` with each text's count kept, for one job that counts many repeats.
+
+    Code lines repeat (blank lines, closing brackets, the same span seen twice), and a pack
+    counts thousands of them; ``count`` must be pure. The memory lives as long as the
+    returned counter.
+    """
+    known: dict[str, int] = {}
+
+    def counted(text: str) -> int:
+        tokens = known.get(text)
+        if tokens is None:
+            tokens = known[text] = count(text)
+        return tokens
+
+    return counted
 
 
 def content_text(content: str | Sequence[Any]) -> str:

@@ -18,6 +18,7 @@ from engram.stores.codeindex.exact_evidence import (
     locate_on_the_fly,
 )
 from engram.stores.errors import StoreError
+from engram.stores.file_derived import FileDerived
 
 __all__ = [
     "MAX_CHUNKED_FILE_BYTES",
@@ -38,15 +39,19 @@ JavaScript, the biggest test modules) are kept as single lines. Parsing costs ab
 
 
 def bounded_locator(
-    root: Path, max_file_bytes: int = MAX_CHUNKED_FILE_BYTES
+    root: Path,
+    max_file_bytes: int = MAX_CHUNKED_FILE_BYTES,
+    *,
+    known: FileDerived[list[Located]] | None = None,
 ) -> Callable[[str, int], Located | None]:
     """Return a locator that chunks matched files up to ``max_file_bytes`` each.
 
     A match in a larger file is located as its single line, so the cost of a search does not
     depend on how big the matched files are, and the same tree and terms always give the
-    same locations.
+    same locations. ``known`` keeps files' chunks between searches (see
+    ``locate_on_the_fly``).
     """
-    chunked = locate_on_the_fly(root)
+    chunked = locate_on_the_fly(root, known=known)
     small: dict[str, bool] = {}
 
     def locate(path: str, line: int) -> Located | None:
@@ -62,9 +67,11 @@ def bounded_locator(
     return locate
 
 
-def _search(context: Context, task: str) -> list[dict[str, Any]]:
+def _search(context: Context, task: str, deps: Deps) -> list[dict[str, Any]]:
     root = context.project_path
-    located = grep_terms(root, exact_terms(task), bounded_locator(root), max_files=MAX_EXACT_HITS)
+    locate = bounded_locator(root, known=deps.located_chunks)
+    located = grep_terms(root, exact_terms(task), locate, max_files=MAX_EXACT_HITS,
+                         ignore_check=deps.ignore_files)
     return [
         {
             "path": loc.path,
@@ -84,7 +91,7 @@ def search_exact(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict
     if not exact_terms(state.task):
         return {"code_hits": []}
     try:
-        hits = _search(runtime.context, state.task)
+        hits = _search(runtime.context, state.task, deps)
     except (StoreError, OSError) as exc:
         return {"code_hits": [], "notes": [f"exact search failed: {exc}"]}
     return {"code_hits": hits}

@@ -207,6 +207,11 @@ def main() -> int:
                         help="also time search_exact alone on these cases' queries (JSONL)")
     args = parser.parse_args()
     project = Path(args.project).resolve()
+    if not project.is_dir():
+        print(f"no project folder at {project}: pass --project DIR, a tree indexed with "
+              "`engram index DIR` (bench/data/Django-5.2 is the Django 5.2 wheel unzipped)",
+              file=sys.stderr)
+        return 2
     free: dict[str, Any] = {}
     if args.exact_cases:
         free = exact_free_text(project, Path(args.exact_cases))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from engram.graph.pack.evidence_fusion import Evidence, RankedFile
 from engram.graph.pack.line_picking import head_rows, pick_rows
 from engram.graph.pack.pack_filling import PackItem
-from engram.graph.tokens import Counter
+from engram.graph.tokens import Counter, remembering
 from engram.stores.codeindex.chunk_pointing import MAX_DEEP_CHUNKS
 
 __all__ = [
@@ -84,6 +84,7 @@ def slice_items(
     one already taken from the same file are skipped. A file with no span contributes its
     head. Unreadable files (``lines_of`` returns None) are skipped.
     """
+    count = remembering(count)
     best_of_focus: list[PackItem] = []
     depth: list[PackItem] = []
     late: list[PackItem] = []

@@ -165,6 +165,7 @@ class ProjectCodeIndex:
         self._lexical: tuple[SegmentedLexical, int] | None = None
         self._located: tuple[int, dict[str, Located]] | None = None
         self._files: tuple[int, ProjectFiles] | None = None
+        self._by_file: tuple[dict[str, Located], dict[str, tuple[Located, ...]]] | None = None
         # Nodes and tools may call one index from worker threads; SQLite connections and the
         # cached segments are not safe to share concurrently.
         self._lock = threading.RLock()
@@ -228,7 +229,7 @@ class ProjectCodeIndex:
             lists["bm25"] = self._bm25().top(query_tokens(query), depth)
         if mode in {"dense", "semantic", "hybrid"}:
             vector = self.embedder.embed([query])[0]
-            known = self.manifest.chunk_ids()
+            known = self._chunk_map()
             hits = self.vectors.query(vector, depth)
             # Vectors the manifest does not know are leftovers of an interrupted run.
             lists["dense"] = [(i, s) for i, s in hits if i in known]
@@ -336,9 +337,7 @@ class ProjectCodeIndex:
         nothing points inside it. Scores fall with the file's rank.
         """
         ranked = localize(self, issue, prefer=prefer)[:files]
-        by_path: dict[str, list[Located]] = {}
-        for chunk in self._chunk_map().values():
-            by_path.setdefault(chunk.path, []).append(chunk)
+        by_path = self._chunks_by_file()
         signals = read_issue(issue)
         ranks = TextRanks(text=self._text_ranks(issue_query(signals)),
                           title=self._text_ranks(signals.title))
@@ -346,9 +345,7 @@ class ProjectCodeIndex:
         for rank, (e, _) in enumerate(ranked, start=1):
             score = 1.0 / rank
             deep = rank <= DEEP_FILES
-            # file order, sorted for the files passed on only (not the whole project per turn)
-            chunks = sorted(by_path.get(e.path, []), key=lambda c: c.start_line)
-            picked = point_chunks(chunks, e.lines, e.names, ranks,
+            picked = point_chunks(by_path.get(e.path, ()), e.lines, e.names, ranks,
                                   limit=MAX_DEEP_CHUNKS if deep else MAX_POINTED_CHUNKS,
                                   fill=deep)
             if not picked:
@@ -373,6 +370,19 @@ class ProjectCodeIndex:
                 for c in self.manifest.all_chunks()
             })
         return self._located[1]
+
+    def _chunks_by_file(self) -> dict[str, tuple[Located, ...]]:
+        """Return each file's chunks in file order (by start line), cached per generation."""
+        located = self._chunk_map()
+        if self._by_file is None or self._by_file[0] is not located:
+            by_path: dict[str, list[Located]] = {}
+            for chunk in located.values():
+                by_path.setdefault(chunk.path, []).append(chunk)
+            self._by_file = (located, {
+                path: tuple(sorted(chunks, key=lambda c: c.start_line))
+                for path, chunks in by_path.items()
+            })
+        return self._by_file[1]
 
     def _identifier_hits(self, terms: list[str]) -> list[tuple[Located, float]]:
         """Find the chunks holding each named identifier through the BM25 postings.

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from engram.stores.codeindex.chunker import chunk_file
 from engram.stores.codeindex.code_hits import CodeHit
+from engram.stores.codeindex.ignore_file_check import IgnoreFileCheck
 from engram.stores.codeindex.ripgrep_search import GrepMatch, grep
+from engram.stores.file_derived import FileDerived
 from engram.stores.paths import confine
 from engram.stores.walk import read_text
 
@@ -120,6 +122,7 @@ def grep_terms(
     locate: Callable[[str, int], Located | None],
     *,
     max_files: int | None = None,
+    ignore_check: IgnoreFileCheck | None = None,
 ) -> list[tuple[Located, float]]:
     """Grep all terms in one ripgrep pass and score the chunks holding the matches.
 
@@ -127,6 +130,8 @@ def grep_terms(
     ranked by the weights of the terms they contain and only the best ``max_files`` are
     looked at chunk by chunk (locating is the costly part). A chunk scores the weights of the
     terms it contains, plus DEFINITION_BONUS when its own name is one of them.
+
+    ``ignore_check`` is handed to ``grep``.
 
     Returns:
         (chunk, score) pairs, best first.
@@ -137,7 +142,7 @@ def grep_terms(
     code_terms = [t for t in terms if t not in path_terms]
     lines: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if code_terms:
-        for match in _grep_all(root, code_terms):
+        for match in _grep_all(root, code_terms, ignore_check):
             found = tuple(t for t in code_terms if t in match.text)
             if found:
                 lines.setdefault(match.path, []).append((match.line, found))
@@ -166,19 +171,22 @@ def grep_terms(
     return score_term_chunks(term_chunks, weight)
 
 
-def _grep_all(root: Path, terms: list[str]) -> list[GrepMatch]:
+def _grep_all(
+    root: Path, terms: list[str], ignore_check: IgnoreFileCheck | None = None
+) -> list[GrepMatch]:
     """Grep the terms in one pass; if a common term filled the line cap, grep the unseen ones.
 
     Lines come in path order, so a term on thousands of lines could hide a rare term that
     only occurs later in the tree; the second pass (only the terms the first did not see)
     finds it.
     """
-    matches = grep(root, _pattern(terms), max_results=MAX_GREP_LINES)
+    matches = grep(root, _pattern(terms), max_results=MAX_GREP_LINES, ignore_check=ignore_check)
     if len(matches) < MAX_GREP_LINES:
         return matches
     unseen = [t for t in terms if not any(t in m.text for m in matches)]
     if unseen:
-        matches += grep(root, _pattern(unseen), max_results=MAX_GREP_LINES)
+        matches += grep(root, _pattern(unseen), max_results=MAX_GREP_LINES,
+                        ignore_check=ignore_check)
     return matches
 
 
@@ -226,28 +234,37 @@ def score_term_chunks(
 
 
 def locate_on_the_fly(
-    root: Path, max_files: int = MAX_LOCATED_FILES
+    root: Path,
+    max_files: int = MAX_LOCATED_FILES,
+    *,
+    known: FileDerived[list[Located]] | None = None,
 ) -> Callable[[str, int], Located | None]:
     """Return a locator that chunks matched files when first needed (no index required).
 
     After ``max_files`` files have been chunked, further matches are reported as single
-    lines, which bounds the cost of very common terms.
+    lines, which bounds the cost of very common terms. With ``known``, a file's chunks are
+    taken from earlier searches while the file is unchanged (the same chunks either way).
     """
     cache: dict[str, list[Located]] = {}
     root = root.resolve()
+
+    def chunks_of(path: str) -> list[Located]:
+        file = confine(root, path)
+
+        def chunk() -> list[Located]:
+            return [Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
+                    for c in chunk_file(path, read_text(file))]
+
+        return chunk() if known is None else known.get((str(root), path), file, chunk)
 
     def locate(path: str, line: int) -> Located | None:
         if path not in cache and len(cache) >= max_files:
             return Located(path, line, line, "", "line", f"{path}:{line}")
         if path not in cache:
             try:
-                text = read_text(confine(root, path))
+                cache[path] = chunks_of(path)
             except OSError:
                 return None
-            cache[path] = [
-                Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
-                for c in chunk_file(path, text)
-            ]
         return smallest_containing(cache[path], line)
 
     return locate

@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -131,6 +131,23 @@ class ProjectFiles:
                     defs.setdefault(key, set()).add(path)
         return cls(tuple(paths), {k: frozenset(v) for k, v in defs.items()})
 
+    @cached_property
+    def kinds(self) -> Mapping[str, FileKind]:
+        """Return each file's kind (``file_kind``), computed once per table."""
+        return {path: file_kind(path) for path in self.paths}
+
+    @cached_property
+    def stem_groups(self) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+        """Return (stem, stem words, files) per file stem, computed once per table.
+
+        Stems come in the order of their first file; the words are those of that file.
+        """
+        by_stem: dict[str, list[str]] = {}
+        for path in self.paths:
+            by_stem.setdefault(_stem_words(path)[0], []).append(path)
+        return tuple((stem, tuple(_stem_words(paths[0])[1]), tuple(paths))
+                     for stem, paths in by_stem.items())
+
     def by_suffix(self, suffix: str) -> list[str]:
         """Return the files whose path ends with ``suffix`` (whole path components)."""
         suffix = suffix.strip("/")
@@ -185,10 +202,11 @@ def gather_evidence(
         literal_hits: For each literal (a flag), the files that contain it.
     """
     out: dict[str, FileEvidence] = {}
+    kinds = files.kinds
 
     def ev(path: str) -> FileEvidence:
         if path not in out:
-            out[path] = FileEvidence(path, file_kind(path))
+            out[path] = FileEvidence(path, kinds[path] if path in kinds else file_kind(path))
         return out[path]
 
     for name, ranked in text_ranks.items():
@@ -256,11 +274,7 @@ def _stems(signals: IssueSignals, files: ProjectFiles, ev) -> None:  # noqa: ANN
     tags = set(signals.tags)
     title_words = set(_WORD.findall(signals.title.lower()))
     body_words = set(_WORD.findall(signals.prose.lower()))
-    by_stem: dict[str, list[str]] = {}
-    for path in files.paths:
-        by_stem.setdefault(_stem_words(path)[0], []).append(path)
-    for stem, paths in by_stem.items():
-        words = _stem_words(paths[0])[1]
+    for stem, words, paths in files.stem_groups:
         squashed = stem.replace("_", "")
         if stem in tags or squashed in tags or any(t.startswith(squashed) for t in tags
                                                     if len(squashed) >= 4):

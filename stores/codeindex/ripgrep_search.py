@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -14,12 +13,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from engram.stores.codeindex.ignore_file_check import IgnoreFileCheck, unsafe_ignore_file
 from engram.stores.errors import StoreError
 from engram.stores.paths import (
     SECRET_PATH_PATTERNS,
     SECRET_PATTERNS,
     SKIP_DIRS,
-    is_skipped_dir,
     listable,
 )
 from engram.stores.walk import read_text, walk_project
@@ -29,8 +28,6 @@ __all__ = ["RG_TIMEOUT_S", "GrepMatch", "InvalidPatternError", "find_rg", "grep"
 DEFAULT_MAX_RESULTS = 200
 MAX_LINE_CHARS = 400
 RG_TIMEOUT_S = 30.0
-RG_IGNORE_FILES = frozenset({".gitignore", ".ignore", ".rgignore"})
-"""Per-folder ignore files ripgrep opens as it walks."""
 
 
 class InvalidPatternError(StoreError, ValueError):
@@ -66,6 +63,7 @@ def grep(
     max_results: int = DEFAULT_MAX_RESULTS,
     glob: str | None = None,
     rg_path: str | None = "auto",
+    ignore_check: IgnoreFileCheck | None = None,
 ) -> list[GrepMatch]:
     """Search the project for ``pattern`` and return matches sorted by path and line.
 
@@ -80,6 +78,9 @@ def grep(
         max_results: Stop after this many matching lines (ripgrep is stopped early).
         glob: Optional file glob (``*.py``, ``src/**/*.ts``) restricting the files searched.
         rg_path: ripgrep binary; "auto" finds it, None forces the Python fallback.
+        ignore_check: Remembers trees already found free of ignore files ripgrep cannot
+            open safely (a FIFO ``.gitignore`` would hang it; such a tree is searched by the
+            Python fallback, which opens only regular files); None lists the tree each time.
 
     Raises:
         InvalidPatternError: The regex does not compile.
@@ -87,31 +88,10 @@ def grep(
     """
     root = root.resolve()
     binary = find_rg() if rg_path == "auto" else rg_path
-    if binary and not _has_unsafe_ignore_file(root):
+    check = ignore_check.unsafe if ignore_check is not None else unsafe_ignore_file
+    if binary and not check(root):
         return _grep_rg(binary, root, pattern, literal, ignore_case, max_results, glob)
     return _grep_python(root, pattern, literal, ignore_case, max_results, glob)
-
-
-def _has_unsafe_ignore_file(root: Path) -> bool:
-    """Return True when an ignore file ripgrep would open is not a regular file.
-
-    ripgrep reads every ignore file it meets with a blocking open, so a FIFO named
-    ``.gitignore`` would hang it; such a tree is searched by the Python fallback instead,
-    which opens only regular files. Listing the folders costs a fraction of the search.
-    """
-    stack = [str(root)]
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as scan:
-                for entry in scan:
-                    if entry.is_dir(follow_symlinks=False):
-                        if not is_skipped_dir(entry.name):
-                            stack.append(entry.path)
-                    elif entry.name in RG_IGNORE_FILES and not entry.is_file():
-                        return True
-        except OSError:
-            continue
-    return False
 
 
 def _grep_rg(

@@ -10,6 +10,7 @@ from engram.graph.tokens import (
     TOOL_CALL_OVERHEAD_TOKENS,
     count_text,
     estimate_messages,
+    remembering,
 )
 
 
@@ -188,3 +189,18 @@ def test_summary_budget_is_the_trigger_reserve():
     assert summary_budget(32_000) == 8_000
     assert summary_budget(128_000) == 20_000
     assert summary_budget(2_000) == 1_000
+
+
+def test_a_remembering_counter_counts_each_text_once_with_the_same_result():
+    seen: list[str] = []
+
+    def words(text: str) -> int:
+        seen.append(text)
+        return len(text.split())
+
+    count = remembering(words)
+    lines = ["def f(x):", "", "    return x", "", "def f(x):"]
+    assert [count(line) for line in lines] == [words(line) for line in lines]
+    assert seen[:3] == ["def f(x):", "", "    return x"]
+    assert len(seen) == 3 + len(lines)  # the remembering counter asked three times
+    assert remembering(count_text)("  indented line 42") == count_text("  indented line 42")

@@ -127,3 +127,19 @@ def test_concurrent_searches_from_threads(make_index, project):
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(lambda q: index.search(q, k=2), queries))
     assert all(results) and results[0] == results[4]
+
+
+def test_localized_chunks_give_the_leading_files_chunks_and_follow_an_update(make_index, project):
+    index = make_index(project)
+    index.update()
+    hits = index.localized_chunks("TokenStore.revoke_token drops the wrong token", files=2)
+    assert hits[0].path == "app/auth.py" and hits[0].source == "localizer"
+    auth = [h for h in hits if h.path == "app/auth.py"]
+    # the leading file gives every one of its chunks once, the one the issue names first
+    assert auth[0].symbol == "TokenStore.revoke_token(self, token)"
+    assert len({(h.start_line, h.end_line) for h in auth}) == len(auth) > 2
+    (project / "app" / "auth.py").write_text(
+        FILES["app/auth.py"] + "\n    def rotate_token(self, token):\n        return token\n")
+    index.update()
+    symbols = {h.symbol for h in index.localized_chunks("TokenStore.rotate_token", files=1)}
+    assert "TokenStore.rotate_token(self, token)" in symbols

@@ -10,6 +10,7 @@ from engram.stores.codeindex.exact_evidence import (
     grep_terms,
     locate_on_the_fly,
 )
+from engram.stores.file_derived import FileDerived
 
 
 def test_exact_terms_takes_code_like_words_quotes_and_paths():
@@ -67,3 +68,24 @@ def test_a_common_term_filling_the_line_cap_does_not_hide_a_rare_one(tmp_path, m
     ranked = grep_terms(tmp_path, ["request", "parse_rare_header"], locate_on_the_fly(tmp_path))
     assert ranked[0][0].path == "zz.py"
     assert ranked[0][0].symbol == "parse_rare_header(raw)"
+
+
+def test_known_chunks_are_reused_across_searches_and_dropped_when_the_file_changes(
+    tmp_path, monkeypatch
+):
+    file = tmp_path / "a.py"
+    file.write_text("def f():\n    return 1\n")
+    # every write is long settled by "now"
+    monkeypatch.setattr("engram.stores.file_derived.time.time_ns", lambda: 2**62)
+    known: FileDerived[list[Located]] = FileDerived()
+    first = locate_on_the_fly(tmp_path, known=known)("a.py", 2)
+    assert first == locate_on_the_fly(tmp_path)("a.py", 2)
+    assert len(known) == 1
+    chunk_file_calls = []
+    monkeypatch.setattr("engram.stores.codeindex.exact_evidence.chunk_file",
+                        lambda *a: chunk_file_calls.append(a) or [])
+    assert locate_on_the_fly(tmp_path, known=known)("a.py", 2) == first
+    assert chunk_file_calls == []
+    file.write_text("\n\ndef g():\n    return 22\n")
+    assert locate_on_the_fly(tmp_path, known=known)("a.py", 4) is None  # chunked again
+    assert len(chunk_file_calls) == 1

@@ -124,3 +124,14 @@ def test_tasks_about_tests_or_docs_want_those_kinds_too():
     assert kinds_for_task(None) == ("source",)
     assert kinds_for_task("test") == ("source", "test")
     assert kinds_for_task("docs") == ("source", "docs")
+
+
+def test_the_file_table_keeps_each_files_kind_and_groups_files_by_stem():
+    assert FILES.kinds == {path: file_kind(path) for path in FILES.paths}
+    groups = {stem: (words, paths) for stem, words, paths in FILES.stem_groups}
+    # a generic stem is named after its folder; stems keep the order of their first file
+    assert groups["postprocessor"] == (("postprocessor",), ("tool/postprocessor/__init__.py",))
+    assert groups["acme"] == (("acme",), ("tool/extractor/acme.py", "docs/acme.rst"))
+    assert groups["test_acme"][0] == ("test", "acme")
+    assert [stem for stem, _, _ in FILES.stem_groups][:2] == ["core", "acme"]
+    assert FILES.stem_groups is FILES.stem_groups  # built once per table
