@@ -34,9 +34,20 @@ def _run(args: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    # Built from a copy: setuptools leaves build/ and engram.egg-info/ beside the sources, and a
+    # stale egg-info in the checkout would be read as engram's metadata from its root.
+    source = tmp_path_factory.mktemp("source") / "engram"
+    tracked = _run(["git", "ls-files", "-z"], cwd=ROOT).stdout.split("\0")
+    for name in filter(None, tracked):
+        origin, copy = ROOT / name, source / name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if origin.is_symlink():
+            copy.symlink_to(os.readlink(origin))
+        elif origin.is_file():
+            shutil.copy2(origin, copy)
     out = tmp_path_factory.mktemp("dist")
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-          "-w", str(out), str(ROOT)], cwd=out)
+          "-w", str(out), str(source)], cwd=out)
     (built,) = out.glob("engram-*.whl")
     return built
 
