@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -45,6 +46,8 @@ SCRATCH_FOLDER = Path(".engram") / "tmp"
 mid-write leaves one behind."""
 STALE_TEMP_S = 60
 """Age past which a temp file in the scratch folder is a killed writer's leftover."""
+
+log = logging.getLogger(__name__)
 
 Changed = tuple[str, list[str]]
 """A write tool's result: the report for the model, and the paths changed (the artifact)."""
@@ -178,7 +181,11 @@ def roll_back_interrupted_writes(root: Path) -> list[str]:
             return  # not a file a write tool could have written
         _put(target, before, scratch, mode=mode)
 
-    return roll_back_interrupted(scratch, restore)
+    restored = roll_back_interrupted(scratch, restore)
+    if restored:
+        log.warning("engram: a write over several files was killed half done; put back as "
+                    "they were: %s", ", ".join(dict.fromkeys(restored)))
+    return restored
 
 
 def _scratch_folder(root: Path) -> Path | None:

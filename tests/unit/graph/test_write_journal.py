@@ -44,7 +44,7 @@ def interrupted(root, monkeypatch):
     return journal
 
 
-def test_a_killed_writers_journal_puts_every_file_back(project, monkeypatch):
+def test_a_killed_writers_journal_puts_every_file_back(project, monkeypatch, caplog):
     journal = interrupted(project, monkeypatch)
     assert journal is not None and journal.name.endswith(JOURNAL_SUFFIX)
     assert sorted(roll_back_interrupted_writes(project)) == ["gone.sh", "kept.py", "made.py"]
@@ -52,6 +52,7 @@ def test_a_killed_writers_journal_puts_every_file_back(project, monkeypatch):
     assert (project / "gone.sh").read_text() == "#!/bin/sh\necho old\n"
     assert stat.S_IMODE((project / "gone.sh").stat().st_mode) == 0o750
     assert not (project / "made.py").exists() and not journal.exists()
+    assert "put back as they were: made.py, gone.sh, kept.py" in caplog.text
 
 
 def test_a_running_writers_journal_is_left_alone(project):
