@@ -46,10 +46,13 @@ from engram.nodes.retrieve_memory import retrieve_memory
 from engram.nodes.search_exact import search_exact
 from engram.nodes.search_semantic import search_semantic
 
-__all__ = ["MODEL_NODES", "build_graph", "builder"]
+__all__ = ["LAST_NODE", "MODEL_NODES", "build_graph", "builder"]
 
 Node = Callable[..., Any]
 
+LAST_NODE = "record_feedback"
+"""The graph's last node; a state written "as" it (a repaired or rewound session) leaves no
+step queued for ``sessions resume`` to run again."""
 MODEL_NODES = ("check_budget", "compact_history", "call_model", "review_actions", "run_tools",
                "verify_changes", "learn_from_task", "record_feedback")
 """Nodes only a turn with a model reaches: imported when the first of them runs, so building a
@@ -120,8 +123,8 @@ def builder(
                                 ["check_budget", "learn_from_task"])
     graph.add_edge("review_actions", "run_tools")
     graph.add_edge("run_tools", "check_budget")
-    graph.add_edge("learn_from_task", "record_feedback")
-    graph.add_edge("record_feedback", END)
+    graph.add_edge("learn_from_task", LAST_NODE)
+    graph.add_edge(LAST_NODE, END)
     return graph
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import click
 import typer
 from rich.markup import escape
-from rich.syntax import Syntax
 
 from engram.graph.cli.command_support import err_console
+from engram.graph.cli.live_view import diff_syntax
 
 __all__ = ["ask_action", "has_terminal", "no_terminal_reason"]
 CHOICES = "[a]pprove / [r]eject / [e]dit / approve [all] of this kind for the session"
@@ -38,8 +38,7 @@ def _show(payload: dict[str, Any]) -> None:
                           f"{escape(json.dumps(payload.get('args') or {}, ensure_ascii=False))}",
                           highlight=False)
     else:
-        err_console.print(Syntax(str(payload.get("diff", "")), "diff", theme="ansi_dark",
-                                 background_color="default", word_wrap=True))
+        err_console.print(diff_syntax(str(payload.get("diff", ""))))
     if payload.get("error"):
         err_console.print(f"[yellow]{escape(str(payload['error']))}[/]")
 

@@ -101,7 +101,7 @@ class LiveView:
         self._partial = ""
         """A command's last output line, until its end arrives."""
         self.step = ""
-        """The step running now (a node name), for the message when it is stopped."""
+        """The step running now (a node name): its end stops the spinner its start began."""
 
     def handle(self, mode: str, data: Any) -> None:
         """Render one ``(mode, data)`` item of ``astream(stream_mode=LIVE_STREAM_MODES)``."""

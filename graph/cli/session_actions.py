@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engram.graph.budget_request import budget_partitions, request_for
+from engram.graph.builder import LAST_NODE
 from engram.graph.compaction.compaction_transaction import compact_now
 from engram.graph.state import State
 from engram.graph.tokens import count_text
@@ -50,7 +51,7 @@ async def compact_session(engram: Any, thread_id: str) -> dict[str, Any]:
         engram.graph.update_state(
             _config(thread_id),
             {"messages": result.update(), "compaction_log": [event]},
-            as_node="record_feedback",
+            as_node=LAST_NODE,
         )
     Ledger.for_project(context.project_path).append(thread_id, "compaction", event)
     return event

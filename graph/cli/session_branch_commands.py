@@ -59,6 +59,7 @@ def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: b
 
 def _repair_finished(engram: App, thread_id: str, snapshot: Any) -> bool:
     """Close unanswered tool calls of a finished session; return whether anything changed."""
+    from engram.graph.builder import LAST_NODE
     from engram.graph.compaction.history_rules import commit_messages
     from engram.graph.compaction.tool_pairing import close_unanswered_calls
     from engram.stores.ledger import Ledger
@@ -68,7 +69,7 @@ def _repair_finished(engram: App, thread_id: str, snapshot: Any) -> bool:
         return False
     engram.graph.update_state({"configurable": {"thread_id": thread_id}},
                               {"messages": commit_messages(repair.messages),
-                               "notes": [repair.note()]}, as_node="record_feedback")
+                               "notes": [repair.note()]}, as_node=LAST_NODE)
     Ledger.for_project(engram.context.project_path).append_messages(thread_id, repair.closed)
     err_console.print(f"[yellow]{repair.note()}[/]")
     return True

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engram.graph.builder import LAST_NODE
 from engram.graph.errors import SessionError
 from engram.stores.snapshots.rewind import (
     UNDO_TOOL,
@@ -26,9 +27,6 @@ if TYPE_CHECKING:
 __all__ = ["RewindOutcome", "last_turn_start", "rewind_session", "undo_last_change"]
 
 REWIND_TOOL = "rewind"
-LAST_NODE = "record_feedback"
-"""The graph's last node: a conversation rewound to the start is marked as past it, so no
-request is left queued for ``sessions resume`` to run again."""
 
 
 @dataclass

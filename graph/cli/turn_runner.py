@@ -211,14 +211,10 @@ def status_line(values: dict[str, Any], context: Context, thread_id: str) -> str
     )
 
 
-def print_answer(console: Console, answer: str | TurnResult) -> None:
+def print_answer(console: Console, result: TurnResult) -> None:
     """Render the model's final answer as Markdown (unless it was already streamed)."""
-    if isinstance(answer, TurnResult):
-        if answer.streamed:
-            return
-        answer = answer.answer
-    if answer:
-        console.print(Markdown(answer))
+    if result.answer and not result.streamed:
+        console.print(Markdown(result.answer))
 
 
 def print_turn(result: TurnResult, context: Context, thread_id: str, *,

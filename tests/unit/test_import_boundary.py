@@ -133,6 +133,12 @@ def test_context_mode_loads_no_model_path(tmp_path, monkeypatch):
     assert "engram.nodes.pack_context" in loaded  # it did build the pack
 
 
+def test_the_model_nodes_loaded_on_first_use_are_the_ones_named():
+    from engram.graph.builder import MODEL_NODES, _model_nodes
+
+    assert tuple(_model_nodes()) == MODEL_NODES
+
+
 def test_hybrid_search_loads_no_langgraph_or_langchain(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "hash")

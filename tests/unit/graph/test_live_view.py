@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from rich.console import Console
 
@@ -75,12 +76,14 @@ def test_command_output_is_shown_line_by_line_as_it_arrives():
     assert "$ make test" in err.getvalue()
 
 
-def test_the_running_step_is_tracked_for_the_stop_message():
+def test_a_step_s_end_stops_the_spinner_its_start_began():
     view, _, _ = _view()
     view.handle("tasks", {"id": "1", "name": "run_tools", "input": {}, "triggers": []})
-    assert view.step == "run_tools"
+    assert view.step == "run_tools" and view.status is not None
+    view.handle("tasks", {"id": "2", "name": "other", "result": {}, "error": None})
+    assert view.status is not None  # another step's end leaves it spinning
     view.handle("tasks", {"id": "1", "name": "run_tools", "result": {}, "error": None})
-    view.pause()
+    assert view.status is None
 
 
 def test_result_diff_cuts_long_diffs_and_ignores_results_without_one():
@@ -90,10 +93,26 @@ def test_result_diff_cuts_long_diffs_and_ignores_results_without_one():
     assert len(shown) == 81 and shown[-1] == "… 122 more lines"
 
 
-def test_no_terminal_means_no_live_view():
-    # pytest captures stdout, and --json never streams
-    assert is_live() is False
-    assert is_live(as_json=True) is False
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize(("stdin", "stdout", "as_json", "live"), [
+    (True, True, False, True),
+    (True, True, True, False),  # --json never streams
+    (False, True, False, False),
+    (True, False, False, False),
+])
+def test_the_live_view_needs_a_terminal_on_both_ends_and_no_json(monkeypatch, stdin, stdout,
+                                                                 as_json, live):
+    monkeypatch.setattr("sys.stdin", _Stream(stdin))
+    monkeypatch.setattr("sys.stdout", _Stream(stdout))
+    assert is_live(as_json=as_json) is live
 
 
 def test_a_stopped_step_answers_every_open_call():
