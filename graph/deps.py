@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from engram.stores.codeindex.exact_evidence import Located
     from engram.stores.memory.fact_store import FactStore
 
-__all__ = ["Deps", "ModelFactory", "Opener", "ResourceName", "make_default_deps"]
+__all__ = ["Deps", "ModelFactory", "Opener", "ResourceName", "fact_memory_opener",
+           "make_default_deps"]
 
 T = TypeVar("T")
 
@@ -144,7 +145,7 @@ def make_default_deps(store: BaseStore | None = None) -> Deps:
         store=store,
         open_code_index=_open_code_index,
         open_code_graph=_open_code_graph,
-        open_fact_memory=None if store is None else partial(_open_facts, memory=store),
+        open_fact_memory=None if store is None else fact_memory_opener(store),
         open_mcp_tools=_open_mcp_tools,
     )
 
@@ -170,6 +171,11 @@ def _open_mcp_tools(context: Context) -> McpToolset:
     from engram.graph.tools.mcp_tools import open_mcp_toolset
 
     return open_mcp_toolset(context)
+
+
+def fact_memory_opener(store: BaseStore) -> Opener[FactStore]:
+    """Return the opener of the facts kept in ``store`` (with the run's fact embedder)."""
+    return partial(_open_facts, memory=store)
 
 
 def _open_facts(context: Context, memory: BaseStore) -> FactStore:

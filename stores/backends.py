@@ -38,20 +38,15 @@ from engram.stores.sqlite_store import ThreadedSqliteStore
 from engram.stores.write_lock import PostgresAdvisoryLock, register_write_lock
 
 __all__ = [
-    "CHECKPOINT_DB",
-    "MEMORY_DB",
     "SyncSaverAsyncAPI",
     "ThreadedSqliteSaver",
     "ThreadedSqliteStore",
-    "database_errors",
     "ReadOnlySqliteSaver",
     "ReadOnlySqliteStore",
     "database_url",
     "open_checkpointer",
     "open_memory_store",
     "open_read_only",
-    "sqlite_connect",
-    "sqlite_lock",
 ]
 
 log = logging.getLogger(__name__)

@@ -21,6 +21,7 @@ import socket
 import uuid
 from pathlib import Path
 
+from engram import __version__
 from engram.stores.project_dir import make_private_dir
 from engram.stores.write_lock import file_lock
 
@@ -42,16 +43,6 @@ MACHINE_ID_FILES = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
 
 
 @functools.lru_cache(maxsize=1)
-def _engram_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("engram")
-    except PackageNotFoundError:
-        return "unknown"
-
-
-@functools.lru_cache(maxsize=1)
 def _machine() -> str:
     for candidate in MACHINE_ID_FILES:
         try:
@@ -70,7 +61,7 @@ def expected_stamp(root: Path) -> dict[str, object]:
         .encode("utf-8")
     ).hexdigest()
     return {"format": "engram-index", "version": INDEX_FORMAT_VERSION,
-            "engram": _engram_version(), "root": fingerprint}
+            "engram": __version__, "root": fingerprint}
 
 
 def is_trusted(index_dir: Path, root: Path) -> bool:

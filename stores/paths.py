@@ -37,6 +37,7 @@ __all__ = [
     "allowed_target",
     "confine",
     "display_path",
+    "is_protected_or_secret",
     "is_secret_path",
     "is_skipped_dir",
     "listable",
@@ -121,6 +122,11 @@ def relative_posix(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
+def is_protected_or_secret(rel: str) -> bool:
+    """Return True for a root-relative posix path in a protected folder or naming secrets."""
+    return _refusal(rel, ()) is not None
+
+
 def _refusal(rel: str, allowed: tuple[str, ...]) -> str | None:
     """Return why a root-relative posix path may not be read, or None when it may."""
     if any(rel == a or rel.startswith(a.rstrip("/") + "/") for a in allowed):
@@ -196,7 +202,7 @@ def allowed_target(root: Path, path: str | os.PathLike[str]) -> bool:
         return False
     rel = relative_posix(root, target)
     parts = PurePosixPath(rel).parts
-    return not any(is_skipped_dir(p) for p in parts[:-1]) and _refusal(rel, ()) is None
+    return not any(is_skipped_dir(p) for p in parts[:-1]) and not is_protected_or_secret(rel)
 
 
 def listable(root: Path, rel: str) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.stores.errors import StoreError
-from engram.stores.paths import PROTECTED_DIRS, is_secret_path
+from engram.stores.paths import is_protected_or_secret
 
 __all__ = ["CommitRefusedError", "TaskCommit", "commit_message", "commit_task",
            "current_branch"]
@@ -71,9 +71,10 @@ def current_branch(root: Path) -> str:
     if inside.returncode != 0 or inside.stdout.strip() != "true":
         raise CommitRefusedError(f"--commit needs a git repository, and {root} is not in one",
                                  hint="run `git init` there first, or drop --commit")
-    for name, operation in BUSY_STATES.items():
-        found = _git(root, "rev-parse", "--git-path", name).stdout.strip()
-        if found and (root / found).exists():
+    names = [arg for name in BUSY_STATES for arg in ("--git-path", name)]
+    found = _git(root, "rev-parse", *names).stdout.splitlines()
+    for path, operation in zip(found, BUSY_STATES.values(), strict=False):
+        if path and (root / path).exists():
             raise CommitRefusedError(f"--commit refused: {operation} is in progress",
                                      hint=f"finish or abort {operation} first, or drop --commit")
     branch = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD")
@@ -102,8 +103,7 @@ def commit_message(task: str, files: Sequence[str], tests: str,
 
 
 def _committable(paths: Sequence[str]) -> list[str]:
-    return sorted({p for p in paths if p and not is_secret_path(p)
-                   and not any(part in PROTECTED_DIRS for part in Path(p).parts)})
+    return sorted({p for p in paths if p and not is_protected_or_secret(p)})
 
 
 def _listed(root: Path, *args: str, paths: Sequence[str]) -> list[str]:

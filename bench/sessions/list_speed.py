@@ -26,9 +26,10 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
 
-from engram.stores.backends import CHECKPOINT_DB, ThreadedSqliteSaver, sqlite_connect
+from engram.stores.backends import ThreadedSqliteSaver
 from engram.stores.project_key import project_key
 from engram.stores.session_listing import generic_session_rows, session_rows
+from engram.stores.sqlite_files import CHECKPOINT_DB, sqlite_connect
 
 TEXT = "The parser keeps a stack of open scopes and closes them at each dedent token. " * 5
 

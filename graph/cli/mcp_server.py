@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from engram.graph.context import Context
-from engram.graph.deps import Deps
+from engram.graph.deps import Deps, fact_memory_opener
 from engram.graph.errors import EngramError
 from engram.stores.errors import StoreError
 from engram.stores.project_key import project_key
@@ -229,7 +229,7 @@ def serve_stdio(context: Context) -> None:
                     log.error("engram mcp: the memory store did not open: %s", exc)
                 else:
                     deps.store = store
-                    deps.open_fact_memory = make_default_deps(store=store).open_fact_memory
+                    deps.open_fact_memory = fact_memory_opener(store)
                     memory.set_result(store)
                 preload(deps, context)
             finally:

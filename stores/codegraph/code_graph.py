@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engram.stores.codegraph.graph_model import CodeGraph, GraphStats
-from engram.stores.codegraph.graph_persistence import GraphStore, gc_paused, graph_store_for
+from engram.stores.codegraph.graph_persistence import GraphStore, graph_store_for
 from engram.stores.codegraph.graph_update import affected_files, replace_edges, replace_nodes
 from engram.stores.codegraph.name_resolution import Resolver
-from engram.stores.codegraph.relation_graph import relation_counts
+from engram.stores.codegraph.relation_graph import gc_paused, relation_counts
 from engram.stores.codegraph.symbol_extraction import FileFacts, extract_file
 from engram.stores.codegraph.symbol_tables import ProjectIndex
 from engram.stores.errors import IndexCorruptError, IndexNotBuiltError

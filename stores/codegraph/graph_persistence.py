@@ -18,14 +18,13 @@ caller rebuilds the graph instead of reading it.
 from __future__ import annotations
 
 import gc
-import os
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any, Protocol
 
 import orjson
 
+from engram.stores.atomic_file import write_atomically
 from engram.stores.codegraph.graph_codec import (
     decode_edges,
     decode_facts,
@@ -45,7 +44,6 @@ __all__ = [
     "FileGraphStore",
     "GraphStore",
     "InMemoryGraphStore",
-    "gc_paused",
     "graph_store_for",
 ]
 
@@ -134,25 +132,10 @@ class FileGraphStore:
             graph._base_id = ""  # the folder was discarded: the next write is a full one
         limit = max(DELTA_MAX_FILES, int(len(graph.facts) * DELTA_MAX_FRACTION))
         if graph._base_id and len(graph._pending) <= limit and self.path.exists():
-            _write_atomically(self.delta_path, _encode_delta(graph))
+            write_atomically(self.delta_path, _encode_delta(graph))
             return
-        _write_atomically(self.path, _encode(graph))
+        write_atomically(self.path, _encode(graph))
         self.delta_path.unlink(missing_ok=True)
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temp file next to ``path``, flush it to disk, rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _line(value: Any) -> bytes:

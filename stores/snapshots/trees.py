@@ -22,7 +22,7 @@ from typing import Protocol
 
 from engram.stores.atomic_file import write_atomically
 from engram.stores.errors import StoreError
-from engram.stores.paths import PROTECTED_DIRS, is_secret_path
+from engram.stores.paths import PROTECTED_DIRS, is_protected_or_secret
 
 __all__ = [
     "SNAPSHOT_FOLDER",
@@ -73,11 +73,6 @@ def changed_paths(old: dict[str, FileEntry], new: dict[str, FileEntry]) -> set[s
     return {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
 
 
-def _excluded(relative: str) -> bool:
-    parts = relative.split("/")
-    return any(p in PROTECTED_DIRS for p in parts) or is_secret_path(relative)
-
-
 class GitTrees:
     """Snapshots as git tree objects, written through a private index."""
 
@@ -101,7 +96,7 @@ class GitTrees:
         self.index.parent.mkdir(parents=True, exist_ok=True)
         self._git("add", "-A", "--", ".", *(f":(exclude,glob)**/{d}/**" for d in PROTECTED_DIRS))
         staged = self._git("ls-files", "-z", "--", ".").decode(errors="surrogateescape")
-        secrets = [p for p in staged.split("\0") if p and _excluded(p)]
+        secrets = [p for p in staged.split("\0") if p and is_protected_or_secret(p)]
         if secrets:
             self._git("rm", "--cached", "-q", "--ignore-unmatch", "--pathspec-from-file=-",
                       "--pathspec-file-nul", data="\0".join(secrets).encode())
@@ -154,7 +149,7 @@ class CopyTrees:
             for name in names:
                 relative = name if base == "." else f"{base}/{name}"
                 info = os.lstat(os.path.join(folder, name))
-                if stat.S_ISREG(info.st_mode) and not _excluded(relative):
+                if stat.S_ISREG(info.st_mode) and not is_protected_or_secret(relative):
                     found.append((relative, info))
         return found
 

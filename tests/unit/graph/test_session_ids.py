@@ -19,8 +19,9 @@ from engram.graph.cli.session_ids import (
     unique_prefixes,
 )
 from engram.graph.errors import SessionError
-from engram.stores.backends import ThreadedSqliteSaver, sqlite_connect
+from engram.stores.backends import ThreadedSqliteSaver
 from engram.stores.session_listing import session_metadata, session_rows
+from engram.stores.sqlite_files import sqlite_connect
 
 
 def test_exact_id_wins_over_a_longer_one_it_prefixes():

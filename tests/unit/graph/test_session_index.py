@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.memory import InMemorySaver
 
-from engram.stores.backends import ThreadedSqliteSaver, sqlite_connect
+from engram.stores.backends import ThreadedSqliteSaver
 from engram.stores.session_listing import checkpoint_time, session_rows
+from engram.stores.sqlite_files import sqlite_connect
 
 
 def _fill(saver) -> None:

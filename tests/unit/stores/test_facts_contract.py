@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
-from engram.stores.backends import sqlite_connect
 from engram.stores.errors import ConflictError, SecretRefusedError, StoreError
 from engram.stores.memory.fact_admin import (
     FactNotFoundError,
@@ -25,6 +24,7 @@ from engram.stores.memory.fact_admin import (
 )
 from engram.stores.memory.fact_store import Fact, FactConflictError, FactStore, fact_namespace
 from engram.stores.secrets import find_secret
+from engram.stores.sqlite_files import sqlite_connect
 from tests.unit.stores.test_fact_search import CONTEXT_TEXTS
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

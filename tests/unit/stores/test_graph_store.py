@@ -274,19 +274,25 @@ def test_a_graph_folder_not_stamped_for_this_project_is_rebuilt_not_read(tmp_pat
     assert update_graph(tmp_path / "b").parsed == 0
 
 
-def test_a_loaded_graph_builds_its_relation_graph_only_when_asked(tmp_path):
+def test_a_loaded_graph_builds_its_relation_graph_only_when_asked(tmp_path, monkeypatch):
     write(tmp_path, {**FILES, "app/other.py": "def alone():\n    return 2\n"})
     update_graph(tmp_path)
     write(tmp_path, {"app/models.py": FILES["app/models.py"].replace("def save", "def store")})
     update_graph(tmp_path)  # leaves a delta, applied to the facts on load
     loaded = open_code_graph(tmp_path)
     assert not loaded.has_relation_graph()
-    noop = update_graph(tmp_path)  # nothing changed: counted from the facts, never built
+    with monkeypatch.context() as patched:  # nothing changed: counted from the facts, never built
+        patched.setattr("engram.stores.codegraph.graph_model.relation_graph", _never_built)
+        noop = update_graph(tmp_path)
     fresh = CodeGraph()
     build_graph(tmp_path, fresh)
     assert (noop.nodes, noop.edges) == (fresh.graph.number_of_nodes(),
                                         fresh.graph.number_of_edges())
     assert snapshot(loaded) == snapshot(fresh) and loaded.has_relation_graph()
+
+
+def _never_built(*args: object) -> None:
+    raise AssertionError("the relation graph was built")
 
 
 def test_an_update_keeps_a_built_relation_graph_current(tmp_path):

@@ -7,12 +7,12 @@ import stat
 
 import pytest
 
-from engram.stores.backends import sqlite_connect
 from engram.stores.codeindex.code_index import INDEX_DIR
 from engram.stores.health import check_database, check_home, check_index
 from engram.stores.index_trust import STAMP_FILE, claim_index_dir, expected_stamp, is_trusted
 from engram.stores.ledger import Ledger
 from engram.stores.project_dir import GITIGNORE_TEXT, make_private_dir
+from engram.stores.sqlite_files import sqlite_connect
 
 
 def test_a_fresh_index_folder_is_stamped_and_trusted(tmp_path):
