@@ -23,6 +23,8 @@ from engram.stores.walk import walk_project
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
+    from engram.stores.codeindex.ignore_file_check import IgnoreFileCheck
+
 __all__ = [
     "CORE_TOOL_NAMES",
     "build_core_tools",
@@ -65,12 +67,13 @@ def _grep(
     ignore_case: bool,
     glob: str | None,
     max_results: int,
+    ignore_check: IgnoreFileCheck | None = None,
 ) -> str:
     limit = max(1, min(max_results, GREP_MAX_RESULTS))
     try:
         matches = grep(
             root, pattern, literal=literal, ignore_case=ignore_case, glob=glob,
-            max_results=limit + 1,
+            max_results=limit + 1, ignore_check=ignore_check,
         )
     except StoreError as exc:
         raise ToolError(str(exc)) from None
@@ -121,7 +124,10 @@ def build_core_tools(context: Context, *, spill_folder: str | None = None) -> li
 
 
 def core_tool_functions(
-    context: Context, *, spill_folder: str | None = None
+    context: Context,
+    *,
+    spill_folder: str | None = None,
+    ignore_check: IgnoreFileCheck | None = None,
 ) -> list[ToolFunction]:
     """Return the read-only tools bound to the run's project root, before LangChain.
 
@@ -129,6 +135,8 @@ def core_tool_functions(
         context: The run settings (the project root).
         spill_folder: Root-relative folder of this session's own spilled tool outputs, the
             only part of ``.engram/`` that ``read_file`` may open; None opens none of it.
+        ignore_check: The run's memory of trees found free of unsafe ignore files, so a
+            ``grep_code`` call need not list every folder again (see ``grep``).
     """
     root = context.project_path
     allowed = (spill_folder,) if spill_folder else ()
@@ -151,7 +159,7 @@ def core_tool_functions(
         glob: str | None = None,
         max_results: int = GREP_DEFAULT_RESULTS,
     ) -> str:
-        return _grep(root, pattern, literal, ignore_case, glob, max_results)
+        return _grep(root, pattern, literal, ignore_case, glob, max_results, ignore_check)
 
     specs: list[tuple[Callable[..., str], type[BaseModel], str]] = [
         (read_file, ReadFileArgs,

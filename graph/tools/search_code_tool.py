@@ -67,7 +67,7 @@ def search_code_hits(
         note = f"(code index unavailable: {exc} — exact matches only)"
     from engram.stores.codeindex.exact_evidence import exact_search_hits
 
-    return exact_search_hits(context.project_path, query, k), note
+    return exact_search_hits(context.project_path, query, k, deps.ignore_files), note
 
 
 class SearchCodeArgs(BaseModel):

@@ -281,12 +281,12 @@ def smallest_containing(chunks: list[Located], line: int) -> Located | None:
     return best
 
 
-def exact_search_hits(root: Path, query: str, k: int) -> list[CodeHit]:
+def exact_search_hits(root: Path, query: str, k: int,
+                      ignore_check: IgnoreFileCheck | None = None) -> list[CodeHit]:
     """Search without an index: grep the query's code-like terms (or the query itself)."""
     terms = exact_terms(query) or [query.strip()]
-    located = grep_terms(
-        root, [t for t in terms if t], locate_on_the_fly(root), max_files=max(k, MIN_EXACT_FILES)
-    )
+    located = grep_terms(root, [t for t in terms if t], locate_on_the_fly(root),
+                         max_files=max(k, MIN_EXACT_FILES), ignore_check=ignore_check)
     return [
         CodeHit(loc.path, loc.start_line, loc.end_line, loc.symbol, loc.kind, round(s, 6), "exact")
         for loc, s in located[:k]

@@ -48,3 +48,26 @@ def test_search_code_falls_back_to_exact_without_index(root):
     lines = tool.invoke({"query": "where is dispatch_event?"}).splitlines()
     assert "no code index" in lines[0]
     assert lines[1].startswith("router.py:1-2  dispatch_event(event) (function, exact")
+
+
+@pytest.mark.integration  # runs ripgrep
+def test_grep_code_and_the_exact_fallback_remember_a_clean_tree_for_the_run(root, monkeypatch):
+    import os
+
+    import engram.stores.codeindex.ignore_file_check as ignore_files
+    from engram.graph.tools.available_tools import tool_functions
+    from engram.stores.codeindex.ripgrep_search import find_rg
+
+    if find_rg() is None:
+        pytest.skip("needs ripgrep")
+    for folder, _, _ in os.walk(root):  # folders edited a minute ago, as in a settled tree
+        info = os.stat(folder)
+        os.utime(folder, ns=(info.st_atime_ns, info.st_mtime_ns - 60 * 10**9))
+    listed: list[int] = []
+    real = ignore_files._list
+    monkeypatch.setattr(ignore_files, "_list", lambda *a, **k: listed.append(1) or real(*a, **k))
+    tools = {t.name: t for t in tool_functions(Context(project=str(root)), Deps())}
+    for _ in range(2):
+        assert "router.py:1:" in tools["grep_code"].func(pattern="dispatch_event")
+        assert "dispatch_event" in tools["search_code"].func(query="dispatch_event")
+    assert listed == [1]  # the first search listed the folders; the rest read their times
