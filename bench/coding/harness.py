@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.coding.tasks import FIXTURES, Task, verify_command
+from bench.rewind.bench_snapshots import folder_bytes
+from engram.nodes.verify_changes import FEEDBACK_PREFIX
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
 
@@ -28,7 +30,6 @@ __all__ = ["POLICIES", "RunResult", "ScriptedModel", "check_rewind", "prepare", 
 POLICIES = ("ask", "auto-edit", "allowlist", "yolo")
 """``allowlist`` is ``--policy auto-edit`` with the test commands allowed in settings."""
 ALLOWED_COMMANDS = ("*-m pytest -q*", "npm test*", "make test")
-VERIFY_PREFIX = "[engram verify]"
 ASKED = "there is no terminal to ask for approval"
 TASK_PROMPT = "The tests fail; find the bug and fix it."
 IGNORED = "__pycache__/\n.pytest_cache/\nbuild/\n.engram/\n"
@@ -112,8 +113,8 @@ class ScriptedModel:
 
     task: Task
     root: Path
-    trees: list[Tree] = field(default_factory=list)
-    """The project's tree hash when each request arrived."""
+    first_tree: Tree | None = None
+    """The project's tree hash when the first request arrived."""
     tool_steps: list[tuple[str, Tree]] = field(default_factory=list)
     """For each reply with a tool call: the tool and the tree it started from."""
     verify_calls: int = 0
@@ -122,10 +123,11 @@ class ScriptedModel:
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         """Reply with the script's next tool call, or its answer."""
         tree = tree_hash(self.root)
-        self.trees.append(tree)
+        if self.first_tree is None:
+            self.first_tree = tree
         messages = body.get("messages") or []
         reports = sum(1 for m in messages if m.get("role") == "user"
-                      and VERIFY_PREFIX in str(m.get("content")))
+                      and FEEDBACK_PREFIX in str(m.get("content")))
         self.verify_calls += reports > 0
         last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"),
                         default=-1)
@@ -165,28 +167,19 @@ class RunResult:
     rewind: dict[str, Any] = field(default_factory=dict)
 
 
-def _size(*folders: Path) -> int:
-    return sum(p.stat().st_size for f in folders if f.exists() for p in f.rglob("*")
-               if p.is_file())
-
-
-def _engram(root: Path, home: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_engram(root, home, url, *args)
-
-
 def run_task(task: Task, root: Path, home: Path, policy: str, git: bool,
              rewind: bool = False) -> RunResult:
     """Run the task on a fresh copy at ``root``; optionally check rewind afterwards."""
     prepare(task, root, policy, git)
     start = tree_hash(root)
     stores = (root / ".git" / "objects", root / ".engram" / "snapshots")
-    size_before = _size(*stores)
+    size_before = folder_bytes(*stores)
     model = ScriptedModel(task, root)
     flag = "auto-edit" if policy == "allowlist" else policy
     with OpenAIStub(model) as stub:
         began = time.perf_counter()
-        done = _engram(root, home, stub.base_url, "run", TASK_PROMPT,
-                       "--policy", flag, "--json")
+        done = run_engram(root, home, stub.base_url, "run", TASK_PROMPT,
+                          "--policy", flag, "--json")
         seconds = time.perf_counter() - began
         output = json.loads(done.stdout) if done.returncode == 0 else {}
         records = _snapshot_records(root, str(output.get("thread_id", "")))
@@ -194,7 +187,7 @@ def run_task(task: Task, root: Path, home: Path, policy: str, git: bool,
                            str(output.get("tests", "error")), tests_pass(task, root),
                            done.stderr.count(ASKED), len(stub.requests), model.verify_calls,
                            round(seconds, 2), str(output.get("thread_id", "")), records,
-                           _size(*stores) - size_before)
+                           folder_bytes(*stores) - size_before)
         if done.returncode != 0:
             result.rewind = {"error": done.stderr[-2000:]}
         elif rewind:
@@ -212,7 +205,7 @@ def _snapshot_records(root: Path, thread: str) -> int:
 def check_rewind(root: Path, home: Path, url: str, thread: str, start: Tree,
                  model: ScriptedModel) -> dict[str, Any]:
     """Rewind to the middle action's checkpoint, then to the start; compare the trees."""
-    shown = _engram(root, home, url, "sessions", "history", thread, "--json")
+    shown = run_engram(root, home, url, "sessions", "history", thread, "--json")
     history = json.loads(shown.stdout)
     steps = [r["checkpoint_id"] for r in reversed(history) if r["next"] == ["run_tools"]]
     if len(steps) != len(model.tool_steps):
@@ -221,15 +214,15 @@ def check_rewind(root: Path, home: Path, url: str, thread: str, start: Tree,
     actions = [(checkpoint, tree) for checkpoint, (tool, tree) in zip(steps, model.tool_steps,
                                                                       strict=True)
                if tool in ("edit_file", "write_file", "apply_patch", "run_command")]
-    if not model.trees:
+    if model.first_tree is None:
         return {"error": "the model was never called"}
-    report: dict[str, Any] = {"first_request_is_start": model.trees[0] == start}
+    report: dict[str, Any] = {"first_request_is_start": model.first_tree == start}
     if actions:
         checkpoint, expected = actions[len(actions) // 2]
-        back = _engram(root, home, url, "sessions", "rewind", thread, "--to", checkpoint,
-                       "--json")
+        back = run_engram(root, home, url, "sessions", "rewind", thread, "--to", checkpoint,
+                          "--json")
         report["middle"] = _compare(back, root, expected)
-    back = _engram(root, home, url, "sessions", "rewind", thread, "--to", "start", "--json")
+    back = run_engram(root, home, url, "sessions", "rewind", thread, "--to", "start", "--json")
     report["start"] = _compare(back, root, start)
     return report
 

@@ -108,7 +108,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.tables:
         saved = json.loads(Path(args.tables).read_text())
-        print(report([RunResult(**r) for r in saved["runs"]], saved["snapshot_ms"]))  # noqa: T201
+        print(report([RunResult(**r) for r in saved["runs"]], saved["snapshot_ms"]))
         return
     tasks = [t for t in all_tasks() if not args.tasks or t.name in args.tasks.split(",")]
     policies = args.policies.split(",")
@@ -120,11 +120,11 @@ def main() -> None:
                 result = run_task(task, where / "proj", where / "home", policy,
                                   git=policy in GIT_POLICIES, rewind=policy in REWOUND_POLICIES)
                 results.append(result)
-                print(json.dumps(_brief(result)), flush=True)  # noqa: T201
+                print(json.dumps(_brief(result)), flush=True)
     cost = {"git": snapshot_cost(tasks, True), "plain": snapshot_cost(tasks, False)}
     Path(args.out).write_text(json.dumps({"runs": [asdict(r) for r in results],
                                           "snapshot_ms": cost}, indent=1) + "\n")
-    print(report(results, cost))  # noqa: T201
+    print(report(results, cost))
 
 
 def _brief(result: RunResult) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,17 +83,14 @@ def _patch_fix(task: Task, *more: tuple[str, str, str]) -> Task:
     path = _bug_file(task)
     patch = _diff(path, task.buggy(path), task.fixed(path))
     patch += "".join(_diff(p, before, after) for p, before, after in more)
-    return Task(task.name, task.project, task.bug, (*task.steps, ("apply_patch",
-                                                                   {"patch": patch})),
-                task.answer, task.retry, task.retry_answer, task.extra_files)
+    return replace(task, steps=(*task.steps, ("apply_patch", {"patch": patch})))
 
 
 def _write_fix(task: Task) -> Task:
     """Return the task with a ``write_file`` of the whole fixed file as its last step."""
     path = _bug_file(task)
     step: Step = ("write_file", {"path": path, "content": task.fixed(path)})
-    return Task(task.name, task.project, task.bug, (*task.steps, step), task.answer,
-                task.retry, task.retry_answer, task.extra_files)
+    return replace(task, steps=(*task.steps, step))
 
 
 def _grep(pattern: str) -> Step:

@@ -5,8 +5,9 @@ Usage: .venv/bin/python bench/graph/load_speed.py TREE [--runs 3] [--code DIR]
 TREE must hold a graph saved by ``engram index`` (or ``bench/graph/speed.py``). Each run is a
 fresh process (so no run profits from the previous one's memory) that loads the graph with
 ``graph_store_for(TREE).load()`` and then touches ``graph.graph``; the wall and CPU seconds of
-both steps are printed per run. ``--code DIR`` imports engram from another checkout (a
-baseline, e.g. ``git archive`` of an older commit), so both can run alternately on one tree;
+the load, and of the load and the relation graph together, are printed per run. ``--code DIR``
+imports engram from another checkout (a baseline, e.g. ``git archive`` of an older commit), so
+calls with and without it can alternate on one tree;
 with a checkout that builds the relation graph while loading, the second step costs nothing.
 """
 
@@ -43,7 +44,7 @@ def main() -> int:
     args = parser.parse_args()
     tree = Path(args.tree).resolve()
     print(f"code {args.code}, tree {tree}")
-    print("| Run | Load wall s | Load CPU s | + relation graph wall s | CPU s | Nodes | Files |")
+    print("| Run | Load wall s | Load CPU s | Load + relation graph wall s | CPU s | Nodes | Files |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for run in range(1, args.runs + 1):
         done = subprocess.run([sys.executable, "-c", ONE_RUN, args.code, str(tree)],

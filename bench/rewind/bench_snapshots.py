@@ -25,7 +25,8 @@ from engram.stores.atomic_file import write_atomically
 SOURCE_DIRS = ("graph", "nodes", "stores", "studio", "tests")
 
 
-def _size(*folders: Path) -> int:
+def folder_bytes(*folders: Path) -> int:
+    """Return the bytes of the files under ``folders`` (missing ones count 0)."""
     return sum(p.stat().st_size for f in folders if f.exists() for p in f.rglob("*")
                if p.is_file())
 
@@ -49,7 +50,7 @@ def measure(git: bool, writes: int) -> dict[str, float | int | str]:
         files = _make_project(root, git)
         ActionSnapshots(root, "warm", None).before()  # the first snapshot hashes everything
         stores = (root / ".git" / "objects", root / ".engram" / "snapshots")
-        size_before = _size(*stores)
+        size_before = folder_bytes(*stores)
         times: list[float] = []
         for index in range(writes):
             target = files[(index * 7) % len(files)]
@@ -63,7 +64,7 @@ def measure(git: bool, writes: int) -> dict[str, float | int | str]:
         return {"mode": "git" if git else "plain", "files": len(list(root.rglob("*.py"))),
                 "writes": writes, "median_ms": round(statistics.median(times), 1),
                 "p90_ms": round(sorted(times)[int(0.9 * len(times))], 1),
-                "bytes_per_write": (_size(*stores) - size_before) // writes}
+                "bytes_per_write": (folder_bytes(*stores) - size_before) // writes}
 
 
 def main() -> None:
