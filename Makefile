@@ -35,7 +35,7 @@ demo: install
 	@bash scripts/demo.sh
 
 lint: install-dev
-	$(BIN)/ruff check engram graph nodes stores studio tests bench
+	$(BIN)/ruff check engram studio tests bench examples
 
 typecheck: install-dev
 	$(BIN)/mypy
@@ -50,7 +50,7 @@ integration: install-dev
 	$(PYTEST) -m integration tests
 
 test: install-dev
-	$(BIN)/ruff check engram graph nodes stores studio tests bench
+	$(BIN)/ruff check engram studio tests bench examples
 	$(BIN)/mypy
 	$(PYTEST) --durations=15 tests
 

@@ -17,7 +17,7 @@ _WHERE = {
     "Context": "engram.graph.context",
     "Deps": "engram.graph.deps",
     "State": "engram.graph.state",
-    "build_graph": "engram.graph.builder",
+    "build_graph": "engram.builder",
     "make_default_deps": "engram.graph.deps",
 }
 

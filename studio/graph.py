@@ -8,7 +8,7 @@ defaults of the graph's context schema, so a field the run leaves out or empty t
 
 from __future__ import annotations
 
-from engram.graph.builder import build_graph
+from engram.builder import build_graph
 from engram.graph.context import Context
 from engram.graph.deps import make_default_deps
 

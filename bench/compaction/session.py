@@ -3,7 +3,7 @@
 Builds a small project on disk, a scripted OpenAI-compatible stub model (tool calls, answers,
 and summaries without the required sections so the extractive fallback runs), the graph
 (engram's own ``build_graph`` once it wires ``check_budget``, else the same nodes wired here in
-DESIGN §2 order), and 30 planted needles: user constraints, file paths, decisions and error
+the graph's order), and 30 planted needles: user constraints, file paths, decisions and error
 messages.
 """
 
@@ -200,7 +200,7 @@ def common_prefix(a: str, b: str) -> int:
 
 
 def local_builder(deps: Deps) -> StateGraph:
-    """DESIGN §2's agent loop with the budget nodes (used until the app builder wires them)."""
+    """The agent loop with the budget nodes (used until the app builder wires them)."""
     graph = StateGraph(State, context_schema=Context)
     for node in (load_rules, check_budget, compact_history, call_model, run_tools):
         graph.add_node(node.__name__, partial(node, deps=deps))
@@ -220,7 +220,7 @@ def compile_graph(prefer_full: bool = True) -> tuple[Any, str]:
     if prefer_full:
         from langgraph.store.memory import InMemoryStore
 
-        from engram.graph.builder import build_graph
+        from engram.builder import build_graph
         from engram.graph.deps import make_default_deps
 
         store = InMemoryStore()
@@ -228,7 +228,7 @@ def compile_graph(prefer_full: bool = True) -> tuple[Any, str]:
         if "check_budget" in full.get_graph().nodes:
             return full, "engram build_graph"
     local = local_builder(Deps(model_factory=make_model))
-    return local.compile(checkpointer=InMemorySaver()), "local wiring (DESIGN §2)"
+    return local.compile(checkpointer=InMemorySaver()), "local wiring"
 
 
 def body_text(body: dict[str, Any]) -> str:

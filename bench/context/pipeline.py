@@ -56,11 +56,11 @@ def make_deps(store: Any = None) -> Deps:
 def compose(deps: Deps, *, semantic: Callable[..., Any] | None = None) -> Any:
     """Compile the context pipeline over ``deps`` (no checkpointer).
 
-    With no replacement semantic branch this is ``engram.graph.builder.build_graph`` when the builder
+    With no replacement semantic branch this is ``engram.builder.build_graph`` when the builder
     wires ``pack_context`` (what ``engram context`` runs); otherwise the same nodes wired here.
     """
     if semantic is None:
-        from engram.graph.builder import build_graph
+        from engram.builder import build_graph
 
         built = build_graph(deps)
         if "pack_context" in built.nodes:

@@ -45,10 +45,10 @@ def main() -> None:
 
     from locbench import score_pack  # bench/context/locbench.py
 
-    from engram.graph.api.context_builder import ensure_openers, run_pack_graph
-    from engram.graph.builder import build_graph
-    from engram.graph.cli.cli_runtime import open_store
-    from engram.graph.cli.command_support import load_context
+    from engram.api.context_builder import ensure_openers, run_pack_graph
+    from engram.builder import build_graph
+    from engram.cli.command_support import load_context
+    from engram.cli.runtime import open_store
     from engram.graph.deps import make_default_deps
     from engram.graph.retrieval.preload import preload
 

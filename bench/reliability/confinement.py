@@ -92,7 +92,7 @@ def _walk_checks(project: HostileProject, home: Path) -> list[Check]:
             link = project.root / name
             if not link.is_symlink():
                 link.symlink_to(target)
-        return MARKER not in load_rules_files(project.root, home).text
+        return MARKER not in load_rules_files(project.root, home, project_rules=True).text
 
     return [("index walk", "walk_project", walked_clean), ("rules files", "symlinked rules",
                                                             rules_clean)]

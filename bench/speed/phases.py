@@ -29,7 +29,7 @@ IMPORTS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "hybrid": (
         ("Typer and Rich", ("typer", "rich.console")),
         ("Pydantic (Typer's coercion of option values)", ("typer._adapters",)),
-        ("engram's CLI (command modules)", ("engram.graph.cli.app",)),
+        ("engram's CLI (command modules)", ("engram.cli.app",)),
         ("the code index's modules (SQLite manifest, ranking)", (
             "engram.graph.retrieval.open_code_index",)),
         ("BM25 (bm25s, SciPy)", ("bm25s",)),
@@ -37,10 +37,10 @@ IMPORTS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "context": (
         ("Typer and Rich", ("typer", "rich.console")),
         ("Pydantic (Typer's coercion of option values)", ("typer._adapters",)),
-        ("engram's CLI (command modules)", ("engram.graph.cli.app",)),
+        ("engram's CLI (command modules)", ("engram.cli.app",)),
         ("LangGraph's graph (LangChain core, LangSmith tracers, SDK)", ("langgraph.graph",)),
         ("engram's graph and nodes (NetworkX, NumPy, SciPy, tree-sitter)", (
-            "engram.graph.api.context_builder",)),
+            "engram.api.context_builder",)),
     ),
 }
 
@@ -78,7 +78,7 @@ def _import_groups(clock: Clock, command: str) -> None:
 
 def run_hybrid(clock: Clock, project: Path) -> None:
     """Time ``engram search HYBRID_QUERY --path project`` step by step."""
-    from engram.graph.cli.command_support import load_context
+    from engram.cli.command_support import load_context
     from engram.graph.retrieval.open_code_index import open_project_index
 
     context = load_context(project)
@@ -91,8 +91,8 @@ def run_hybrid(clock: Clock, project: Path) -> None:
 
 def run_context(clock: Clock, project: Path) -> None:
     """Time ``engram context CONTEXT_TASK --budget 8000 --path project`` step by step."""
-    from engram.graph.api.context_builder import build_graph, pack_settings, run_pack_graph
-    from engram.graph.cli.command_support import load_context
+    from engram.api.context_builder import build_graph, pack_settings, run_pack_graph
+    from engram.cli.command_support import load_context
     from engram.graph.deps import make_default_deps
     from engram.graph.retrieval.preload import preload
     from engram.stores.backends import database_url, open_memory_store
@@ -114,7 +114,7 @@ def main() -> None:
     parser.add_argument("command", choices=sorted(IMPORTS))
     parser.add_argument("project", type=Path, help="An indexed project.")
     args = parser.parse_args()
-    from engram.graph.cli.entry import GC_YOUNG_THRESHOLD
+    from engram.cli.entry import GC_YOUNG_THRESHOLD
 
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])  # as the engram command does
     clock = Clock()

@@ -15,7 +15,7 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from engram.graph.builder import builder
+from engram.builder import builder
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.llm import make_model
@@ -182,8 +182,8 @@ async def test_failed_edit_is_not_asked_and_reports_the_error(project, store):
 async def test_sessions_show_lists_a_pending_approval(project, engram_home):
     from typer.testing import CliRunner
 
-    from engram.graph.cli.app import app
-    from engram.graph.cli.cli_runtime import open_app
+    from engram.cli.app import app
+    from engram.cli.runtime import open_app
 
     with OpenAIStub([_call(EDIT, "e1")]) as stub:
         context = Context(project=str(project), model="stub-model", base_url=stub.base_url,

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from engram.graph.cli.session_rewind import undo_last_change
 from engram.graph.tools.action_snapshots import ActionSnapshots
+from engram.sessions.rewind import undo_last_change
 from engram.stores.snapshots.snapshot_log import VERIFY_TOOL, SnapshotLog
 
 pytestmark = pytest.mark.integration  # opening the tree store asks git whether this is a repo

@@ -23,9 +23,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 from typer.testing import CliRunner
 
-from engram.graph.api.context_builder import ensure_openers, run_pack_graph
-from engram.graph.builder import build_graph
-from engram.graph.cli import context_commands as cli_context
+from engram.api.context_builder import ensure_openers, run_pack_graph
+from engram.builder import build_graph
+from engram.cli import context_commands as cli_context
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.llm import make_model

@@ -11,7 +11,7 @@ import typer
 from langgraph.runtime import Runtime
 from typer.testing import CliRunner
 
-from engram.graph.cli.graph_commands import register
+from engram.cli.graph_commands import register
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.state import State

@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from engram.graph.cli.index_commands import register
+from engram.cli.index_commands import register
 
 pytestmark = pytest.mark.integration
 

@@ -21,7 +21,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from engram.graph.builder import builder
+from engram.builder import builder
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.llm import make_model
@@ -68,7 +68,17 @@ def _tool_names(body: dict[str, Any]) -> list[str]:
     return [t["function"]["name"] for t in body.get("tools") or []]
 
 
-_engram = run_engram
+def _engram(project: Path, home: Path, base_url: str, *args: str,
+            env: dict[str, str] | None = None):
+    """Run engram on a project whose servers the user trusted (``ENGRAM_TRUST_PROJECT``)."""
+    return run_engram(project, home, base_url, *args,
+                      env={"ENGRAM_TRUST_PROJECT": "1", **(env or {})})
+
+
+def _configure_user(home: Path, servers: dict[str, Any]) -> None:
+    """Write the user's own ``ENGRAM_HOME/mcp.json`` (the only file that may use ``${...}``)."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
 
 
 def test_yolo_calls_the_server_and_its_result_comes_back_wrapped_untrusted(project,
@@ -210,10 +220,10 @@ def test_a_remote_server_is_reached_by_url_with_headers_from_the_environment(
     token = "tok-" + kind
     with _http_server(sse=kind == "sse", token=token) as base:
         path = "/sse" if kind == "sse" else "/mcp"
-        _configure(project, {"remote": {"type": kind, "url": base + path,
-                                        "headers": {"X-Test-Token": "${MCP_REMOTE_TOKEN}"}},
-                             "nokey": {"url": base + path,
-                                       "headers": {"X-Test-Token": "${MCP_UNSET_TOKEN}"}}})
+        _configure_user(engram_home, {
+            "remote": {"type": kind, "url": base + path,
+                       "headers": {"X-Test-Token": "${MCP_REMOTE_TOKEN}"}},
+            "nokey": {"url": base + path, "headers": {"X-Test-Token": "${MCP_UNSET_TOKEN}"}}})
         script = [_call("remote__add", "a1", a=2, b=40), {"content": "42"}]
         with OpenAIStub(script) as stub:
             done = _engram(project, engram_home, stub.base_url, "run", TASK, "--policy", "yolo",
@@ -228,7 +238,7 @@ def test_a_remote_server_is_reached_by_url_with_headers_from_the_environment(
         assert token not in done.stderr + " ".join(result["notes"])
 
         # the token is what the server checks: without it, one note and no tools
-        _configure(project, {"remote": {"type": kind, "url": base + path}})
+        _configure_user(engram_home, {"remote": {"type": kind, "url": base + path}})
         with OpenAIStub([{"content": "fine"}]) as stub:
             refused = _engram(project, engram_home, stub.base_url, "run", TASK, "--json")
         assert refused.returncode == 0, refused.stderr

@@ -13,7 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from engram.graph.cli.memory_commands import register
+from engram.cli.memory_commands import register
 from engram.stores.memory.memory_conflicts import ConflictIndex
 
 pytestmark = pytest.mark.integration
@@ -155,7 +155,7 @@ WRITER = textwrap.dedent(
     """
     import sys, typer
     from typer.testing import CliRunner
-    from engram.graph.cli.memory_commands import register
+    from engram.cli.memory_commands import register
     app = typer.Typer()
     register(app)
     runner = CliRunner()
@@ -194,7 +194,7 @@ SAVER = textwrap.dedent(
     import json, os, sys, time, typer
     from pathlib import Path
     from typer.testing import CliRunner
-    from engram.graph.cli.memory_commands import register
+    from engram.cli.memory_commands import register
     app = typer.Typer()
     register(app)
     runner = CliRunner()

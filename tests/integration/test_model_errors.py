@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from engram.graph.builder import build_graph
+from engram.builder import build_graph
 from engram.graph.context import Context
 from engram.graph.deps import make_default_deps
 from tests.support.openai_stub import OpenAIStub, history_problems

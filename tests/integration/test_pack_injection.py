@@ -39,6 +39,8 @@ ESCAPED = ('&lt;/section>\n&lt;section name="rules">', "&#91;engram context]",
 
 
 def engram(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    # The user trusted the project: its AGENTS.md is the rules section, escaped like all data.
+    env = {**(env or os.environ), "ENGRAM_TRUST_PROJECT": "1"}
     done = subprocess.run([ENGRAM, *args], env=env, capture_output=True, text=True,
                           timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -58,7 +58,9 @@ def test_the_wheel_holds_only_the_engram_package(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert tops == {"engram"}
-    assert "engram/graph/builder.py" in names and "engram/studio/sample_context.json" in names
+    assert "engram/builder.py" in names and "engram/cli/entry.py" in names
+    assert "engram/stores/codeindex/localizer_weights.json" in names and "engram/py.typed" in names
+    assert not any(name.startswith("engram/studio/") for name in names)  # the repository's entry
     assert not any("__pycache__" in name for name in names)
 
 
@@ -85,7 +87,7 @@ def test_a_host_app_with_its_own_graph_nodes_and_stores_imports_engram(
         import json
         import graph, nodes, stores
         import engram
-        from engram.graph.builder import build_graph
+        from engram.builder import build_graph
         from engram.graph.deps import Deps
         from engram.stores.codeindex import ProjectCodeIndex
 
@@ -124,16 +126,16 @@ def test_langgraph_dev_style_loading_imports_each_file_once(tmp_path: Path) -> N
         module = importlib.util.module_from_spec(spec)
         sys.modules["studio__graph"] = module
         spec.loader.exec_module(module)
-        import engram.graph.cli.app, engram.graph.cli.mcp_server  # the rest of the package
+        import engram.cli.app, engram.cli.mcp_server  # the rest of the package
         seen = {{}}
         for name, mod in list(sys.modules.items()):
             path = getattr(mod, "__file__", None)
-            folders = tuple(os.path.join(root, f) + os.sep for f in ("graph", "nodes", "stores", "studio"))
+            folders = tuple(os.path.join(root, f) + os.sep for f in ("engram", "studio"))
             if path and os.path.realpath(path).startswith(folders):
                 seen.setdefault(os.path.realpath(path), []).append(name)
         print(json.dumps({{p: n for p, n in seen.items() if len(n) > 1}}))
         print(json.dumps(sorted(n for names in seen.values() for n in names
-                                if n.split(".")[0] in ("graph", "nodes", "stores", "studio"))))
+                                if n.split(".")[0] in ("graph", "nodes", "stores", "cli", "api"))))
     """)
     env = {**os.environ, "ENGRAM_HOME": str(tmp_path)}
     done = _run([sys.executable, "-c", probe], cwd=tmp_path, env=env)

@@ -1,6 +1,6 @@
 """Phase 0 in a compiled graph: real SQLite store, real HTTP model stub, interrupt round trip.
 
-The graph is engram's own (``engram.graph.builder``), compiled with ``InMemorySaver`` so the
+The graph is engram's own (``engram.builder``), compiled with ``InMemorySaver`` so the
 confirmation interrupt can be resumed with ``Command(resume=...)``.
 """
 
@@ -14,7 +14,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from engram.graph.builder import builder
+from engram.builder import builder
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.llm import make_model

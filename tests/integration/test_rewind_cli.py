@@ -88,11 +88,13 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
 
 
 def _engram(project: Path, home: Path, base_url: str, *args: str,
-            stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+            stdin: str | None = None, env: dict[str, str] | None = None,
+            ) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
     environ.update({"ENGRAM_HOME": str(home), "ENGRAM_MODEL": "stub-model",
                     "OPENAI_API_KEY": "x", "ENGRAM_BASE_URL": base_url,
-                    "ENGRAM_EMBEDDING_PROVIDER": "hash", "NO_COLOR": "1", "COLUMNS": "200"})
+                    "ENGRAM_EMBEDDING_PROVIDER": "hash", "NO_COLOR": "1", "COLUMNS": "200",
+                    **(env or {})})
     return subprocess.run([ENGRAM, *args, "--path", str(project)], input=stdin,
                           stdin=None if stdin is not None else subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=300, env=environ)

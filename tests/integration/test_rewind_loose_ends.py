@@ -40,7 +40,8 @@ def test_files_the_verify_loop_writes_are_rewound_too(project, engram_home):
     start_tree = tree_hashes(project)
     with OpenAIStub(script) as stub:
         done = json.loads(_ok(_engram(project, engram_home, stub.base_url, "run", EDIT_TASK,
-                                      "--policy", "yolo", "--json")).stdout)
+                                      "--policy", "yolo", "--json",
+                                      env={"ENGRAM_TRUST_PROJECT": "1"})).stdout)
         assert done["tests"] == "passed"
         assert (project / "check-report.txt").exists()
         assert (project / "data.txt").read_text() == "1x"

@@ -21,12 +21,12 @@ import pytest
 from langchain_core.messages import HumanMessage
 from typer.testing import CliRunner
 
-from engram.graph.builder import build_graph
-from engram.graph.cli.app import app
-from engram.graph.cli.session_ids import CHECKPOINT_PREFIX_MIN, unique_prefixes
+from engram.builder import build_graph
+from engram.cli.app import app
 from engram.graph.compaction.history_rules import TURN_CONTEXT_MARK, validate_history
 from engram.graph.context import Context
 from engram.graph.deps import make_default_deps
+from engram.sessions.ids import CHECKPOINT_PREFIX_MIN, unique_prefixes
 from engram.stores.backends import open_checkpointer
 from engram.stores.ledger import Ledger
 from engram.stores.session_listing import checkpoint_ids

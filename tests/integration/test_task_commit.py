@@ -55,7 +55,8 @@ def test_run_commits_only_the_files_the_task_changed(tmp_path, engram_home):
     start = _git(root, "rev-parse", "HEAD").strip()
     with OpenAIStub(SCRIPT) as stub:
         done = run_engram(root, engram_home, stub.base_url, "run", TASK, "--commit",
-                          "--policy", "yolo", "--json", "--thread", "t1")
+                          "--policy", "yolo", "--json", "--thread", "t1",
+                          env={"ENGRAM_TRUST_PROJECT": "1"})
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     commit = result["commit"]

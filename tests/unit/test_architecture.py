@@ -1,7 +1,8 @@
-"""The import arrows point one way: stores <- graph core <- nodes <- builder and CLI.
+"""The import arrows point one way: stores <- graph core <- nodes <- sessions <- the shell.
 
-Parses every module of the ``engram`` packages with ``ast`` (nothing is imported), so a
-forbidden import fails here before anyone runs the code. See README "Architecture".
+A floor is a folder of the one ``engram`` package; the shell is ``builder.py``, ``cli/`` and
+``api/``. Every module is parsed with ``ast`` (nothing is imported), so a forbidden import fails
+here before anyone runs the code. See README "Architecture".
 """
 
 from __future__ import annotations
@@ -12,19 +13,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("graph", "nodes", "stores", "studio")
-SHELL = ("engram.graph.builder", "engram.graph.cli", "engram.graph.api")
+PACKAGE = ROOT / "engram"
 # Floors, lowest first: a module may import its own floor or a lower one.
-FLOORS = {"stores": 0, "core": 1, "nodes": 2, "shell": 3, "studio": 4}
+FLOORS = {"top": 0, "stores": 1, "graph": 2, "nodes": 3, "sessions": 4, "builder": 5, "cli": 5,
+          "api": 5}
+"""``top`` is the package's own ``__init__`` and helpers (the version, the lazy faces)."""
+TOP_LEVEL = ("graph", "nodes", "stores", "studio", "cli", "api", "sessions", "builder")
+"""Names a bare import would take from the repository root instead of the package."""
 
 
 def floor_of(module: str) -> str:
-    """Name the floor of an ``engram.…`` module."""
+    """Name the floor of an ``engram.…`` module: the package folder it lives in."""
     parts = module.split(".")
-    if parts[1] == "graph":
-        if any(module == shell or module.startswith(shell + ".") for shell in SHELL):
-            return "shell"
-        return "core"
+    if len(parts) == 1 or parts[1] not in FLOORS:
+        return "top"
     return parts[1]
 
 
@@ -34,16 +36,30 @@ def module_name(path: Path) -> str:
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
-    return ".".join(["engram", *parts])
+    return ".".join(parts)
 
 
 def all_modules() -> dict[str, Path]:
     """Every engram module, by dotted name."""
-    found = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            found[module_name(path)] = path
-    return found
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_the_package_is_real_folders():
+    """No symlink anywhere in the package: every file has one name."""
+    links = [str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*") if p.is_symlink()]
+    assert not links, links
+
+
+def test_every_floor_is_a_folder_or_the_builder():
+    """Each floor named above exists, and nothing else sits beside them but the top helpers."""
+    for floor in FLOORS:
+        if floor == "top":
+            continue
+        assert (PACKAGE / floor).is_dir() or (PACKAGE / f"{floor}.py").is_file(), floor
+    extra = [p.name for p in PACKAGE.iterdir()
+             if p.name != "__pycache__" and p.stem not in FLOORS
+             and not p.name.startswith("_") and p.name != "py.typed"]
+    assert not extra, f"engram/ holds {extra}: put it in a floor"
 
 
 MODULES = all_modules()
@@ -74,7 +90,7 @@ def imports_of(path: Path, *, include_type_checking: bool) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
         for name in names:
-            if name.split(".")[0] in PACKAGES:
+            if name.split(".")[0] in TOP_LEVEL:
                 found.add(name)  # a bare top-level name: reported by its own test
             elif name in MODULES:
                 found.add(name)
@@ -84,11 +100,11 @@ def imports_of(path: Path, *, include_type_checking: bool) -> set[str]:
 def test_nothing_imports_the_bare_top_level_names():
     """Everything imports as ``engram.…``: a bare ``graph.…`` would load a file twice."""
     offenders = []
-    for path in [*MODULES.values(), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]:
-        if "fixtures" in path.parts:
-            continue
+    sources = [*MODULES.values(), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py"),
+               *(ROOT / "studio").rglob("*.py"), *(ROOT / "examples").rglob("*.py")]
+    for path in sources:
         for name in imports_of(path, include_type_checking=True):
-            if name.split(".")[0] in PACKAGES:
+            if name.split(".")[0] in TOP_LEVEL:
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert not offenders, "\n".join(offenders)
 
@@ -113,7 +129,8 @@ def test_no_import_circles():
     # importing a submodule runs its package's __init__ first
     for module in MODULES:
         parent = module.rsplit(".", 1)[0]
-        if parent in MODULES and parent != module:
+        # (a package that imports its own submodule runs first, so that edge alone is no circle)
+        if parent in MODULES and parent != module and module not in edges[parent]:
             edges[module].add(parent)
     cycles = []
     state: dict[str, int] = {}

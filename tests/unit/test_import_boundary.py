@@ -40,7 +40,7 @@ def heavy_in(modules: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "module", ["engram.graph.cli.entry", "engram.graph.cli.app", "engram.graph.cli.mcp_server"])
+    "module", ["engram.cli.entry", "engram.cli.app", "engram.cli.mcp_server"])
 def test_importing_loads_no_heavy_library(module: str):
     heavy = heavy_in(loaded_modules(f"import {module}"))
     assert not heavy, (
@@ -63,14 +63,14 @@ def test_help_loads_no_run_settings():
 def test_version_loads_neither_the_app_nor_its_libraries():
     loaded = loaded_modules(run_command_code(["--version"]))
     slow = [name for name in loaded if name.split(".")[0] in ("typer", "rich", "click")
-            or name.startswith(("importlib.metadata", "engram.graph.cli.app"))]
+            or name.startswith(("importlib.metadata", "engram.cli.app"))]
     assert not slow, f"`engram --version` loads {slow}"
 
 
 def run_command_code(args: list[str]) -> str:
     """Return code that runs the ``engram`` console script's function with ``args``."""
     return (
-        "from engram.graph.cli.entry import main\n"
+        "from engram.cli.entry import main\n"
         f"sys.argv = ['engram', *{args!r}]\n"
         "try:\n"
         "    main()\n"
@@ -101,7 +101,7 @@ def test_memory_list_loads_no_search_stack(tmp_path, monkeypatch):
 def test_mcp_server_lists_its_tools_without_heavy_libraries(tmp_path):
     code = (
         "import asyncio\n"
-        "from engram.graph.cli.mcp_server import build_mcp_server\n"
+        "from engram.cli.mcp_server import build_mcp_server\n"
         "from engram.graph.context import Context\n"
         "from engram.graph.deps import make_default_deps\n"
         f"context = Context(project={str(tmp_path)!r}, engram_home={str(tmp_path / 'home')!r})\n"
@@ -120,7 +120,7 @@ MODEL_PATH = ("langchain", "langchain_openai", "openai", "engram.graph.tools",
 
 
 def test_context_mode_loads_no_model_path(tmp_path, monkeypatch):
-    from engram.graph.builder import MODEL_NODES
+    from engram.builder import MODEL_NODES
 
     monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "home"))
     (tmp_path / "app.py").write_text("def confine(path):\n    return path\n")
@@ -134,7 +134,7 @@ def test_context_mode_loads_no_model_path(tmp_path, monkeypatch):
 
 
 def test_the_model_nodes_loaded_on_first_use_are_the_ones_named():
-    from engram.graph.builder import MODEL_NODES, _model_nodes
+    from engram.builder import MODEL_NODES, _model_nodes
 
     assert tuple(_model_nodes()) == MODEL_NODES
 

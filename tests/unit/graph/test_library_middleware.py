@@ -17,7 +17,7 @@ from langchain_core.tools import tool
 from langgraph.store.memory import InMemoryStore
 
 from engram.api import BudgetMiddleware, ContextPackMiddleware, MemoryMiddleware, engram_tools
-from engram.graph.api.middleware import EngramAgentState
+from engram.api.middleware import EngramAgentState
 from engram.graph.compaction.history_rules import CLEARED_PREFIX, validate_history
 from engram.stores.codeindex import ripgrep_search
 from engram.stores.memory.fact_store import FactStore

@@ -8,9 +8,9 @@ import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from rich.console import Console
 
-from engram.graph.cli.live_view import LiveView, is_live, result_diff
-from engram.graph.cli.turn_runner import _final_answer
-from engram.graph.cli.turn_stop import STOPPED, close_stopped_calls, stopped_message
+from engram.cli.live_view import LiveView, is_live, result_diff
+from engram.cli.turn_runner import _final_answer
+from engram.cli.turn_stop import STOPPED, close_stopped_calls, stopped_message
 from engram.graph.tools.command_stream import COMMAND_EVENT, OUTPUT_EVENT
 
 EDIT_RESULT = (

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from engram.graph.cli.chat_memory_commands import (
+from engram.cli.chat_memory_commands import (
     MEMORY_USAGE,
     handle_memory_command,
     is_memory_command,

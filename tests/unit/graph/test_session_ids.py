@@ -11,14 +11,14 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.memory import InMemorySaver
 
-from engram.graph.cli.command_support import _endpoint_message, is_history_rejection
-from engram.graph.cli.session_ids import (
+from engram.cli.command_support import _endpoint_message, is_history_rejection
+from engram.graph.errors import SessionError
+from engram.sessions.ids import (
     match_prefix,
     resolve_checkpoint,
     resolve_thread,
     unique_prefixes,
 )
-from engram.graph.errors import SessionError
 from engram.stores.backends import ThreadedSqliteSaver
 from engram.stores.session_listing import session_metadata, session_rows
 from engram.stores.sqlite_files import sqlite_connect

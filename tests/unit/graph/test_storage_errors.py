@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engram.graph.cli.command_support import load_context
-from engram.graph.cli.storage_errors import storage_message
+from engram.cli.command_support import load_context
+from engram.cli.storage_errors import storage_message
 from engram.stores.memory.fact_admin import import_jsonl
 
 

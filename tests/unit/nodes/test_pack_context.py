@@ -50,10 +50,12 @@ def state(**kw) -> State:
     return State(**base)
 
 
-def runtime(root, home, *, mode="context", budget=0, store=None, model="") -> Runtime[Context]:
+def runtime(root, home, *, mode="context", budget=0, store=None, model="",
+            trust=True) -> Runtime[Context]:
     # A generous branch timeout: a cold first import on a loaded machine is not a hang.
     ctx = Context(project=str(root), engram_home=str(home), mode=mode, budget=budget,
-                  context_window=8_000, model=model, branch_timeout_ms=30_000)
+                  context_window=8_000, model=model, branch_timeout_ms=30_000,
+                  trust_project=trust)
     return Runtime(context=ctx, store=store)
 
 

@@ -135,7 +135,7 @@ def test_rules_files_never_follow_links_to_secrets(hostile, tmp_path):
     if hostile.fifo:
         os.mkfifo(hostile.root / "ENGRAM.md")
     (hostile.root / ".engram" / "ENGRAM.md").write_text("use tabs\n")
-    rules = load_rules_files(hostile.root, tmp_path / "home")
+    rules = load_rules_files(hostile.root, tmp_path / "home", project_rules=True)
     assert MARKER not in rules.text
     assert "use tabs" in rules.text
 

@@ -84,3 +84,20 @@ def test_absolute_path_inside_is_allowed(project: Path):
 )
 def test_secret_names(name: str, secret: bool):
     assert is_secret_path(name) is secret
+
+
+@pytest.mark.parametrize("name", [".GIT", ".Git", ".ENGRAM", ".Engram", ".git.", ".engram ", ".HG"])
+def test_protected_folders_are_matched_in_any_case(tmp_path, name):
+    """On macOS and Windows these are the real folder: a write there is a write to ``.git``."""
+    from engram.stores.paths import is_protected_or_secret
+
+    assert is_protected_or_secret(f"{name}/hooks/pre-commit")
+    with pytest.raises(PathEscapeError):
+        confine(tmp_path, f"{name}/config")
+
+
+def test_an_ordinary_folder_that_resembles_a_protected_one_is_not_protected():
+    from engram.stores.paths import is_protected_or_secret
+
+    assert not is_protected_or_secret("gitlab/ci.yml")
+    assert not is_protected_or_secret("docs/engram/intro.md")

@@ -1,0 +1,114 @@
+"""``engram doctor``: check every store and index, rebuild what can be rebuilt, report the rest."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.table import Table
+
+from engram.cli.command_support import (
+    EXIT_FAILURE,
+    handle_errors,
+    load_context,
+    print_json,
+    print_table,
+)
+
+if TYPE_CHECKING:
+    from engram.graph.context import Context
+    from engram.stores.health import Health
+
+__all__ = ["register"]
+
+PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
+STATUS_STYLE = {"ok": "green", "missing": "dim", "broken": "bold red", "repaired": "yellow"}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``doctor`` command to the root command."""
+    app.command("doctor")(doctor_command)
+
+
+@handle_errors
+def doctor_command(
+    path: Path | None = PathOption,
+    repair: bool = typer.Option(True, "--repair/--no-repair",
+                                help="Rebuild a broken code index or graph (never memory)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Check memory, sessions, the code index and the code graph; rebuild what can be rebuilt."""
+    from engram.stores.health import check_graph, check_home
+
+    context = load_context(path)
+    found = check_home(context.home_path)
+    if (context.project_path / ".engram" / "index").exists():
+        found += [_index_health(context), check_graph(context.project_path)]
+    if repair:
+        found = _repair(context, found)
+    if as_json:
+        print_json([asdict(h) for h in found])
+    else:
+        table = Table(show_edge=False, pad_edge=False)
+        for column in ("store", "status", "path", "detail"):
+            table.add_column(column)
+        for h in found:
+            style = STATUS_STYLE[h.status]
+            table.add_row(h.store, f"[{style}]{h.status}[/]", h.path, h.detail)
+        print_table(table)
+    if any(h.status == "broken" for h in found):
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _index_health(context: Context) -> Health:
+    """Check the index folder, then that its vectors open (Chroma keeps its own files)."""
+    from engram.graph.retrieval.open_code_index import open_project_index
+    from engram.stores.codeindex.code_index import INDEX_DIR
+    from engram.stores.errors import StoreError
+    from engram.stores.health import check_index
+
+    health = check_index(context.project_path, context.project_path / INDEX_DIR)
+    if health.status != "ok" or context.chroma_url:
+        return health
+    try:
+        index = open_project_index(context)
+        try:
+            index.vectors.ids()
+        finally:
+            index.close()
+    except (StoreError, OSError, RuntimeError, ValueError) as exc:
+        return replace(health, status="broken", detail=f"vectors unreadable: {exc}")
+    return health
+
+
+def _repair(context: Context, found: list[Health]) -> list[Health]:
+    """Rebuild a broken code index or graph from the files; leave everything else alone."""
+    from engram.graph.retrieval.open_code_index import open_project_index
+    from engram.stores.codegraph.code_graph import update_graph
+    from engram.stores.codeindex.code_index import INDEX_DIR
+    from engram.stores.codeindex.vector_store import release_embedded_chroma
+    from engram.stores.index_trust import claim_index_dir
+
+    out: list[Health] = []
+    for health in found:
+        if health.status != "broken" or not health.repairable:
+            out.append(health)
+            continue
+        if health.store == "code index":
+            release_embedded_chroma()
+            root = context.project_path
+            claim_index_dir(root / INDEX_DIR, root, discard=True)
+            index = open_project_index(context, create=True)
+            try:
+                stats = index.update()
+            finally:
+                index.close()
+            update_graph(root)
+            detail = f"rebuilt: {stats.files} files, {stats.chunks} chunks"
+        else:
+            stats_graph = update_graph(context.project_path)
+            detail = f"rebuilt: {stats_graph.files} files"
+        out.append(replace(health, status="repaired", detail=detail))
+    return out
