@@ -36,6 +36,7 @@ demo: install
 
 lint: install-dev
 	$(BIN)/ruff check engram studio tests bench examples
+	$(BIN)/ruff format --check engram studio tests bench examples
 
 typecheck: install-dev
 	$(BIN)/mypy
@@ -51,6 +52,7 @@ integration: install-dev
 
 test: install-dev
 	$(BIN)/ruff check engram studio tests bench examples
+	$(BIN)/ruff format --check engram studio tests bench examples
 	$(BIN)/mypy
 	$(PYTEST) --durations=15 tests
 

@@ -51,8 +51,16 @@ __all__ = ["MODEL_NODES", "build_graph", "builder"]
 
 Node = Callable[..., Any]
 
-MODEL_NODES = ("check_budget", "compact_history", "call_model", "review_actions", "run_tools",
-               "verify_changes", "learn_from_task", "record_feedback")
+MODEL_NODES = (
+    "check_budget",
+    "compact_history",
+    "call_model",
+    "review_actions",
+    "run_tools",
+    "verify_changes",
+    "learn_from_task",
+    "record_feedback",
+)
 """Nodes only a turn with a model reaches: imported when the first of them runs, so building a
 context pack never loads them (the tools, compaction, edits, snapshots)."""
 
@@ -68,8 +76,16 @@ def _model_nodes() -> dict[str, Node]:
     from engram.nodes.run_tools import run_tools
     from engram.nodes.verify_changes import verify_changes
 
-    nodes: tuple[Node, ...] = (check_budget, compact_history, call_model, review_actions,
-                               run_tools, verify_changes, learn_from_task, record_feedback)
+    nodes: tuple[Node, ...] = (
+        check_budget,
+        compact_history,
+        call_model,
+        review_actions,
+        run_tools,
+        verify_changes,
+        learn_from_task,
+        record_feedback,
+    )
     return {node.__name__: node for node in nodes}
 
 
@@ -101,24 +117,33 @@ def builder(
         graph.add_node(name, lazy_node_entry(partial(_model_node, name), deps, name=name))
     graph.add_node("retrieve", _retrieve_gate)
     wire_retrieval(
-        graph, deps, sources=["retrieve"], search_exact=search_exact,
-        search_semantic=search_semantic, expand_relations=expand_relations,
+        graph,
+        deps,
+        sources=["retrieve"],
+        search_exact=search_exact,
+        search_semantic=search_semantic,
+        expand_relations=expand_relations,
         pack_context=pack_context,
     )
     graph.add_edge(START, "load_rules")
     graph.add_conditional_edges("load_rules", route_after_load_rules, ["retrieve_memory", END])
-    graph.add_conditional_edges("retrieve_memory", route_after_retrieve_memory,
-                                ["confirm_task", "retrieve"])
+    graph.add_conditional_edges(
+        "retrieve_memory", route_after_retrieve_memory, ["confirm_task", "retrieve"]
+    )
     graph.add_conditional_edges("confirm_task", route_after_confirm_task, ["retrieve", END])
     graph.add_conditional_edges("pack_context", route_after_pack_context, ["check_budget", END])
-    graph.add_conditional_edges("check_budget", route_after_check_budget,
-                                ["compact_history", "call_model"])
+    graph.add_conditional_edges(
+        "check_budget", route_after_check_budget, ["compact_history", "call_model"]
+    )
     graph.add_edge("compact_history", "call_model")
-    graph.add_conditional_edges("call_model", route_after_call_model,
-                                ["review_actions", "run_tools", "verify_changes",
-                                 "learn_from_task"])
-    graph.add_conditional_edges("verify_changes", route_after_verify_changes,
-                                ["check_budget", "learn_from_task"])
+    graph.add_conditional_edges(
+        "call_model",
+        route_after_call_model,
+        ["review_actions", "run_tools", "verify_changes", "learn_from_task"],
+    )
+    graph.add_conditional_edges(
+        "verify_changes", route_after_verify_changes, ["check_budget", "learn_from_task"]
+    )
     graph.add_edge("review_actions", "run_tools")
     graph.add_edge("run_tools", "check_budget")
     graph.add_edge("learn_from_task", LAST_NODE)

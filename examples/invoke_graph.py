@@ -44,13 +44,18 @@ def main() -> None:
     context = Context.from_env(project=project, auto_approve=True)
     graph = create_graph(store=InMemoryStore(), checkpointer=InMemorySaver())
 
-    state = graph.invoke({"messages": [HumanMessage(task)]},
-                         {"configurable": {"thread_id": "sync"}}, context=context)
+    state = graph.invoke(
+        {"messages": [HumanMessage(task)]}, {"configurable": {"thread_id": "sync"}}, context=context
+    )
     print("invoke:", outcome(state))
 
-    state = asyncio.run(graph.ainvoke({"messages": [HumanMessage(task)]},
-                                      {"configurable": {"thread_id": "async"}},
-                                      context=context))
+    state = asyncio.run(
+        graph.ainvoke(
+            {"messages": [HumanMessage(task)]},
+            {"configurable": {"thread_id": "async"}},
+            context=context,
+        )
+    )
     print("ainvoke:", outcome(state))
 
     # As a subgraph of a host graph that passes no context: engram reads ENGRAM_* instead

@@ -30,24 +30,32 @@ def main() -> None:
     """Ask the agent one question and print its answer and the budget check."""
     project = sys.argv[1] if len(sys.argv) > 1 else "."
     task = sys.argv[2] if len(sys.argv) > 2 else "Where is the entry point of this project?"
-    model = ChatOpenAI(model=os.environ["ENGRAM_MODEL"],
-                       base_url=os.environ.get("ENGRAM_BASE_URL") or None)
+    model = ChatOpenAI(
+        model=os.environ["ENGRAM_MODEL"], base_url=os.environ.get("ENGRAM_BASE_URL") or None
+    )
     tools = engram_tools(project)
     agent = create_agent(
         model,
         tools=tools,
         system_prompt=SYSTEM_PROMPT,
         middleware=[
-            BudgetMiddleware(context_window=CONTEXT_WINDOW, project=project, model=model,
-                             system_prompt=SYSTEM_PROMPT, tools=tools),
+            BudgetMiddleware(
+                context_window=CONTEXT_WINDOW,
+                project=project,
+                model=model,
+                system_prompt=SYSTEM_PROMPT,
+                tools=tools,
+            ),
             ContextPackMiddleware(project, budget=4000),
         ],
     )
     state = agent.invoke({"messages": [HumanMessage(task)]})
     print("answer:", state["messages"][-1].content)
     budget = state["engram_budget"]
-    print(f"budget: {budget['estimate']} of {budget['window']} tokens "
-          f"(clear at {budget['clear']}, summarize at {budget['trigger']}): {budget['decision']}")
+    print(
+        f"budget: {budget['estimate']} of {budget['window']} tokens "
+        f"(clear at {budget['clear']}, summarize at {budget['trigger']}): {budget['decision']}"
+    )
 
 
 if __name__ == "__main__":

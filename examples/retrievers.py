@@ -23,16 +23,20 @@ def main() -> None:
     code = CodeRetriever.for_project(project, k=5)
     for doc in code.invoke(query):
         meta = doc.metadata
-        print(f"code {meta['path']}:{meta['start_line']}-{meta['end_line']} "
-              f"{meta['symbol']} score={meta['score']:.4f} ({meta['source']})")
+        print(
+            f"code {meta['path']}:{meta['start_line']}-{meta['end_line']} "
+            f"{meta['symbol']} score={meta['score']:.4f} ({meta['source']})"
+        )
         print("    " + doc.page_content.splitlines()[0] if doc.page_content else "    (empty)")
     home = Path(os.environ.get("ENGRAM_HOME", "~/.engram")).expanduser()
     with open_memory_store(home) as store:
         memory = MemoryRetriever.for_project(store, project, k=5)
         for doc in memory.invoke(query):
             meta = doc.metadata
-            print(f"fact [{meta['id']}] ({meta['scope']}, score {meta['score']:.3f}): "
-                  f"{doc.page_content}")
+            print(
+                f"fact [{meta['id']}] ({meta['scope']}, score {meta['score']:.3f}): "
+                f"{doc.page_content}"
+            )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ to a file. Every test therefore runs with this environment, set here and nowhere
 | ``LANG``, ``LC_ALL`` | ``C.UTF-8`` | the same encoding and collation everywhere |
 | ``TZ`` | ``UTC`` | dates printed and parsed the same in every time zone |
 | ``ENGRAM_HOME`` | a fresh folder per test | no test sees another's stores |
+| ``HOME`` | a fresh folder per test | a run setting left at ``~/.engram`` never reaches the user's home |
+| ``GIT_CONFIG_GLOBAL`` | the user's ``~/.gitconfig`` (when there is one) | git keeps its identity with ``HOME`` moved |
 | other ``ENGRAM_*``, ``OPENAI_*``, ``LANGSMITH_*`` | removed | no stray model, endpoint or tracing settings |
 | ``HF_HUB_OFFLINE`` etc. | ``1`` | never reach for the network |
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -76,6 +79,10 @@ def engram_home(tmp_path_factory, monkeypatch):
     _apply_fixed_env(monkeypatch.delenv, monkeypatch.setenv)
     home = tmp_path_factory.mktemp("engram_home")
     monkeypatch.setenv("ENGRAM_HOME", str(home))
+    gitconfig = Path.home() / ".gitconfig"
+    if "GIT_CONFIG_GLOBAL" not in os.environ and gitconfig.is_file():
+        monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
     yield home
     monkeypatch.undo()
     time.tzset()

@@ -24,8 +24,17 @@ from engram.nodes.verify_changes import FEEDBACK_PREFIX
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
 
-__all__ = ["POLICIES", "RunResult", "ScriptedModel", "check_rewind", "prepare", "run_task",
-           "tests_pass", "tree_difference", "tree_hash"]
+__all__ = [
+    "POLICIES",
+    "RunResult",
+    "ScriptedModel",
+    "check_rewind",
+    "prepare",
+    "run_task",
+    "tests_pass",
+    "tree_difference",
+    "tree_hash",
+]
 
 POLICIES = ("ask", "auto-edit", "allowlist", "yolo")
 """``allowlist`` is ``--policy auto-edit`` with the test commands allowed in settings."""
@@ -37,8 +46,9 @@ IGNORED = "__pycache__/\n.pytest_cache/\nbuild/\n.engram/\n"
 
 
 def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def _visible_files(root: Path) -> list[str]:
@@ -46,8 +56,11 @@ def _visible_files(root: Path) -> list[str]:
     if (root / ".git").exists():
         listed = _git(root, "ls-files", "-co", "--exclude-standard", "-z").split("\0")
         return sorted(p for p in listed if p and (root / p).is_file())
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
-                  if p.is_file() and not p.relative_to(root).as_posix().startswith(".engram/"))
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and not p.relative_to(root).as_posix().startswith(".engram/")
+    )
 
 
 Tree = dict[str, str]
@@ -97,11 +110,18 @@ def tests_pass(task: Task, root: Path) -> bool:
     scratch = root.with_name(root.name + "-check")
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(root, scratch, ignore=shutil.ignore_patterns(".git", ".engram"))
-    command = verify_command(task.project) or ("npm test --silent" if task.project ==
-                                               "javascript" else "make -s test")
+    command = verify_command(task.project) or (
+        "npm test --silent" if task.project == "javascript" else "make -s test"
+    )
     try:
-        done = subprocess.run(command, shell=True, cwd=scratch, capture_output=True,
-                              timeout=300, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            command,
+            shell=True,
+            cwd=scratch,
+            capture_output=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
         return done.returncode == 0
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -126,12 +146,14 @@ class ScriptedModel:
         if self.first_tree is None:
             self.first_tree = tree
         messages = body.get("messages") or []
-        reports = sum(1 for m in messages if m.get("role") == "user"
-                      and FEEDBACK_PREFIX in str(m.get("content")))
+        reports = sum(
+            1
+            for m in messages
+            if m.get("role") == "user" and FEEDBACK_PREFIX in str(m.get("content"))
+        )
         self.verify_calls += reports > 0
-        last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"),
-                        default=-1)
-        position = sum(1 for m in messages[last_user + 1:] if m.get("role") == "assistant")
+        last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+        position = sum(1 for m in messages[last_user + 1 :] if m.get("role") == "assistant")
         steps = self.task.steps if reports == 0 else self.task.retry
         answer = self.task.answer if reports == 0 else self.task.retry_answer
         if reports > 1 or (reports == 1 and not self.task.retry):
@@ -139,8 +161,10 @@ class ScriptedModel:
         if position < len(steps):
             tool, args = steps[position]
             self.tool_steps.append((tool, tree))
-            return {"content": "", "tool_calls": [
-                {"id": f"c{reports}_{position}", "name": tool, "args": args}]}
+            return {
+                "content": "",
+                "tool_calls": [{"id": f"c{reports}_{position}", "name": tool, "args": args}],
+            }
         return {"content": answer}
 
 
@@ -167,8 +191,9 @@ class RunResult:
     rewind: dict[str, Any] = field(default_factory=dict)
 
 
-def run_task(task: Task, root: Path, home: Path, policy: str, git: bool,
-             rewind: bool = False) -> RunResult:
+def run_task(
+    task: Task, root: Path, home: Path, policy: str, git: bool, rewind: bool = False
+) -> RunResult:
     """Run the task on a fresh copy at ``root``; optionally check rewind afterwards."""
     prepare(task, root, policy, git)
     start = tree_hash(root)
@@ -178,49 +203,69 @@ def run_task(task: Task, root: Path, home: Path, policy: str, git: bool,
     flag = "auto-edit" if policy == "allowlist" else policy
     with OpenAIStub(model) as stub:
         began = time.perf_counter()
-        done = run_engram(root, home, stub.base_url, "run", TASK_PROMPT,
-                          "--policy", flag, "--json")
+        done = run_engram(root, home, stub.base_url, "run", TASK_PROMPT, "--policy", flag, "--json")
         seconds = time.perf_counter() - began
         output = json.loads(done.stdout) if done.returncode == 0 else {}
         records = _snapshot_records(root, str(output.get("thread_id", "")))
-        result = RunResult(task.name, task.project, policy, git, done.returncode,
-                           str(output.get("tests", "error")), tests_pass(task, root),
-                           done.stderr.count(ASKED), len(stub.requests), model.verify_calls,
-                           round(seconds, 2), str(output.get("thread_id", "")), records,
-                           folder_bytes(*stores) - size_before)
+        result = RunResult(
+            task.name,
+            task.project,
+            policy,
+            git,
+            done.returncode,
+            str(output.get("tests", "error")),
+            tests_pass(task, root),
+            done.stderr.count(ASKED),
+            len(stub.requests),
+            model.verify_calls,
+            round(seconds, 2),
+            str(output.get("thread_id", "")),
+            records,
+            folder_bytes(*stores) - size_before,
+        )
         if done.returncode != 0:
             result.rewind = {"error": done.stderr[-2000:]}
         elif rewind:
-            result.rewind = check_rewind(root, home, stub.base_url, result.thread_id, start,
-                                         model)
+            result.rewind = check_rewind(root, home, stub.base_url, result.thread_id, start, model)
     return result
 
 
 def _snapshot_records(root: Path, thread: str) -> int:
     log = root / ".engram" / "snapshots" / "log"
-    return sum(1 for f in log.glob("*.jsonl") for line in f.read_text().splitlines()
-               if line.strip() and json.loads(line).get("kind") != "rewind") if thread else 0
+    return (
+        sum(
+            1
+            for f in log.glob("*.jsonl")
+            for line in f.read_text().splitlines()
+            if line.strip() and json.loads(line).get("kind") != "rewind"
+        )
+        if thread
+        else 0
+    )
 
 
-def check_rewind(root: Path, home: Path, url: str, thread: str, start: Tree,
-                 model: ScriptedModel) -> dict[str, Any]:
+def check_rewind(
+    root: Path, home: Path, url: str, thread: str, start: Tree, model: ScriptedModel
+) -> dict[str, Any]:
     """Rewind to the middle action's checkpoint, then to the start; compare the trees."""
     shown = run_engram(root, home, url, "sessions", "history", thread, "--json")
     history = json.loads(shown.stdout)
     steps = [r["checkpoint_id"] for r in reversed(history) if r["next"] == ["run_tools"]]
     if len(steps) != len(model.tool_steps):
-        return {"error": f"{len(steps)} tool checkpoints for {len(model.tool_steps)} tool "
-                f"replies"}
-    actions = [(checkpoint, tree) for checkpoint, (tool, tree) in zip(steps, model.tool_steps,
-                                                                      strict=True)
-               if tool in ("edit_file", "write_file", "apply_patch", "run_command")]
+        return {"error": f"{len(steps)} tool checkpoints for {len(model.tool_steps)} tool replies"}
+    actions = [
+        (checkpoint, tree)
+        for checkpoint, (tool, tree) in zip(steps, model.tool_steps, strict=True)
+        if tool in ("edit_file", "write_file", "apply_patch", "run_command")
+    ]
     if model.first_tree is None:
         return {"error": "the model was never called"}
     report: dict[str, Any] = {"first_request_is_start": model.first_tree == start}
     if actions:
         checkpoint, expected = actions[len(actions) // 2]
-        back = run_engram(root, home, url, "sessions", "rewind", thread, "--to", checkpoint,
-                          "--json")
+        back = run_engram(
+            root, home, url, "sessions", "rewind", thread, "--to", checkpoint, "--json"
+        )
         report["middle"] = _compare(back, root, expected)
     back = run_engram(root, home, url, "sessions", "rewind", thread, "--to", "start", "--json")
     report["start"] = _compare(back, root, start)

@@ -57,8 +57,10 @@ def _row(label: str, results: list[RunResult]) -> str:
     passed = sum(r.tests == "passed" for r in results)
     asked = sum(r.asked for r in results)
     calls = sum(r.model_calls for r in results)
-    return (f"| {label} | {len(results)} | {finished} | {passed} | {asked} | "
-            f"{asked / len(results):.2f} | {calls} |")
+    return (
+        f"| {label} | {len(results)} | {finished} | {passed} | {asked} | "
+        f"{asked / len(results):.2f} | {calls} |"
+    )
 
 
 def _rewind_row(results: list[RunResult], policy: str) -> str:
@@ -66,35 +68,53 @@ def _rewind_row(results: list[RunResult], policy: str) -> str:
     checked = [r for r in results if r.policy == policy and r.rewind and r.snapshot_records]
     middle = [r.rewind.get("middle") for r in checked if "middle" in r.rewind]
     start = [r.rewind.get("start") for r in checked]
-    return (f"| {policy} ({'git' if policy in GIT_POLICIES else 'plain'}) | "
-            f"{sum(m == 'exact' for m in middle)}/{len(middle)} | "
-            f"{sum(s == 'exact' for s in start)}/{len(start)} |")
+    return (
+        f"| {policy} ({'git' if policy in GIT_POLICIES else 'plain'}) | "
+        f"{sum(m == 'exact' for m in middle)}/{len(middle)} | "
+        f"{sum(s == 'exact' for s in start)}/{len(start)} |"
+    )
 
 
 def report(results: list[RunResult], cost: dict[str, list[float]]) -> str:
     """Return the Markdown tables of one bench run."""
-    lines = ["| policy | tasks | finished (tests pass) | run says passed | approvals asked | "
-             "asked per task | model calls |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| policy | tasks | finished (tests pass) | run says passed | approvals asked | "
+        "asked per task | model calls |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for policy in dict.fromkeys(r.policy for r in results):
         lines.append(_row(policy, [r for r in results if r.policy == policy]))
-    lines += ["", "| rewind after | to the middle action: exact | to start: exact |",
-              "| --- | --- | --- |"]
-    lines += [_rewind_row(results, p) for p in REWOUND_POLICIES
-              if any(r.policy == p for r in results)]
-    lines += ["", "| snapshots per write | writes | median ms | p90 ms | bytes per logged step "
-              "(median of the runs) |", "| --- | --- | --- | --- | --- |"]
+    lines += [
+        "",
+        "| rewind after | to the middle action: exact | to start: exact |",
+        "| --- | --- | --- |",
+    ]
+    lines += [
+        _rewind_row(results, p) for p in REWOUND_POLICIES if any(r.policy == p for r in results)
+    ]
+    lines += [
+        "",
+        "| snapshots per write | writes | median ms | p90 ms | bytes per logged step "
+        "(median of the runs) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for mode, times in cost.items():
         runs = [r for r in results if r.git == (mode == "git") and r.snapshot_records]
         per = [r.snapshot_bytes / r.snapshot_records for r in runs]
         ordered = sorted(times)
-        lines.append(f"| {mode} | {len(times)} | {statistics.median(times):.1f} | "
-                     f"{ordered[int(0.9 * len(ordered))]:.1f} | "
-                     f"{int(statistics.median(per)) if per else '—'} |")
+        lines.append(
+            f"| {mode} | {len(times)} | {statistics.median(times):.1f} | "
+            f"{ordered[int(0.9 * len(ordered))]:.1f} | "
+            f"{int(statistics.median(per)) if per else '—'} |"
+        )
     full = [r for r in results if r.policy == "yolo"]
     retried = [r for r in full if r.verify_calls]
-    lines += ["", f"verify loop (yolo): {len(retried)} of {len(full)} tasks got a failure "
-              f"report, {sum(r.verify_calls for r in full)} extra model calls in all "
-              f"({sum(r.model_calls for r in full)} calls)"]
+    lines += [
+        "",
+        f"verify loop (yolo): {len(retried)} of {len(full)} tasks got a failure "
+        f"report, {sum(r.verify_calls for r in full)} extra model calls in all "
+        f"({sum(r.model_calls for r in full)} calls)",
+    ]
     return "\n".join(lines)
 
 
@@ -117,13 +137,20 @@ def main() -> None:
         for task in tasks:
             for policy in policies:
                 where = Path(tmp) / f"{task.name}-{policy}"
-                result = run_task(task, where / "proj", where / "home", policy,
-                                  git=policy in GIT_POLICIES, rewind=policy in REWOUND_POLICIES)
+                result = run_task(
+                    task,
+                    where / "proj",
+                    where / "home",
+                    policy,
+                    git=policy in GIT_POLICIES,
+                    rewind=policy in REWOUND_POLICIES,
+                )
                 results.append(result)
                 print(json.dumps(_brief(result)), flush=True)
     cost = {"git": snapshot_cost(tasks, True), "plain": snapshot_cost(tasks, False)}
-    Path(args.out).write_text(json.dumps({"runs": [asdict(r) for r in results],
-                                          "snapshot_ms": cost}, indent=1) + "\n")
+    Path(args.out).write_text(
+        json.dumps({"runs": [asdict(r) for r in results], "snapshot_ms": cost}, indent=1) + "\n"
+    )
     print(report(results, cost))
 
 

@@ -87,12 +87,13 @@ def summarize_shares(pairs: list[tuple[int, int]]) -> dict[str, float]:
     if not pairs:
         return {}
     values = sorted(p / n for p, n in pairs)
-    return {"pairs": len(values),
-            "byte_weighted_pct": round(
-                100 * sum(p for p, _ in pairs) / sum(n for _, n in pairs), 1),
-            "mean_pct": round(100 * statistics.fmean(values), 1),
-            "p10_pct": round(100 * values[len(values) // 10], 1),
-            "min_pct": round(100 * values[0], 1)}
+    return {
+        "pairs": len(values),
+        "byte_weighted_pct": round(100 * sum(p for p, _ in pairs) / sum(n for _, n in pairs), 1),
+        "mean_pct": round(100 * statistics.fmean(values), 1),
+        "p10_pct": round(100 * values[len(values) // 10], 1),
+        "min_pct": round(100 * values[0], 1),
+    }
 
 
 async def run(turns: int, window: int) -> dict[str, Any]:
@@ -111,8 +112,9 @@ async def run(turns: int, window: int) -> dict[str, Any]:
             payload: dict[str, Any] = {"messages": [HumanMessage(user_text(turn, needles))]}
             if wiring.startswith("local"):
                 payload["memory_block"] = memory_text(turn)
-            async for update in graph.astream(payload, config, context=context,
-                                              stream_mode="updates"):
+            async for update in graph.astream(
+                payload, config, context=context, stream_mode="updates"
+            ):
                 for node, delta in update.items():
                     for event in (delta or {}).get("compaction_log", []) or []:
                         mains = sum(1 for b in stub.requests if not is_summary_request(b))
@@ -131,11 +133,15 @@ async def run(turns: int, window: int) -> dict[str, Any]:
         before = [n for n in needles if n.turn < event["turn"]]
         kept = [n for n in before if n.text in text]
         constraints = [n for n in before if n.kind == "constraint"]
-        retention.append({
-            "turn": event["turn"], "source": event["source"], "planted": len(before),
-            "kept": len(kept),
-            "constraints_kept": f"{sum(n.text in text for n in constraints)}/{len(constraints)}",
-        })
+        retention.append(
+            {
+                "turn": event["turn"],
+                "source": event["source"],
+                "planted": len(before),
+                "kept": len(kept),
+                "constraints_kept": f"{sum(n.text in text for n in constraints)}/{len(constraints)}",
+            }
+        )
     final_text = body_text(requests[-1])
     by_kind: dict[str, str] = {}
     for kind in ("constraint", "path", "decision", "error"):
@@ -146,10 +152,16 @@ async def run(turns: int, window: int) -> dict[str, Any]:
     usage = state.get("usage", {})
     worst = min((r["kept"] / r["planted"] for r in retention if r["planted"]), default=None)
     return {
-        "wiring": wiring, "turns": turns, "window": window, "seconds": round(elapsed, 1),
-        "model_requests": len(requests), "summary_requests": script.summary_requests,
-        "compactions": {tier: sum(1 for _, e in committed if e["tier"] == tier)
-                        for tier in ("clear", "summarize", "emergency")},
+        "wiring": wiring,
+        "turns": turns,
+        "window": window,
+        "seconds": round(elapsed, 1),
+        "model_requests": len(requests),
+        "summary_requests": script.summary_requests,
+        "compactions": {
+            tier: sum(1 for _, e in committed if e["tier"] == tier)
+            for tier in ("clear", "summarize", "emergency")
+        },
         "rolled_back": sum(1 for _, e in events if e["status"] != "committed"),
         "retention_after_each_summary": retention,
         "worst_retention_pct": round(100 * worst, 1) if worst is not None else None,
@@ -161,7 +173,8 @@ async def run(turns: int, window: int) -> dict[str, Any]:
         },
         "usage": usage,
         "cache_hit_rate_pct": round(
-            100 * usage.get("cache_read", 0) / max(1, usage.get("input", 0)), 1),
+            100 * usage.get("cache_read", 0) / max(1, usage.get("input", 0)), 1
+        ),
     }
 
 

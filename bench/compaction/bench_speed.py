@@ -29,13 +29,14 @@ from engram.graph.tokens import count_text, estimate_messages
 
 PY = f"python{sys.version_info.major}.{sys.version_info.minor}"
 SITE = Path(sys.prefix) / "lib" / PY / "site-packages"
-SEEDS = (Path(__file__).resolve().parents[3] / "shared" / "seeds")
+SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 
 
 def corpus() -> dict[str, list[str]]:
     """English docs, Chinese prose, Python and JavaScript source from installed packages."""
+
     def read(pattern: str, limit: int, skip: int = 0) -> list[str]:
-        files = sorted(glob.glob(str(SITE / pattern), recursive=True))[skip:skip + limit]
+        files = sorted(glob.glob(str(SITE / pattern), recursive=True))[skip : skip + limit]
         return [Path(f).read_text(encoding="utf-8", errors="ignore") for f in files]
 
     seeds = sorted(SEEDS.glob("*.txt"))
@@ -61,13 +62,18 @@ def estimator_error() -> dict[str, dict[str, float]]:
         per_doc = [
             abs(count_text(d) - enc.count(d)) / enc.count(d) for d in docs if enc.count(d) >= 200
         ]
-        out[name] = {"docs": len(docs), "exact": exact, "estimate": est,
-                     "error_pct": round(100 * (est - exact) / exact, 1),
-                     "mean_abs_doc_error_pct": round(100 * sum(per_doc) / max(1, len(per_doc)), 1)}
+        out[name] = {
+            "docs": len(docs),
+            "exact": exact,
+            "estimate": est,
+            "error_pct": round(100 * (est - exact) / exact, 1),
+            "mean_abs_doc_error_pct": round(100 * sum(per_doc) / max(1, len(per_doc)), 1),
+        }
         all_est += est
         all_exact += exact
     out["mixed corpus (all of the above)"] = {
-        "exact": all_exact, "estimate": all_est,
+        "exact": all_exact,
+        "estimate": all_est,
         "error_pct": round(100 * (all_est - all_exact) / all_exact, 1),
     }
     return out
@@ -82,9 +88,12 @@ def synthetic_history(target_tokens: int) -> list:
         body = pool[i % len(pool)][:30_000]
         user = f"turn {i}: 请检查 src/mod_{i}.py 并修复 bug; keep the public API stable"
         call = {"name": "read_file", "args": {"path": f"src/mod_{i}.py"}, "id": f"c{i}"}
-        msgs += [HumanMessage(user, id=f"u{i}"), AIMessage("", tool_calls=[call], id=f"a{i}"),
-                 ToolMessage(body, tool_call_id=f"c{i}", name="read_file", id=f"t{i}"),
-                 AIMessage(f"Done with module {i}.", id=f"d{i}")]
+        msgs += [
+            HumanMessage(user, id=f"u{i}"),
+            AIMessage("", tool_calls=[call], id=f"a{i}"),
+            ToolMessage(body, tool_call_id=f"c{i}", name="read_file", id=f"t{i}"),
+            AIMessage(f"Done with module {i}.", id=f"d{i}"),
+        ]
         tokens += count_text(user) + count_text(body) + 30
         i += 1
     return msgs
@@ -97,8 +106,13 @@ def plan(msgs: list) -> dict[str, object]:
     clear = plan_clear(clear_savings(msgs), min_saving=clear_batch_minimum(limits))
     cut = plan_cut(roles_of(msgs))
     chunks = plan_chunks([len(line) + 1 for line in render_transcript(msgs[:cut])]) if cut else []
-    return {"estimate": estimate, "decision": decision, "clear": len(clear), "cut": cut,
-            "chunks": len(chunks)}
+    return {
+        "estimate": estimate,
+        "decision": decision,
+        "clear": len(clear),
+        "cut": cut,
+        "chunks": len(chunks),
+    }
 
 
 def main() -> None:
@@ -110,10 +124,16 @@ def main() -> None:
         result = plan(msgs)
         timings.append(time.perf_counter() - start)
     chars = sum(len(str(m.content)) for m in msgs)
-    report = {"estimator_vs_cl100k": errors,
-              "planning": {"messages": len(msgs), "chars": chars, **result,
-                           "seconds_best_of_3": round(min(timings), 3),
-                           "seconds_each": [round(t, 3) for t in timings]}}
+    report = {
+        "estimator_vs_cl100k": errors,
+        "planning": {
+            "messages": len(msgs),
+            "chars": chars,
+            **result,
+            "seconds_best_of_3": round(min(timings), 3),
+            "seconds_each": [round(t, 3) for t in timings],
+        },
+    }
     print(json.dumps(report, indent=2, ensure_ascii=False))
 
 

@@ -45,13 +45,19 @@ def stub_problems(messages) -> list[str]:
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000
     rng = random.Random(7)
-    stats = {"histories": 0, "results": 0, "invalid_engram": 0, "invalid_stub": 0,
-             "committed": {"clear": 0, "summarize": 0, "emergency": 0},
-             "messages": 0, "tool_results": 0, "max_chars": 0}
+    stats = {
+        "histories": 0,
+        "results": 0,
+        "invalid_engram": 0,
+        "invalid_stub": 0,
+        "committed": {"clear": 0, "summarize": 0, "emergency": 0},
+        "messages": 0,
+        "tool_results": 0,
+        "max_chars": 0,
+    }
     http_samples: list[list] = []
 
-    @settings(max_examples=n, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(histories(), st.integers(1, 3), st.integers(0, 4))
     def run(msgs, keep_users, keep_tools):
         stats["histories"] += 1
@@ -87,16 +93,25 @@ def main() -> None:
             calls = [i for i, m in enumerate(request) if isinstance(m, AIMessage) and m.tool_calls]
             if calls:
                 i = rng.choice(calls)
-                broken = request[: i + 1] + request[i + 2:]  # drop one tool result
+                broken = request[: i + 1] + request[i + 2 :]  # drop one tool result
                 http["sent_broken"] += 1
                 try:
                     model.invoke(broken)
                 except openai.BadRequestError:
                     http["rejected_400"] += 1
-    report = {**stats, "seconds": round(elapsed, 1), "http": http,
-              "valid_share_pct": round(
-                  100 * (1 - (stats["invalid_engram"] + stats["invalid_stub"])
-                         / (2 * max(1, stats["results"]))), 2)}
+    report = {
+        **stats,
+        "seconds": round(elapsed, 1),
+        "http": http,
+        "valid_share_pct": round(
+            100
+            * (
+                1
+                - (stats["invalid_engram"] + stats["invalid_stub"]) / (2 * max(1, stats["results"]))
+            ),
+            2,
+        ),
+    }
     print(json.dumps(report, indent=2))
 
 

@@ -83,19 +83,24 @@ class Needle:
 
 def plant(turns: int) -> list[Needle]:
     """Spread the 30 needles evenly over the session (none in the last 5 turns)."""
-    kinds = ([("constraint", t) for t in CONSTRAINTS] + [("path", p) for p in PATHS]
-             + [("decision", d) for d in DECISIONS] + [("error", e) for e in ERRORS])
+    kinds = (
+        [("constraint", t) for t in CONSTRAINTS]
+        + [("path", p) for p in PATHS]
+        + [("decision", d) for d in DECISIONS]
+        + [("error", e) for e in ERRORS]
+    )
     order = [kinds[i] for i in sorted(range(len(kinds)), key=lambda i: (i * 7) % len(kinds))]
     span = turns - 5
-    return [Needle(kind, text, 1 + (i * span) // len(order))
-            for i, (kind, text) in enumerate(order)]
+    return [
+        Needle(kind, text, 1 + (i * span) // len(order)) for i, (kind, text) in enumerate(order)
+    ]
 
 
 def make_project(root: Path, needles: list[Needle]) -> None:
     """Write the project: 40 modules of a few KB, needle files and build logs."""
     for k in range(40):
         body = "\n\n".join(
-            f"def helper_{k}_{j}(value):\n    \"\"\"Return value adjusted by step {j}.\"\"\"\n"
+            f'def helper_{k}_{j}(value):\n    """Return value adjusted by step {j}."""\n'
             f"    total = value + {j}\n    for item in range({j}):\n        total += item\n"
             "    return total"
             for j in range(18)
@@ -132,8 +137,11 @@ class Script:
         if is_summary_request(body):
             self.summary_requests += 1
             return {"content": "Sure - the conversation was about code review."}
-        users = [i for i, m in enumerate(messages) if m["role"] == "user"
-                 and TURN.search(str(m.get("content")))]
+        users = [
+            i
+            for i, m in enumerate(messages)
+            if m["role"] == "user" and TURN.search(str(m.get("content")))
+        ]
         start = users[-1]
         turn = int(TURN.search(str(messages[start]["content"])).group(1))
         step = sum(1 for m in messages[start:] if m["role"] == "assistant")
@@ -147,16 +155,21 @@ class Script:
                     calls.append({"name": "read_file", "args": {"path": f"logs/build_{turn}.log"}})
             return {"content": "", "tool_calls": calls}
         if step == 1:
-            return {"content": "", "tool_calls": [
-                {"name": "grep_code", "args": {"pattern": f"def helper_{turn % 40}_1\\b"}}]}
+            return {
+                "content": "",
+                "tool_calls": [
+                    {"name": "grep_code", "args": {"pattern": f"def helper_{turn % 40}_1\\b"}}
+                ],
+            }
         decisions = " ".join(n.text for n in planted if n.kind == "decision")
         return {"content": f"Reviewed src/mod_{turn % 40}.py; helpers are tidy now. {decisions}"}
 
 
 def is_summary_request(body: dict[str, Any]) -> bool:
     """Summary calls (first ask, retry, chunks, merge) carry the summary instruction."""
-    return any(m["role"] == "user" and SUMMARY_MARK in str(m.get("content"))
-               for m in body["messages"][-3:])
+    return any(
+        m["role"] == "user" and SUMMARY_MARK in str(m.get("content")) for m in body["messages"][-3:]
+    )
 
 
 def user_text(turn: int, needles: list[Needle]) -> str:
@@ -173,8 +186,10 @@ def user_text(turn: int, needles: list[Needle]) -> str:
 
 def memory_text(turn: int) -> str:
     """A per-turn memory block, different every turn like real retrieval results."""
-    return (f"[memory] clues, not facts: module {turn % 40} was refactored on day {turn}; "
-            f"prefer helper_{turn % 40}_0 over inline loops; reviewer of the week #{turn % 9}.")
+    return (
+        f"[memory] clues, not facts: module {turn % 40} was refactored on day {turn}; "
+        f"prefer helper_{turn % 40}_0 over inline loops; reviewer of the week #{turn % 9}."
+    )
 
 
 class FastStub(OpenAIStub):
@@ -207,8 +222,8 @@ def local_builder(deps: Deps) -> StateGraph:
     graph.add_edge(START, "load_rules")
     graph.add_edge("load_rules", "check_budget")
     graph.add_conditional_edges(
-        "check_budget", route_after_check_budget,
-        ["compact_history", "call_model"])
+        "check_budget", route_after_check_budget, ["compact_history", "call_model"]
+    )
     graph.add_edge("compact_history", "call_model")
     graph.add_conditional_edges("call_model", route_after_call_model, ["run_tools", END])
     graph.add_edge("run_tools", "check_budget")
@@ -236,6 +251,12 @@ def body_text(body: dict[str, Any]) -> str:
 
 
 def context_for(root: Path, base_url: str, window: int) -> Context:
-    return Context(project=str(root), model="stub-model", base_url=base_url,
-                   context_window=window, max_steps=10, auto_approve=True,
-                   engram_home=str(root / ".home"))
+    return Context(
+        project=str(root),
+        model="stub-model",
+        base_url=base_url,
+        context_window=window,
+        max_steps=10,
+        auto_approve=True,
+        engram_home=str(root / ".home"),
+    )

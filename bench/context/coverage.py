@@ -59,8 +59,12 @@ def main() -> int:
     parser.add_argument("--home", default=str(ROOT / "bench/data/home"))
     parser.add_argument("--budgets", default="4000,8000,16000")
     parser.add_argument("--limit", type=int, default=0)
-    parser.add_argument("--timeout-ms", type=int, default=500,
-                        help="per-branch timeout (raise it to measure quality apart from load)")
+    parser.add_argument(
+        "--timeout-ms",
+        type=int,
+        default=500,
+        help="per-branch timeout (raise it to measure quality apart from load)",
+    )
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     cases = [json.loads(line) for line in open(args.cases, encoding="utf-8") if line.strip()]
@@ -74,8 +78,13 @@ def main() -> int:
     rows = []
     for case in cases:
         tree = Path(args.sources) / case["sdist_root"]
-        base = Context(project=str(tree), engram_home=args.home, mode="context", auto_approve=True,
-                       branch_timeout_ms=args.timeout_ms)
+        base = Context(
+            project=str(tree),
+            engram_home=args.home,
+            mode="context",
+            auto_approve=True,
+            branch_timeout_ms=args.timeout_ms,
+        )
         if case["sdist_root"] not in indexes:
             index = open_project_index(base, create=True)
             stats = index.update()
@@ -96,13 +105,22 @@ def main() -> int:
             naive = naive_files(indexes[case["sdist_root"]], tree, case["query"], budget)
             covered[("engram", budget)].append(bool(gold & in_slices))
             covered[("naive", budget)].append(bool(gold & naive))
-            rows.append({"commit": case["commit"], "budget": budget, "gold": sorted(gold),
-                         "covered": bool(gold & in_slices), "tokens": pack["tokens"],
-                         "notes": pack["notes"]})
+            rows.append(
+                {
+                    "commit": case["commit"],
+                    "budget": budget,
+                    "gold": sorted(gold),
+                    "covered": bool(gold & in_slices),
+                    "tokens": pack["tokens"],
+                    "notes": pack["notes"],
+                }
+            )
     timeouts = sum(any("timed out" in n for n in r["notes"]) for r in rows)
-    print(f"cases={len(cases)} runs={len(rows)} branch timeout {args.timeout_ms} ms: "
-          f"{timeouts} runs had a branch time out; pipeline median "
-          f"{statistics.median(seconds) * 1000:.0f} ms")
+    print(
+        f"cases={len(cases)} runs={len(rows)} branch timeout {args.timeout_ms} ms: "
+        f"{timeouts} runs had a branch time out; pipeline median "
+        f"{statistics.median(seconds) * 1000:.0f} ms"
+    )
     print("| Pack | " + " | ".join(f"{b // 1000}K" for b in budgets) + " |")
     print("| --- |" + " --- |" * len(budgets))
     for kind in ("engram", "naive"):

@@ -29,8 +29,11 @@ def one_pass(root: Path, terms: list[str]) -> list[GrepMatch]:
 
 def percentiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
-    return {"p50": round(ordered[len(ordered) // 2]),
-            "p95": round(ordered[int(len(ordered) * 0.95)]), "max": round(ordered[-1])}
+    return {
+        "p50": round(ordered[len(ordered) // 2]),
+        "p95": round(ordered[int(len(ordered) * 0.95)]),
+        "max": round(ordered[-1]),
+    }
 
 
 def main() -> None:
@@ -42,8 +45,11 @@ def main() -> None:
     lines = (DATASET / "cases.jsonl").read_text(encoding="utf-8").splitlines()
     queries = [q for q in (json.loads(line)["query"] for line in lines) if exact_terms(q)]
     code_terms = [[t for t in exact_terms(q) if not is_path_term(t)] for q in queries]
-    capped = sum(1 for terms in code_terms
-                 if terms and len(one_pass(root, terms)) >= index_exact.MAX_GREP_LINES)
+    capped = sum(
+        1
+        for terms in code_terms
+        if terms and len(one_pass(root, terms)) >= index_exact.MAX_GREP_LINES
+    )
     two_passes = index_exact._grep_all
     times: dict[str, list[float]] = {"one pass": [], "second pass when capped": []}
     for _ in range(args.repeat):
@@ -51,12 +57,21 @@ def main() -> None:
             index_exact._grep_all = search
             for query in queries:
                 started = time.perf_counter()
-                grep_terms(root, exact_terms(query), bounded_locator(root),
-                           max_files=MAX_EXACT_HITS)
+                grep_terms(
+                    root, exact_terms(query), bounded_locator(root), max_files=MAX_EXACT_HITS
+                )
                 times[name].append((time.perf_counter() - started) * 1000)
     index_exact._grep_all = two_passes
-    print(json.dumps({"queries": len(queries), "filled the cap": capped,
-                      **{name: percentiles(v) for name, v in times.items()}}, indent=2))
+    print(
+        json.dumps(
+            {
+                "queries": len(queries),
+                "filled the cap": capped,
+                **{name: percentiles(v) for name, v in times.items()},
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

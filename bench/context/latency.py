@@ -125,8 +125,14 @@ def breakdown(project: Path, home: str) -> dict[str, int]:
     context = Context(project=str(project), engram_home=home, mode="context", auto_approve=True)
     deps = make_deps()
     runtime = Runtime(context=context)
-    nodes = (load_rules, retrieve_memory, search_exact, search_semantic, expand_relations,
-             pack_context)
+    nodes = (
+        load_rules,
+        retrieve_memory,
+        search_exact,
+        search_semantic,
+        expand_relations,
+        pack_context,
+    )
     times: dict[str, list[float]] = {node.__name__: [] for node in nodes}
 
     def one(task: str) -> None:
@@ -169,8 +175,12 @@ def exact_free_text(project: Path, cases: Path) -> dict[str, Any]:
         started = time.perf_counter()
         search_exact(State(task=query), runtime, deps=Deps())
         times.append((time.perf_counter() - started) * 1000)
-    return {"queries": len(times), "p50_ms": round(statistics.median(times)),
-            "p95_ms": round(percentile(times, 0.95)), "max_ms": round(max(times))}
+    return {
+        "queries": len(times),
+        "p50_ms": round(statistics.median(times)),
+        "p95_ms": round(percentile(times, 0.95)),
+        "max_ms": round(max(times)),
+    }
 
 
 def whole_process(project: Path, home: str, runs: int, entry: str) -> dict[str, Any]:
@@ -184,8 +194,13 @@ def whole_process(project: Path, home: str, runs: int, entry: str) -> dict[str, 
     for number in range(runs + 1):
         task = TASKS[number % len(TASKS)]
         started = time.perf_counter()
-        done = subprocess.run([*command, task, "--path", str(project), "--json"],
-                              capture_output=True, text=True, env=env, check=False)
+        done = subprocess.run(
+            [*command, task, "--path", str(project), "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
         took = (time.perf_counter() - started) * 1000
         if done.returncode != 0:
             return {"entry": entry, "error": done.stderr.strip()[-400:]}
@@ -203,44 +218,69 @@ def main() -> int:
     parser.add_argument("--process-runs", type=int, default=5)
     parser.add_argument("--entry", choices=["engram", "bench"], default="engram")
     parser.add_argument("--json", default="")
-    parser.add_argument("--exact-cases", default="",
-                        help="also time search_exact alone on these cases' queries (JSONL)")
+    parser.add_argument(
+        "--exact-cases",
+        default="",
+        help="also time search_exact alone on these cases' queries (JSONL)",
+    )
     args = parser.parse_args()
     project = Path(args.project).resolve()
     if not project.is_dir():
-        print(f"no project folder at {project}: pass --project DIR, a tree indexed with "
-              "`engram index DIR` (bench/data/Django-5.2 is the Django 5.2 wheel unzipped)",
-              file=sys.stderr)
+        print(
+            f"no project folder at {project}: pass --project DIR, a tree indexed with "
+            "`engram index DIR` (bench/data/Django-5.2 is the Django 5.2 wheel unzipped)",
+            file=sys.stderr,
+        )
         return 2
     free: dict[str, Any] = {}
     if args.exact_cases:
         free = exact_free_text(project, Path(args.exact_cases))
-        print(f"search_exact alone on {free['queries']} free-text queries with code terms: "
-              f"p50 {free['p50_ms']} / p95 {free['p95_ms']} / max {free['max_ms']} ms")
-    result = {"breakdown": breakdown(project, args.home),
-              "in_process": in_process(project, args.home, args.repeat),
-              "process": whole_process(project, args.home, args.process_runs, args.entry)}
+        print(
+            f"search_exact alone on {free['queries']} free-text queries with code terms: "
+            f"p50 {free['p50_ms']} / p95 {free['p95_ms']} / max {free['max_ms']} ms"
+        )
+    result = {
+        "breakdown": breakdown(project, args.home),
+        "in_process": in_process(project, args.home, args.repeat),
+        "process": whole_process(project, args.home, args.process_runs, args.entry),
+    }
     if args.exact_cases:
         result["exact_free_text"] = free
     ip, proc = result["in_process"], result["process"]
     print("| Measure | Value | Target |")
     print("| --- | --- | --- |")
-    print(f"| in-process pipeline p50 / p95 ({ip['runs']} runs) | {ip['p50_ms']} / "
-          f"{ip['p95_ms']} ms | p95 ≤ 300 ms |")
-    print(f"| one pass, tasks naming identifiers ({ip['named_tasks']} of {len(TASKS)}), medians | "
-          f"{'–'.join(map(str, ip['named_range_ms']))} ms | |")
-    print(f"| one pass, tasks without identifiers, medians | "
-          f"{'–'.join(map(str, ip['plain_range_ms']))} ms | |")
-    print(f"| runs where a branch hit the {ip['timeout_ms']} ms timeout | "
-          f"{ip['runs_with_a_timeout']} of {ip['runs']} | — |")
-    print(f"| `engram context` whole process median ({proc.get('entry')}) | "
-          f"{proc.get('median_ms', proc.get('error'))} ms | — |")
-    print(f"| semantic branch stuck: pack built in (median / max) | {ip['stuck_p50_ms']} / "
-          f"{ip['stuck_max_ms']} ms | ≤ {ip['timeout_ms'] + OVERHEAD_MS} ms |")
-    print(f"| stuck runs within timeout + {OVERHEAD_MS} ms | {ip['stuck_within_target']} of "
-          f"{ip['stuck_runs']} | all |")
-    print("\nNode medians run alone, in order (ms): " + ", ".join(
-        f"{name} {ms}" for name, ms in result["breakdown"].items()))
+    print(
+        f"| in-process pipeline p50 / p95 ({ip['runs']} runs) | {ip['p50_ms']} / "
+        f"{ip['p95_ms']} ms | p95 ≤ 300 ms |"
+    )
+    print(
+        f"| one pass, tasks naming identifiers ({ip['named_tasks']} of {len(TASKS)}), medians | "
+        f"{'–'.join(map(str, ip['named_range_ms']))} ms | |"
+    )
+    print(
+        f"| one pass, tasks without identifiers, medians | "
+        f"{'–'.join(map(str, ip['plain_range_ms']))} ms | |"
+    )
+    print(
+        f"| runs where a branch hit the {ip['timeout_ms']} ms timeout | "
+        f"{ip['runs_with_a_timeout']} of {ip['runs']} | — |"
+    )
+    print(
+        f"| `engram context` whole process median ({proc.get('entry')}) | "
+        f"{proc.get('median_ms', proc.get('error'))} ms | — |"
+    )
+    print(
+        f"| semantic branch stuck: pack built in (median / max) | {ip['stuck_p50_ms']} / "
+        f"{ip['stuck_max_ms']} ms | ≤ {ip['timeout_ms'] + OVERHEAD_MS} ms |"
+    )
+    print(
+        f"| stuck runs within timeout + {OVERHEAD_MS} ms | {ip['stuck_within_target']} of "
+        f"{ip['stuck_runs']} | all |"
+    )
+    print(
+        "\nNode medians run alone, in order (ms): "
+        + ", ".join(f"{name} {ms}" for name, ms in result["breakdown"].items())
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
     return 0

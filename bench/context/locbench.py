@@ -56,9 +56,39 @@ LINE_BUDGET = 8000
 
 DOC_EXT = {".md", ".rst", ".txt", ".adoc", ".markdown", ".html", ".htm", ".tex", ".man"}
 SOURCE_EXT = {
-    ".py", ".pyi", ".pyx", ".pxd", ".c", ".h", ".cc", ".cpp", ".hpp", ".js", ".ts", ".mjs",
-    ".jsx", ".tsx", ".sh", ".bash", ".go", ".rs", ".java", ".rb", ".pl", ".lua", ".vim", ".ps1",
-    ".bat", ".cmake", ".mk", ".m", ".swift", ".kt", ".cs", ".php", ".sql",
+    ".py",
+    ".pyi",
+    ".pyx",
+    ".pxd",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".hpp",
+    ".js",
+    ".ts",
+    ".mjs",
+    ".jsx",
+    ".tsx",
+    ".sh",
+    ".bash",
+    ".go",
+    ".rs",
+    ".java",
+    ".rb",
+    ".pl",
+    ".lua",
+    ".vim",
+    ".ps1",
+    ".bat",
+    ".cmake",
+    ".mk",
+    ".m",
+    ".swift",
+    ".kt",
+    ".cs",
+    ".php",
+    ".sql",
 }
 SOURCE_NAMES = {"Makefile", "makefile", "CMakeLists.txt", "meson.build", "setup.py", "noxfile.py"}
 
@@ -82,8 +112,21 @@ def kind_of(rel: str) -> str:
         return "test"
     if name in SOURCE_NAMES or ext in SOURCE_EXT:
         return "source"
-    if ext in DOC_EXT or any(p in ("docs", "doc") for p in parts[:-1]) or name.upper().startswith(
-        ("README", "CHANGELOG", "CHANGES", "LICENSE", "CONTRIBUTING", "AUTHORS", "NEWS", "HISTORY")
+    if (
+        ext in DOC_EXT
+        or any(p in ("docs", "doc") for p in parts[:-1])
+        or name.upper().startswith(
+            (
+                "README",
+                "CHANGELOG",
+                "CHANGES",
+                "LICENSE",
+                "CONTRIBUTING",
+                "AUTHORS",
+                "NEWS",
+                "HISTORY",
+            )
+        )
     ):
         return "docs"
     return "data"
@@ -128,20 +171,30 @@ class Engram:
         """Run ``engram ARGS`` in ``cwd``; return (parsed JSON stdout, wall seconds)."""
         started = time.perf_counter()
         try:
-            proc = subprocess.run([self.exe, *args], cwd=cwd, env=self.env, capture_output=True,
-                                  text=True, timeout=timeout or self.timeout,
-                                  stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                [self.exe, *args],
+                cwd=cwd,
+                env=self.env,
+                capture_output=True,
+                text=True,
+                timeout=timeout or self.timeout,
+                stdin=subprocess.DEVNULL,
+            )
         except subprocess.TimeoutExpired as exc:
             raise RuntimeError(f"engram {args[0]} timed out after {exc.timeout} s") from exc
         took = time.perf_counter() - started
         if proc.returncode != 0:
-            raise RuntimeError(f"engram {args[0]} exited {proc.returncode}: "
-                               f"{(proc.stderr or proc.stdout).strip()[-800:]}")
+            raise RuntimeError(
+                f"engram {args[0]} exited {proc.returncode}: "
+                f"{(proc.stderr or proc.stdout).strip()[-800:]}"
+            )
         try:
             return json.loads(proc.stdout), took
         except json.JSONDecodeError as exc:
-            raise RuntimeError(f"engram {args[0]} printed no JSON: {proc.stdout[:300]!r} "
-                               f"stderr {proc.stderr[-300:]!r}") from exc
+            raise RuntimeError(
+                f"engram {args[0]} printed no JSON: {proc.stdout[:300]!r} "
+                f"stderr {proc.stderr[-300:]!r}"
+            ) from exc
 
 
 def tree_of(trees: Path, case: dict) -> Path:
@@ -150,19 +203,31 @@ def tree_of(trees: Path, case: dict) -> Path:
 
 def ensure_index(engram: Engram, home: Path, tree: Path, case: dict, log) -> dict:
     """Index ``tree`` once; reuse the index on later runs. Return the index record."""
-    marker = home / "locbench" / "indexed" / case["repo"].replace("/", "+") / (
-        case["base_commit"] + ".json")
+    marker = (
+        home
+        / "locbench"
+        / "indexed"
+        / case["repo"].replace("/", "+")
+        / (case["base_commit"] + ".json")
+    )
     if marker.exists() and (tree / ".engram" / "index" / "manifest.sqlite").exists():
         record = json.loads(marker.read_text(encoding="utf-8"))
         record["reused"] = True
         return record
     summary, took = engram.run(["index", "--json", str(tree)], cwd=tree, timeout=3600)
-    record = {"repo": case["repo"], "base_commit": case["base_commit"], "seconds_wall": took,
-              "summary": summary, "reused": False}
+    record = {
+        "repo": case["repo"],
+        "base_commit": case["base_commit"],
+        "seconds_wall": took,
+        "summary": summary,
+        "reused": False,
+    }
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    log(f"indexed {case['repo']}@{case['base_commit'][:10]}: "
-        f"{summary.get('files')} files, {summary.get('chunks')} chunks in {took:.1f} s")
+    log(
+        f"indexed {case['repo']}@{case['base_commit'][:10]}: "
+        f"{summary.get('files')} files, {summary.get('chunks')} chunks in {took:.1f} s"
+    )
     return record
 
 
@@ -190,12 +255,17 @@ def score_pack(pack: dict, gold: list[str], gold_lines: dict[str, list[int]] | N
         "covered": bool(covered_files),
         "gold_files_covered": len(covered_files) / len(gold),
         "gold_in_code_map": any(g in mapped for g in gold),
-        "gold_code_map_rank": min((mapped.index(g) + 1 for g in gold if g in mapped),
-                                  default=None),
+        "gold_code_map_rank": min((mapped.index(g) + 1 for g in gold if g in mapped), default=None),
         "slice_files": len(ranges),
         "slices": sum(len(v) for v in ranges.values()),
-        "sections": {s["name"]: {"tokens": s.get("tokens"), "items": len(s.get("items", [])),
-                                 "dropped": s.get("dropped", 0)} for s in pack.get("sections", [])},
+        "sections": {
+            s["name"]: {
+                "tokens": s.get("tokens"),
+                "items": len(s.get("items", [])),
+                "dropped": s.get("dropped", 0),
+            }
+            for s in pack.get("sections", [])
+        },
         "notes": pack.get("notes", []),
         "branch_timed_out": any("timed out" in n for n in pack.get("notes", [])),
         "gold_ranges": {g: ranges[g] for g in gold if g in ranges},
@@ -212,20 +282,33 @@ def score_pack(pack: dict, gold: list[str], gold_lines: dict[str, list[int]] | N
     return row
 
 
-def run_case(engram: Engram, tree: Path, case: dict, budgets: list[int], k: int,
-             include_tests: bool, gold_lines: dict[str, list[int]] | None) -> dict:
+def run_case(
+    engram: Engram,
+    tree: Path,
+    case: dict,
+    budgets: list[int],
+    k: int,
+    include_tests: bool,
+    gold_lines: dict[str, list[int]] | None,
+) -> dict:
     query = case["query"]
     gold = case["gold_files"]
-    hits, search_s = engram.run(["search", "--files", "--json", "-k", str(k), "--path", str(tree),
-                                 "--", query], cwd=tree)
+    hits, search_s = engram.run(
+        ["search", "--files", "--json", "-k", str(k), "--path", str(tree), "--", query], cwd=tree
+    )
     raw = [h["path"] for h in hits]
     pool = [p for p in raw if p.endswith(".py") and (include_tests or not is_test_path(p))]
     row = {
-        "instance_id": case["instance_id"], "repo": case["repo"],
-        "base_commit": case["base_commit"], "category": case["category"], "gold": gold,
+        "instance_id": case["instance_id"],
+        "repo": case["repo"],
+        "base_commit": case["base_commit"],
+        "category": case["category"],
+        "gold": gold,
         "query_words": len(query.split()),
-        "search_seconds": search_s, "returned": len(raw),
-        "top10": pool[:10], "raw_top10": raw[:10],
+        "search_seconds": search_s,
+        "returned": len(raw),
+        "top10": pool[:10],
+        "raw_top10": raw[:10],
         **evaluate(pool, gold),
         "raw": evaluate(raw, gold),
         "top5_kinds": [kind_of(p) for p in raw[:5]],
@@ -233,8 +316,10 @@ def run_case(engram: Engram, tree: Path, case: dict, budgets: list[int], k: int,
         "context": {},
     }
     for budget in budgets:
-        pack, took = engram.run(["context", "--budget", str(budget), "--json", "--path", str(tree),
-                                 "--", query], cwd=tree)
+        pack, took = engram.run(
+            ["context", "--budget", str(budget), "--json", "--path", str(tree), "--", query],
+            cwd=tree,
+        )
         scored = score_pack(pack, gold, gold_lines)
         scored["seconds"] = took
         row["context"][str(budget)] = scored
@@ -259,21 +344,25 @@ def summarize(rows: list[dict], budgets: list[int], has_lines: bool) -> dict:
         out[m] = mean(r[m] for r in rows)
     out["raw"] = {m: mean(r["raw"][m] for r in rows) for m in METRICS}
     slots = [kd for r in rows for kd in r["top5_kinds"]]
-    out["top5_kind_share"] = {kd: (slots.count(kd) / len(slots) if slots else float("nan"))
-                              for kd in KINDS}
+    out["top5_kind_share"] = {
+        kd: (slots.count(kd) / len(slots) if slots else float("nan")) for kd in KINDS
+    }
     for b in budgets:
         ctx = [r["context"][str(b)] for r in rows]
-        cell = {"covered": mean(c["covered"] for c in ctx),
-                "gold_files_covered": mean(c["gold_files_covered"] for c in ctx),
-                "gold_in_code_map": mean(c["gold_in_code_map"] for c in ctx),
-                "branch_timeouts": sum(c["branch_timed_out"] for c in ctx),
-                "seconds_p50": statistics.median(c["seconds"] for c in ctx),
-                "seconds_mean": mean(c["seconds"] for c in ctx)}
+        cell = {
+            "covered": mean(c["covered"] for c in ctx),
+            "gold_files_covered": mean(c["gold_files_covered"] for c in ctx),
+            "gold_in_code_map": mean(c["gold_in_code_map"] for c in ctx),
+            "branch_timeouts": sum(c["branch_timed_out"] for c in ctx),
+            "seconds_p50": statistics.median(c["seconds"] for c in ctx),
+            "seconds_mean": mean(c["seconds"] for c in ctx),
+        }
         if has_lines:
             cell["gold_lines_macro"] = mean(c.get("gold_lines_share") for c in ctx)
             tot = sum(c.get("gold_lines_total", 0) for c in ctx)
-            cell["gold_lines_micro"] = (sum(c.get("gold_lines_hit", 0) for c in ctx) / tot
-                                        if tot else float("nan"))
+            cell["gold_lines_micro"] = (
+                sum(c.get("gold_lines_hit", 0) for c in ctx) / tot if tot else float("nan")
+            )
         out[f"context@{b}"] = cell
     return out
 
@@ -303,8 +392,10 @@ def print_tables(summary: dict[str, dict], budgets: list[int], has_lines: bool) 
         cells += [f"{s[f'context@{b}']['covered']:.3f}" for b in budgets]
         if has_lines:
             cl = s.get(f"context@{LINE_BUDGET}", {})
-            cells += [f"{cl.get('gold_lines_macro', float('nan')):.3f}",
-                      f"{cl.get('gold_lines_micro', float('nan')):.3f}"]
+            cells += [
+                f"{cl.get('gold_lines_macro', float('nan')):.3f}",
+                f"{cl.get('gold_lines_micro', float('nan')):.3f}",
+            ]
         sh = s["top5_kind_share"]
         cells.append("/".join(f"{sh[kd]:.2f}" for kd in KINDS))
         print("| " + " | ".join(cells) + " |")
@@ -315,7 +406,9 @@ def main() -> int:
     ap.add_argument("--trees", required=True, help="folder materialize.py --out filled")
     ap.add_argument("--cases", default=str(DEFAULT_CASES))
     ap.add_argument("--gold-lines", default="", help="gold_lines.jsonl (optional)")
-    ap.add_argument("--home", required=True, help="ENGRAM_HOME for the run (index markers and caches)")
+    ap.add_argument(
+        "--home", required=True, help="ENGRAM_HOME for the run (index markers and caches)"
+    )
     ap.add_argument("--engram", default=str(ROOT / ".venv/bin/engram"))
     ap.add_argument("--only", action="append", default=[], help="only this repo (repeatable)")
     ap.add_argument("--limit", type=int, default=0, help="first N cases (after --only)")
@@ -323,12 +416,19 @@ def main() -> int:
     ap.add_argument("--budgets", default="4000,8000,16000")
     ap.add_argument("-k", type=int, default=1000, help="files asked of engram search")
     ap.add_argument("--include-tests", action="store_true", help="keep tests in the pool")
-    ap.add_argument("--branch-timeout-ms", type=int, default=None,
-                    help="ENGRAM_BRANCH_TIMEOUT_MS for context (default: the CLI's own)")
+    ap.add_argument(
+        "--branch-timeout-ms",
+        type=int,
+        default=None,
+        help="ENGRAM_BRANCH_TIMEOUT_MS for context (default: the CLI's own)",
+    )
     ap.add_argument("--timeout", type=float, default=900, help="seconds per search/context call")
     ap.add_argument("--json", default="", help="write per-case rows, summaries and timings here")
-    ap.add_argument("--resume", action="store_true",
-                    help="reuse finished cases from OUT.partial.jsonl (same settings)")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="reuse finished cases from OUT.partial.jsonl (same settings)",
+    )
     a = ap.parse_args()
 
     budgets = [int(b) for b in a.budgets.split(",")]
@@ -383,8 +483,9 @@ def main() -> int:
         tree = tree_of(trees, group[0])
         if not tree.is_dir():
             with lock:
-                errors.extend({"instance_id": c["instance_id"], "error": f"no tree {tree}"}
-                              for c in group)
+                errors.extend(
+                    {"instance_id": c["instance_id"], "error": f"no tree {tree}"} for c in group
+                )
             return
         todo = [c for c in group if c["instance_id"] not in done]
         with lock:
@@ -402,8 +503,15 @@ def main() -> int:
             indexes.append(record)
         for case in todo:
             try:
-                row = run_case(engram, tree, case, budgets, a.k, a.include_tests,
-                               gold_lines.get(case["instance_id"]) if has_lines else None)
+                row = run_case(
+                    engram,
+                    tree,
+                    case,
+                    budgets,
+                    a.k,
+                    a.include_tests,
+                    gold_lines.get(case["instance_id"]) if has_lines else None,
+                )
             except RuntimeError as exc:
                 log(f"{case['instance_id']}: {exc}")
                 with lock:
@@ -416,9 +524,13 @@ def main() -> int:
                         f.write(json.dumps(row) + "\n")
                 n = len(rows)
             ctx = row["context"]
-            log(f"{n}/{total} {case['instance_id']}: gold rank {row['gold_rank']}, covered "
+            log(
+                f"{n}/{total} {case['instance_id']}: gold rank {row['gold_rank']}, covered "
                 + "/".join(str(int(ctx[str(b)]["covered"])) for b in budgets)
-                + ", context " + ", ".join(f"{ctx[str(b)]['seconds']:.1f}" for b in budgets) + " s")
+                + ", context "
+                + ", ".join(f"{ctx[str(b)]['seconds']:.1f}" for b in budgets)
+                + " s"
+            )
 
     keys = list(by_tree)
     if a.jobs > 1:
@@ -439,44 +551,83 @@ def main() -> int:
     built = [i for i in indexes if not i["reused"]]
     ctx_s = {b: [r["context"][str(b)]["seconds"] for r in rows] for b in budgets}
     timings = {
-        "indexes_built": len(built), "indexes_reused": len(indexes) - len(built),
-        "index_seconds": {f"{i['repo']}@{i['base_commit'][:12]}": round(i["seconds_wall"], 2)
-                          for i in indexes},
+        "indexes_built": len(built),
+        "indexes_reused": len(indexes) - len(built),
+        "index_seconds": {
+            f"{i['repo']}@{i['base_commit'][:12]}": round(i["seconds_wall"], 2) for i in indexes
+        },
         "index_seconds_by_repo": {  # build times, including reused indexes' first build
             repo: {"trees": len(v), "mean": mean(v), "min": min(v), "max": max(v)}
-            for repo, v in sorted(_group_seconds(indexes).items())},
-        "search_seconds": {"p50": statistics.median(r["search_seconds"] for r in rows),
-                           "p95": pct([r["search_seconds"] for r in rows], 0.95)},
-        "context_seconds": {str(b): {"p50": statistics.median(v), "p95": pct(v, 0.95),
-                                     "mean": mean(v), "max": max(v)} for b, v in ctx_s.items()},
+            for repo, v in sorted(_group_seconds(indexes).items())
+        },
+        "search_seconds": {
+            "p50": statistics.median(r["search_seconds"] for r in rows),
+            "p95": pct([r["search_seconds"] for r in rows], 0.95),
+        },
+        "context_seconds": {
+            str(b): {
+                "p50": statistics.median(v),
+                "p95": pct(v, 0.95),
+                "mean": mean(v),
+                "max": max(v),
+            }
+            for b, v in ctx_s.items()
+        },
         "wall_seconds": time.perf_counter() - started,
     }
     tests = "included" if a.include_tests else "excluded"
-    print(f"\nengram {a.engram}; {len(rows)} of {total} cases ({len(errors)} errors); tests "
-          f"{tests} from the pool; budgets {budgets}; k={a.k}")
+    print(
+        f"\nengram {a.engram}; {len(rows)} of {total} cases ({len(errors)} errors); tests "
+        f"{tests} from the pool; budgets {budgets}; k={a.k}"
+    )
     print_tables(summary, budgets, has_lines)
     print(f"\nindexes: {timings['indexes_built']} built, {timings['indexes_reused']} reused")
     for repo, t in timings["index_seconds_by_repo"].items():
-        print(f"  {repo}: {t['trees']} trees, mean {t['mean']:.1f} s (min {t['min']:.1f}, "
-              f"max {t['max']:.1f})")
-    print(f"search --files: p50 {timings['search_seconds']['p50']:.2f} s, "
-          f"p95 {timings['search_seconds']['p95']:.2f} s")
+        print(
+            f"  {repo}: {t['trees']} trees, mean {t['mean']:.1f} s (min {t['min']:.1f}, "
+            f"max {t['max']:.1f})"
+        )
+    print(
+        f"search --files: p50 {timings['search_seconds']['p50']:.2f} s, "
+        f"p95 {timings['search_seconds']['p95']:.2f} s"
+    )
     for b, t in timings["context_seconds"].items():
-        print(f"context --budget {b}: p50 {t['p50']:.2f} s, p95 {t['p95']:.2f} s, "
-              f"max {t['max']:.2f} s (whole process)")
+        print(
+            f"context --budget {b}: p50 {t['p50']:.2f} s, p95 {t['p95']:.2f} s, "
+            f"max {t['max']:.2f} s (whole process)"
+        )
     timeouts = {b: summary["All"][f"context@{b}"]["branch_timeouts"] for b in budgets}
     print(f"runs with a retrieval branch timed out: {timeouts}")
     for e in errors:
         print(f"error {e['instance_id']}: {e['error'][:300]}", file=sys.stderr)
     if a.json:
-        Path(a.json).write_text(json.dumps({
-            "settings": {"engram": a.engram, "trees": str(trees), "home": str(home),
-                         "cases": a.cases, "gold_lines": a.gold_lines, "budgets": budgets,
-                         "k": a.k, "include_tests": a.include_tests,
-                         "branch_timeout_ms": a.branch_timeout_ms, "only": a.only,
-                         "limit": a.limit, "jobs": a.jobs},
-            "summary": summary, "timings": timings, "indexes": indexes, "errors": errors,
-            "rows": rows}, indent=1), encoding="utf-8")
+        Path(a.json).write_text(
+            json.dumps(
+                {
+                    "settings": {
+                        "engram": a.engram,
+                        "trees": str(trees),
+                        "home": str(home),
+                        "cases": a.cases,
+                        "gold_lines": a.gold_lines,
+                        "budgets": budgets,
+                        "k": a.k,
+                        "include_tests": a.include_tests,
+                        "branch_timeout_ms": a.branch_timeout_ms,
+                        "only": a.only,
+                        "limit": a.limit,
+                        "jobs": a.jobs,
+                    },
+                    "summary": summary,
+                    "timings": timings,
+                    "indexes": indexes,
+                    "errors": errors,
+                    "rows": rows,
+                },
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
     return 0
 
 

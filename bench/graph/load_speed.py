@@ -44,11 +44,17 @@ def main() -> int:
     args = parser.parse_args()
     tree = Path(args.tree).resolve()
     print(f"code {args.code}, tree {tree}")
-    print("| Run | Load wall s | Load CPU s | Load + relation graph wall s | CPU s | Nodes | Files |")
+    print(
+        "| Run | Load wall s | Load CPU s | Load + relation graph wall s | CPU s | Nodes | Files |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for run in range(1, args.runs + 1):
-        done = subprocess.run([sys.executable, "-c", ONE_RUN, args.code, str(tree)],
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", ONE_RUN, args.code, str(tree)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         print(f"| {run} | " + " | ".join(done.stdout.split()) + " |", flush=True)
     return 0
 

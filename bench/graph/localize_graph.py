@@ -56,14 +56,21 @@ def main() -> int:
             index.update()
             graph = CodeGraph()
             stats = build_graph(tree, graph)
-            print(f"{root}: graph {stats.nodes} nodes {stats.edges} edges "
-                  f"in {stats.seconds:.1f}s", file=sys.stderr)
+            print(
+                f"{root}: graph {stats.nodes} nodes {stats.edges} edges in {stats.seconds:.1f}s",
+                file=sys.stderr,
+            )
             trees[root] = (index, graph, file_graph(graph))
         index, graph, fgraph = trees[root]
         lib = case["repo"].split("/")[1]
         hybrid = [h.path for h in index.search_files(case["query"], k=1000) if keep(h.path)]
-        ranked_graph = [p for p, _ in rank_files(
-            graph, seed_paths=hybrid[: args.seeds], query=case["query"], graph=fgraph) if keep(p)]
+        ranked_graph = [
+            p
+            for p, _ in rank_files(
+                graph, seed_paths=hybrid[: args.seeds], query=case["query"], graph=fgraph
+            )
+            if keep(p)
+        ]
         runs = {"hybrid": hybrid, "graph only": ranked_graph}
         for w in weights:
             fused = rrf({"hybrid": hybrid, "graph": ranked_graph}, {"graph": w})
@@ -82,8 +89,10 @@ def main() -> int:
             ms = per[(name, lib)]
             avg = {k: sum(m[k] for m in ms) / len(ms) for k in ("R@1", "R@5", "R@10", "MRR")}
             label = f"**{lib}**" if lib == "All" else lib
-            print(f"| {name} | {label} | {len(ms)} | {avg['R@1']:.3f} | {avg['R@5']:.3f} | "
-                  f"{avg['R@10']:.3f} | {avg['MRR']:.3f} |")
+            print(
+                f"| {name} | {label} | {len(ms)} | {avg['R@1']:.3f} | {avg['R@5']:.3f} | "
+                f"{avg['R@10']:.3f} | {avg['MRR']:.3f} |"
+            )
     return 0
 
 

@@ -29,8 +29,15 @@ from engram.stores.codegraph.graph_persistence import GRAPH_FILE, graph_store_fo
 from engram.stores.codegraph.graph_queries import GraphQueries  # noqa: E402
 from engram.stores.walk import walk_project  # noqa: E402
 
-RELATIONS = ("callers", "callees", "subclasses", "implementations", "dependencies",
-             "dependents", "impact")
+RELATIONS = (
+    "callers",
+    "callees",
+    "subclasses",
+    "implementations",
+    "dependencies",
+    "dependents",
+    "impact",
+)
 
 
 def p95(values: list[float]) -> float:
@@ -48,8 +55,10 @@ def main() -> int:
         shutil.copytree(args.tree, tree, ignore=shutil.ignore_patterns(".engram"))
         lines = sum(p.read_bytes().count(b"\n") for p in tree.rglob("*.py"))
         build = update_graph(tree)
-        print(f"build: {build.files} files ({lines} .py lines), {build.nodes} nodes, "
-              f"{build.edges} edges, {build.unresolved} unresolved refs in {build.seconds:.1f}s")
+        print(
+            f"build: {build.files} files ({lines} .py lines), {build.nodes} nodes, "
+            f"{build.edges} edges, {build.unresolved} unresolved refs in {build.seconds:.1f}s"
+        )
         size = (tree / GRAPH_FILE).stat().st_size
         loads = []
         for _ in range(3):
@@ -74,24 +83,43 @@ def main() -> int:
             queries.path(a, b)
             by_kind.setdefault("path", []).append(time.perf_counter() - started)
         all_times = [t for ts in by_kind.values() for t in ts]
-        print(f"queries: {len(all_times)}, p50 {statistics.median(all_times) * 1e3:.1f} ms, "
-              f"p95 {p95(all_times) * 1e3:.1f} ms, max {max(all_times) * 1e3:.1f} ms")
+        print(
+            f"queries: {len(all_times)}, p50 {statistics.median(all_times) * 1e3:.1f} ms, "
+            f"p95 {p95(all_times) * 1e3:.1f} ms, max {max(all_times) * 1e3:.1f} ms"
+        )
         for relation, ts in by_kind.items():
             print(f"  {relation:<16} n={len(ts):<4} p95 {p95(ts) * 1e3:.1f} ms")
         noop = update_graph(tree)
         print(f"no-op update: {noop.seconds:.2f}s")
         edits = [
-            ("append a function", "django/db/models/query.py",
-             lambda t: t + "\n\ndef _bench_added(qs):\n    return qs.filter(pk=1)\n"),
-            ("edit a method body (lines shift)", "django/db/models/sql/query.py",
-             lambda t: t.replace("    def chain(self, klass=None):\n",
-                                 "    def chain(self, klass=None):\n        # edited\n", 1)),
-            ("rename a method", "django/utils/text.py",
-             lambda t: t.replace("def capfirst(", "def capfirst_renamed(", 1)),
+            (
+                "append a function",
+                "django/db/models/query.py",
+                lambda t: t + "\n\ndef _bench_added(qs):\n    return qs.filter(pk=1)\n",
+            ),
+            (
+                "edit a method body (lines shift)",
+                "django/db/models/sql/query.py",
+                lambda t: t.replace(
+                    "    def chain(self, klass=None):\n",
+                    "    def chain(self, klass=None):\n        # edited\n",
+                    1,
+                ),
+            ),
+            (
+                "rename a method",
+                "django/utils/text.py",
+                lambda t: t.replace("def capfirst(", "def capfirst_renamed(", 1),
+            ),
         ]
         largest = max(tree.rglob("*.py"), key=lambda p: p.stat().st_size)
-        edits.append(("append a function to the largest file", largest.relative_to(tree).as_posix(),
-                      lambda t: t + "\n\ndef _bench_largest():\n    return 1\n"))
+        edits.append(
+            (
+                "append a function to the largest file",
+                largest.relative_to(tree).as_posix(),
+                lambda t: t + "\n\ndef _bench_largest():\n    return 1\n",
+            )
+        )
         totals: list[float] = []
         for round_ in range(args.repeat):
             for label, rel, edit in edits:
@@ -111,11 +139,16 @@ def main() -> int:
                 totals.append(total)
                 delta = graph_store_for(tree).delta_path
                 delta_size = delta.stat().st_size / 1e3 if delta.exists() else 0.0
-                print(f"one-file update, {label} ({rel}): parsed {one.parsed}, re-resolved "
-                      f"{one.resolved} files; walk {walked:.2f}s; graph work {one.seconds:.2f}s, "
-                      f"with load+save {total:.2f}s (delta {delta_size:.0f} KB)", flush=True)
-        print(f"one-file update with load+save: median {statistics.median(totals):.2f}s, "
-              f"range {min(totals):.2f}-{max(totals):.2f}s over {len(totals)} edits")
+                print(
+                    f"one-file update, {label} ({rel}): parsed {one.parsed}, re-resolved "
+                    f"{one.resolved} files; walk {walked:.2f}s; graph work {one.seconds:.2f}s, "
+                    f"with load+save {total:.2f}s (delta {delta_size:.0f} KB)",
+                    flush=True,
+                )
+        print(
+            f"one-file update with load+save: median {statistics.median(totals):.2f}s, "
+            f"range {min(totals):.2f}-{max(totals):.2f}s over {len(totals)} edits"
+        )
     return 0
 
 

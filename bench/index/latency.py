@@ -44,25 +44,34 @@ def main() -> int:
     parser.add_argument("--provider", default="default")
     args = parser.parse_args()
     tree = Path(args.tree).resolve()
-    context = Context(project=str(tree), embedding_provider=args.provider,
-                      engram_home=os.environ.get("ENGRAM_HOME", "~/.engram"))
+    context = Context(
+        project=str(tree),
+        embedding_provider=args.provider,
+        engram_home=os.environ.get("ENGRAM_HOME", "~/.engram"),
+    )
     index = open_project_index(context)
     queries = [json.loads(line)["query"] for line in CASES.open() if line.strip()]
     queries = (queries * (1 + args.queries // len(queries)))[: args.queries]
     index.search("warm up", k=10)
     index.search_files("warm up", k=10)
     rows = []
-    for name, fn in (("hybrid chunks (k=10)", lambda q: index.search(q, k=10)),
-                     ("hybrid files (k=10)", lambda q: index.search_files(q, k=10))):
+    for name, fn in (
+        ("hybrid chunks (k=10)", lambda q: index.search(q, k=10)),
+        ("hybrid files (k=10)", lambda q: index.search_files(q, k=10)),
+    ):
         times = []
         for query in queries:
             started = time.perf_counter()
             fn(query)
             times.append((time.perf_counter() - started) * 1000)
         rows.append((name, len(times), statistics.median(times), pct(times, 0.95)))
-    symbols = sorted({c.symbol.split("(")[0].rsplit(".", 1)[-1]
-                      for c in index.manifest.chunks(sorted(index.manifest.chunk_ids())).values()
-                      if c.kind in {"function", "method"} and "_" in c.symbol})
+    symbols = sorted(
+        {
+            c.symbol.split("(")[0].rsplit(".", 1)[-1]
+            for c in index.manifest.chunks(sorted(index.manifest.chunk_ids())).values()
+            if c.kind in {"function", "method"} and "_" in c.symbol
+        }
+    )
     names = symbols[:: max(1, len(symbols) // 20)][:20]
     rg = find_rg() or "rg"
     ours, plain = [], []
@@ -75,7 +84,9 @@ def main() -> int:
         plain.append((time.perf_counter() - started) * 1000)
     rows.append(("exact (engram, k=10)", len(ours), statistics.median(ours), pct(ours, 0.95)))
     rows.append(("rg -F direct", len(plain), statistics.median(plain), pct(plain, 0.95)))
-    print(f"tree={tree.name} chunks={len(index.manifest.chunk_ids())} model={index.embedder.model_id}")
+    print(
+        f"tree={tree.name} chunks={len(index.manifest.chunk_ids())} model={index.embedder.model_id}"
+    )
     print("| Search | Queries | p50 ms | p95 ms |")
     print("| --- | --- | --- | --- |")
     for name, n, p50, p95 in rows:

@@ -49,30 +49,45 @@ def main() -> int:
         if case["sdist_root"] not in indexes:
             index = open_code_index(tree, embedder=embedder)
             stats = index.update()
-            print(f"indexed {case['sdist_root']}: {stats.files} files, {stats.chunks} chunks "
-                  f"in {stats.seconds:.1f}s", file=sys.stderr)
+            print(
+                f"indexed {case['sdist_root']}: {stats.files} files, {stats.chunks} chunks "
+                f"in {stats.seconds:.1f}s",
+                file=sys.stderr,
+            )
             indexes[case["sdist_root"]] = index
         index = indexes[case["sdist_root"]]
         if args.weights:
-            index.weights = {k: float(v) for k, v in
-                             (p.split("=") for p in args.weights.split(","))}
+            index.weights = {
+                k: float(v) for k, v in (p.split("=") for p in args.weights.split(","))
+            }
         if args.decay is not None:
             index.file_decay = args.decay
         lib = case["repo"].split("/")[1]
         for mode in modes:
             hits = index.search_files(case["query"], k=1000, mode=mode)
             ranked = [
-                h.path for h in hits
+                h.path
+                for h in hits
                 if h.path.endswith(".py") and (args.include_tests or not is_test_path(h.path))
             ]
             metrics = evaluate(ranked, case["gold_files"])
             per[(mode, lib)].append(metrics)
             per[(mode, "All")].append(metrics)
-            rows.append({"mode": mode, "repo": case["repo"], "commit": case["commit"],
-                         "top10": ranked[:10], "gold": case["gold_files"], **metrics})
+            rows.append(
+                {
+                    "mode": mode,
+                    "repo": case["repo"],
+                    "commit": case["commit"],
+                    "top10": ranked[:10],
+                    "gold": case["gold_files"],
+                    **metrics,
+                }
+            )
     libs = sorted({lib for _, lib in per if lib != "All"}) + ["All"]
-    print(f"provider={args.provider} model={embedder.model_id} tests "
-          f"{'included' if args.include_tests else 'excluded'}")
+    print(
+        f"provider={args.provider} model={embedder.model_id} tests "
+        f"{'included' if args.include_tests else 'excluded'}"
+    )
     print("| Mode | Library | Cases | R@1 | R@5 | R@10 | MRR |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for mode in modes:
@@ -80,8 +95,10 @@ def main() -> int:
             ms = per[(mode, lib)]
             avg = {k: sum(m[k] for m in ms) / len(ms) for k in ("R@1", "R@5", "R@10", "MRR")}
             name = f"**{lib}**" if lib == "All" else lib
-            print(f"| {mode} | {name} | {len(ms)} | {avg['R@1']:.3f} | {avg['R@5']:.3f} | "
-                  f"{avg['R@10']:.3f} | {avg['MRR']:.3f} |")
+            print(
+                f"| {mode} | {name} | {len(ms)} | {avg['R@1']:.3f} | {avg['R@5']:.3f} | "
+                f"{avg['R@10']:.3f} | {avg['MRR']:.3f} |"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return 0

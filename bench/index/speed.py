@@ -37,12 +37,22 @@ CLI = ROOT / "bench/index/cli.py"
 def run_index(
     tree: Path, home: Path, provider: str, command: list[str] | None = None
 ) -> tuple[float, dict]:
-    env = {**os.environ, "ENGRAM_HOME": str(home), "ENGRAM_EMBEDDING_PROVIDER": provider,
-           "PYTHONPATH": str(ROOT), "ANONYMIZED_TELEMETRY": "False"}
+    env = {
+        **os.environ,
+        "ENGRAM_HOME": str(home),
+        "ENGRAM_EMBEDDING_PROVIDER": provider,
+        "PYTHONPATH": str(ROOT),
+        "ANONYMIZED_TELEMETRY": "False",
+    }
     command = command or [sys.executable, str(CLI)]
     started = time.perf_counter()
-    out = subprocess.run([*command, "index", str(tree), "--json"], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [*command, "index", str(tree), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return time.perf_counter() - started, json.loads(out.stdout)
 
 
@@ -63,11 +73,15 @@ def touch_only(tree: Path, home: Path, provider: str, runs: int, command: list[s
     finally:
         target.write_bytes(original)
         run_index(tree, home, provider, command)
-    print(f"| {tree.name} | {target.relative_to(tree).as_posix()} | {runs} | "
-          f"{statistics.median(seconds):.2f} | {min(seconds):.2f}-{max(seconds):.2f} |")
-    print(f"  runs {[round(s, 2) for s in seconds]}; in-process (index s, graph work s) "
-          f"{[(round(a, 2), round(b, 2)) for a, b in inside]}; load {os.getloadavg()}",
-          file=sys.stderr)
+    print(
+        f"| {tree.name} | {target.relative_to(tree).as_posix()} | {runs} | "
+        f"{statistics.median(seconds):.2f} | {min(seconds):.2f}-{max(seconds):.2f} |"
+    )
+    print(
+        f"  runs {[round(s, 2) for s in seconds]}; in-process (index s, graph work s) "
+        f"{[(round(a, 2), round(b, 2)) for a, b in inside]}; load {os.getloadavg()}",
+        file=sys.stderr,
+    )
 
 
 def fresh_home(models: Path) -> Path:
@@ -100,8 +114,10 @@ def main() -> int:
         for raw in args.trees:
             touch_only(Path(raw).resolve(), Path(args.home), args.provider, args.runs, command)
         return 0
-    print("| Tree | Files | Chunks | Lines | Full index s (median) | Chunks embedded/s | "
-          "Re-index one file s (median) |")
+    print(
+        "| Tree | Files | Chunks | Lines | Full index s (median) | Chunks embedded/s | "
+        "Re-index one file s (median) |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for raw in args.trees:
         tree = Path(raw).resolve()
@@ -121,14 +137,21 @@ def main() -> int:
                 target.write_bytes(original)
             run_index(tree, home, args.provider)
             shutil.rmtree(home, ignore_errors=True)
-        lines = sum(p.read_bytes().count(b"\n") for p in tree.rglob("*.py")
-                    if ".engram" not in p.parts)
+        lines = sum(
+            p.read_bytes().count(b"\n") for p in tree.rglob("*.py") if ".engram" not in p.parts
+        )
         median_full = statistics.median(s for s, _ in full)
         rate = summary["chunks"] / median_full
-        print(f"| {tree.name} | {summary['files']} | {summary['chunks']} | {lines} (.py) | "
-              f"{median_full:.1f} | {rate:.0f} | {statistics.median(touch):.2f} |", flush=True)
-        print(f"  runs full={[round(s, 1) for s, _ in full]} touch={[round(s, 2) for s in touch]}"
-              f" in-process index seconds={[s['seconds'] for _, s in full]}", file=sys.stderr)
+        print(
+            f"| {tree.name} | {summary['files']} | {summary['chunks']} | {lines} (.py) | "
+            f"{median_full:.1f} | {rate:.0f} | {statistics.median(touch):.2f} |",
+            flush=True,
+        )
+        print(
+            f"  runs full={[round(s, 1) for s, _ in full]} touch={[round(s, 2) for s in touch]}"
+            f" in-process index seconds={[s['seconds'] for _, s in full]}",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -71,31 +71,58 @@ def main() -> None:
             text = (tree / path).read_text(encoding="utf-8", errors="replace").splitlines()
             e = evidence.get(path)
             rows = []
-            bodies = ["\n".join(text[c.start_line - 1: c.end_line]) for c in chunks]
+            bodies = ["\n".join(text[c.start_line - 1 : c.end_line]) for c in chunks]
             vecs = index.embedder.embed(bodies) if bodies else []
             for c, body, vec in zip(chunks, bodies, vecs, strict=True):
                 tokens = {t.lower() for t in _TOKEN.findall(body)}
                 symbol = c.symbol.split("(", 1)[0]
-                rows.append({
-                    "start": c.start_line, "end": c.end_line, "kind": c.kind, "symbol": c.symbol,
-                    "tokens": count_tokens(body),
-                    "gold": sum(c.start_line <= n <= c.end_line for n in lines),
-                    "bm25": 1 / (5 + bm25_rank[c.key]) if c.key in bm25_rank else 0.0,
-                    "title": 1 / (5 + title_rank[c.key]) if c.key in title_rank else 0.0,
-                    "frame": float(bool(e and any(c.start_line <= n <= c.end_line for n in e.lines))),
-                    "named": float(bool(e and any(symbol == n or symbol.endswith("." + n)
-                                                  for n in e.names))),
-                    "mentions": len(words & tokens),
-                    "dense": float(sum(a * b for a, b in zip(issue_vec, vec, strict=True))),
-                })
-            record = {"instance_id": case["instance_id"], "repo": case["repo"], "path": path,
-                      "gold_total": len(lines), "file_lines": len(text), "chunks": rows,
-                      "rank": next((i for i, (p) in enumerate(
-                          sorted(evidence, key=lambda q: -sum(evidence[q].vector())), 1) if p == path), None)}
+                rows.append(
+                    {
+                        "start": c.start_line,
+                        "end": c.end_line,
+                        "kind": c.kind,
+                        "symbol": c.symbol,
+                        "tokens": count_tokens(body),
+                        "gold": sum(c.start_line <= n <= c.end_line for n in lines),
+                        "bm25": 1 / (5 + bm25_rank[c.key]) if c.key in bm25_rank else 0.0,
+                        "title": 1 / (5 + title_rank[c.key]) if c.key in title_rank else 0.0,
+                        "frame": float(
+                            bool(e and any(c.start_line <= n <= c.end_line for n in e.lines))
+                        ),
+                        "named": float(
+                            bool(
+                                e and any(symbol == n or symbol.endswith("." + n) for n in e.names)
+                            )
+                        ),
+                        "mentions": len(words & tokens),
+                        "dense": float(sum(a * b for a, b in zip(issue_vec, vec, strict=True))),
+                    }
+                )
+            record = {
+                "instance_id": case["instance_id"],
+                "repo": case["repo"],
+                "path": path,
+                "gold_total": len(lines),
+                "file_lines": len(text),
+                "chunks": rows,
+                "rank": next(
+                    (
+                        i
+                        for i, (p) in enumerate(
+                            sorted(evidence, key=lambda q: -sum(evidence[q].vector())), 1
+                        )
+                        if p == path
+                    ),
+                    None,
+                ),
+            }
             if out:
                 out.write(json.dumps(record) + "\n")
-            print(f"{case['instance_id']} {path}: {len(rows)} chunks, gold in "
-                  f"{sum(r['gold'] > 0 for r in rows)}", file=sys.stderr)
+            print(
+                f"{case['instance_id']} {path}: {len(rows)} chunks, gold in "
+                f"{sum(r['gold'] > 0 for r in rows)}",
+                file=sys.stderr,
+            )
     if out:
         out.close()
 

@@ -18,14 +18,23 @@ import subprocess
 import time
 from pathlib import Path
 
-DATASET = Path(os.environ.get("ENGRAM_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "bench" / "locbench-dev"
+DATASET = (
+    Path(os.environ.get("ENGRAM_SHARED", Path(__file__).resolve().parents[3] / "shared"))
+    / "bench"
+    / "locbench-dev"
+)
 
 
 def timed(engram: str, tree: str, query: str, budget: int, env: dict[str, str]) -> float:
     started = time.perf_counter()
-    done = subprocess.run([engram, "context", "--path", tree, "--budget", str(budget), "--json",
-                           "--", query], env=env, capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = subprocess.run(
+        [engram, "context", "--path", tree, "--budget", str(budget), "--json", "--", query],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{engram} failed: {done.stderr[-2000:]}")
@@ -44,7 +53,9 @@ def main() -> None:
     parser.add_argument("--home", default="")
     parser.add_argument("--cases", default=str(DATASET / "cases.jsonl"))
     args = parser.parse_args()
-    cases = {c["instance_id"]: c for c in map(json.loads, Path(args.cases).read_text().splitlines())}
+    cases = {
+        c["instance_id"]: c for c in map(json.loads, Path(args.cases).read_text().splitlines())
+    }
     query = cases[args.issue_id]["query"]
     env = dict(os.environ, **({"ENGRAM_HOME": args.home} if args.home else {}))
     times: dict[str, list[float]] = {"a": [], "b": []}
@@ -56,8 +67,10 @@ def main() -> None:
             times[which].append(timed(getattr(args, which), trees[which], query, args.budget, env))
     for which in ("a", "b"):
         xs = times[which]
-        print(f"{which}: {getattr(args, which)}: median {statistics.median(xs):.2f} s "
-              f"(range {min(xs):.2f}-{max(xs):.2f}, {len(xs)} runs)")
+        print(
+            f"{which}: {getattr(args, which)}: median {statistics.median(xs):.2f} s "
+            f"(range {min(xs):.2f}-{max(xs):.2f}, {len(xs)} runs)"
+        )
     print(f"ratio b/a: {statistics.median(times['b']) / statistics.median(times['a']):.2f}")
 
 

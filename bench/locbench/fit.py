@@ -38,7 +38,9 @@ def load(path: str) -> list[dict]:
 def scores(case: dict, w: dict, k: dict) -> list[tuple[float, str]]:
     out = []
     for path, kind, vector in case["files"]:
-        s = sum(w[f] * v for f, v in zip(FEATURES, vector, strict=True)) + (0.0 if kind == "source" else k.get(kind, 0.0))
+        s = sum(w[f] * v for f, v in zip(FEATURES, vector, strict=True)) + (
+            0.0 if kind == "source" else k.get(kind, 0.0)
+        )
         out.append((-s, path))
     out.sort()
     return out
@@ -48,8 +50,12 @@ def case_metrics(case: dict, w: dict, k: dict) -> dict[str, float]:
     ranked = [p for _, p in scores(case, w, k)]
     gold = set(case["gold"])
     rr = next((1 / i for i, p in enumerate(ranked, 1) if p in gold), 0.0)
-    return {"mrr": rr, "r1": len(gold & set(ranked[:1])) / len(gold),
-            "acc5": float(gold <= set(ranked[:5])), "r5": len(gold & set(ranked[:5])) / len(gold)}
+    return {
+        "mrr": rr,
+        "r1": len(gold & set(ranked[:1])) / len(gold),
+        "acc5": float(gold <= set(ranked[:5])),
+        "r5": len(gold & set(ranked[:5])) / len(gold),
+    }
 
 
 def objective(cases: list[dict], w: dict, k: dict) -> float:
@@ -86,11 +92,15 @@ def report(rows: list[tuple[dict, dict]], label: str) -> None:
         by_repo["All"].append(m)
         if case["repo"] != "yt-dlp/yt-dlp":
             by_repo["All but yt-dlp"].append(m)
-    print(f"\n{label}\n| repo | cases | R@1 | R@5 | Acc@5 | MRR |\n| --- | --- | --- | --- | --- | --- |")
+    print(
+        f"\n{label}\n| repo | cases | R@1 | R@5 | Acc@5 | MRR |\n| --- | --- | --- | --- | --- | --- |"
+    )
     for repo in sorted(by_repo, key=lambda r: (r.startswith("All"), r)):
         ms = by_repo[repo]
         avg = {key: statistics.mean(m[key] for m in ms) for key in ("r1", "r5", "acc5", "mrr")}
-        print(f"| {repo} | {len(ms)} | {avg['r1']:.3f} | {avg['r5']:.3f} | {avg['acc5']:.3f} | {avg['mrr']:.3f} |")
+        print(
+            f"| {repo} | {len(ms)} | {avg['r1']:.3f} | {avg['r5']:.3f} | {avg['acc5']:.3f} | {avg['mrr']:.3f} |"
+        )
 
 
 def main() -> None:
@@ -108,15 +118,21 @@ def main() -> None:
         train = [c for c in cases if c["repo"] != repo]
         w, k = fit(train, w0, k0)
         held_out += [(c, case_metrics(c, w, k)) for c in cases if c["repo"] == repo]
-    report(held_out, "leave-one-repository-out (each repository scored by weights fitted on the others)")
+    report(
+        held_out,
+        "leave-one-repository-out (each repository scored by weights fitted on the others)",
+    )
     w, k = fit(cases, w0, k0)
     report([(c, case_metrics(c, w, k)) for c in cases], "fitted on all ten (in-sample)")
-    print("\nweights:", json.dumps({f: round(v, 4) for f, v in w.items()}),
-          json.dumps({kind: round(v, 3) for kind, v in k.items()}))
+    print(
+        "\nweights:",
+        json.dumps({f: round(v, 4) for f, v in w.items()}),
+        json.dumps({kind: round(v, 3) for kind, v in k.items()}),
+    )
     if args.write:
         data = {
             "note": "Fitted by bench/locbench/fit.py on locbench-dev (93 issues, 10 repositories); "
-                    "held-out figures in bench/RESULTS.md.",
+            "held-out figures in bench/RESULTS.md.",
             "features": {f: round(v, 4) for f, v in w.items()},
             "kinds": {"source": 0.0, **{kind: round(v, 3) for kind, v in k.items()}},
         }

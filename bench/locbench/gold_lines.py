@@ -10,6 +10,7 @@ insertion), the nearest old-side context lines on each side of the insertion poi
 Each hunk is placed on the file at base_commit (from the mirror) the way `git apply` does:
 at the nearest offset from its header where its pre-image (context and '-' lines) matches.
 """
+
 import argparse
 import json
 import re
@@ -18,18 +19,29 @@ import sys
 from pathlib import Path
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--cases", default=str(Path(__file__).resolve().parents[3] / "shared" / "bench" / "locbench-dev" / "cases.jsonl"))
-ap.add_argument("--locbench", required=True, help="data/locbench.jsonl of ITMO-NSS-team/chronorepo_icdm26 (has each case's patch)")
+ap.add_argument(
+    "--cases",
+    default=str(
+        Path(__file__).resolve().parents[3] / "shared" / "bench" / "locbench-dev" / "cases.jsonl"
+    ),
+)
+ap.add_argument(
+    "--locbench",
+    required=True,
+    help="data/locbench.jsonl of ITMO-NSS-team/chronorepo_icdm26 (has each case's patch)",
+)
 ap.add_argument("--mirrors", required=True, help="folder of <owner>+<name>/repo bare mirrors")
 ap.add_argument("--out", required=True)
 a = ap.parse_args()
 
 rows = {}
 for l in open(a.locbench, encoding="utf-8"):
-    r = json.loads(l); rows[r["instance_id"]] = r
+    r = json.loads(l)
+    rows[r["instance_id"]] = r
 cases = [json.loads(l) for l in open(a.cases, encoding="utf-8") if l.strip()]
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
 
 def resolve(hunks, src):
     """Place each hunk on the base file like `git apply` (nearest offset whose pre-image
@@ -42,7 +54,7 @@ def resolve(hunks, src):
         delta = None
         for d in sorted(range(-len(norm), len(norm) + 1), key=abs):
             s0 = start - 1 + d
-            if 0 <= s0 and s0 + len(pre) <= len(norm) and norm[s0:s0 + len(pre)] == pre:
+            if 0 <= s0 and s0 + len(pre) <= len(norm) and norm[s0 : s0 + len(pre)] == pre:
                 delta = d
                 break
         if delta is None:
@@ -52,7 +64,8 @@ def resolve(hunks, src):
         j = 0
         while j < len(body):
             if body[j][0] == " ":
-                j += 1; continue
+                j += 1
+                continue
             k = j
             while k < len(body) and body[k][0] != " ":
                 k += 1
@@ -83,10 +96,12 @@ def parse(patch):
         if line.startswith("diff --git "):
             m = re.match(r"diff --git a/(.*) b/(.*)$", line)
             cur = files.setdefault(m.group(1), {"hunks": []})
-            i += 1; continue
+            i += 1
+            continue
         m = HUNK.match(line)
         if m and cur is not None:
-            old = int(m.group(1)); olen = int(m.group(2)) if m.group(2) is not None else 1
+            old = int(m.group(1))
+            olen = int(m.group(2)) if m.group(2) is not None else 1
             # walk the hunk body
             i += 1
             o = old
@@ -97,14 +112,19 @@ def parse(patch):
                 if l.startswith("@@") or l.startswith("diff --git"):
                     break
                 if l.startswith("\\"):
-                    i += 1; continue
+                    i += 1
+                    continue
                 if l == "" and i == len(lines) - 1:
                     break
                 tag = l[:1] if l else " "
                 if tag == " ":
-                    body.append((" ", o, l[1:])); o += 1; seen_old += 1
+                    body.append((" ", o, l[1:]))
+                    o += 1
+                    seen_old += 1
                 elif tag == "-":
-                    body.append(("-", o, l[1:])); o += 1; seen_old += 1
+                    body.append(("-", o, l[1:]))
+                    o += 1
+                    seen_old += 1
                 elif tag == "+":
                     body.append(("+", None, l[1:]))
                 else:
@@ -114,6 +134,7 @@ def parse(patch):
             continue
         i += 1
     return files
+
 
 bad = 0
 with open(a.out, "w", encoding="utf-8") as out:
@@ -126,14 +147,30 @@ with open(a.out, "w", encoding="utf-8") as out:
         detail = {}
         for g in c["gold_files"]:
             f = files[g]
-            src = subprocess.run(["git", "--git-dir", gd, "show", f"{c['base_commit']}:{g}"],
-                                 capture_output=True, check=True).stdout.decode("utf-8", "replace").split("\n")
+            src = (
+                subprocess.run(
+                    ["git", "--git-dir", gd, "show", f"{c['base_commit']}:{g}"],
+                    capture_output=True,
+                    check=True,
+                )
+                .stdout.decode("utf-8", "replace")
+                .split("\n")
+            )
             removed, anchors, offsets = resolve(f["hunks"], src)
             if any(offsets):
                 bad += 1
                 print("OFFSET", c["instance_id"], g, offsets, file=sys.stderr)
             res[g] = sorted(removed | anchors)
-            detail[g] = {"removed": len(removed), "anchor_only": len(anchors - removed),
-                         "hunks": len(offsets), "hunk_offsets": offsets}
-        out.write(json.dumps({"instance_id": c["instance_id"], "lines": res, "detail": detail}) + "\n")
-print(f"{len(cases)} cases written to {a.out}; {bad} gold files whose hunks needed an offset", file=sys.stderr)
+            detail[g] = {
+                "removed": len(removed),
+                "anchor_only": len(anchors - removed),
+                "hunks": len(offsets),
+                "hunk_offsets": offsets,
+            }
+        out.write(
+            json.dumps({"instance_id": c["instance_id"], "lines": res, "detail": detail}) + "\n"
+        )
+print(
+    f"{len(cases)} cases written to {a.out}; {bad} gold files whose hunks needed an offset",
+    file=sys.stderr,
+)

@@ -36,10 +36,17 @@ def main() -> None:
     parser.add_argument("--budgets", default="4000,8000,16000")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--json", default="")
-    parser.add_argument("--branch-timeout-ms", type=int, default=60000,
-                        help="retrieval branch time limit (high: measure quality, not load)")
-    parser.add_argument("--capture", default="",
-                        help="pickle each case's pack inputs here (for bench/locbench/pack_replay.py)")
+    parser.add_argument(
+        "--branch-timeout-ms",
+        type=int,
+        default=60000,
+        help="retrieval branch time limit (high: measure quality, not load)",
+    )
+    parser.add_argument(
+        "--capture",
+        default="",
+        help="pickle each case's pack inputs here (for bench/locbench/pack_replay.py)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("ENGRAM_HOME", tempfile.mkdtemp(prefix="engram-pack-lines-"))
 
@@ -59,8 +66,15 @@ def main() -> None:
         real = node.assemble_pack
 
         def capturing(state, context, **kw):  # noqa: ANN001, ANN003, ANN202
-            captured.append({"state": state, "context": context, "feedback": kw["feedback"],
-                             "extra": list(kw.get("extra", ())), "notes": list(kw.get("notes", ()))})
+            captured.append(
+                {
+                    "state": state,
+                    "context": context,
+                    "feedback": kw["feedback"],
+                    "extra": list(kw.get("extra", ())),
+                    "notes": list(kw.get("notes", ())),
+                }
+            )
             return real(state, context, **kw)
 
         node.assemble_pack = capturing
@@ -76,8 +90,13 @@ def main() -> None:
             print(f"skip {tree}: not indexed", file=sys.stderr)
             continue
         for budget in budgets:
-            context = load_context(tree, mode="context", budget=budget, auto_approve=True,
-                                   branch_timeout_ms=args.branch_timeout_ms)
+            context = load_context(
+                tree,
+                mode="context",
+                budget=budget,
+                auto_approve=True,
+                branch_timeout_ms=args.branch_timeout_ms,
+            )
             with open_store(context) as store:
                 deps = ensure_openers(make_default_deps(store=store))
                 graph = build_graph(deps, store=store)
@@ -87,22 +106,37 @@ def main() -> None:
                     pack = run_pack_graph(graph, context, case["query"])
                     if captured:
                         captured[-1]["case"] = case
-                    scored = score_pack(pack, case["gold_files"], gold_lines.get(case["instance_id"]))
-                    rows.append({"instance_id": case["instance_id"], "repo": case["repo"],
-                                 "category": case["category"], "budget": budget,
-                                 "ms": (time.perf_counter() - t0) * 1000, **scored})
-        print(f"[{time.perf_counter() - started:6.1f}s] {tree.parent.name}: {len(group)} cases",
-              file=sys.stderr)
-    print("| budget | cases | gold file sliced | gold lines (macro) | gold lines (micro) | p50 ms |")
+                    scored = score_pack(
+                        pack, case["gold_files"], gold_lines.get(case["instance_id"])
+                    )
+                    rows.append(
+                        {
+                            "instance_id": case["instance_id"],
+                            "repo": case["repo"],
+                            "category": case["category"],
+                            "budget": budget,
+                            "ms": (time.perf_counter() - t0) * 1000,
+                            **scored,
+                        }
+                    )
+        print(
+            f"[{time.perf_counter() - started:6.1f}s] {tree.parent.name}: {len(group)} cases",
+            file=sys.stderr,
+        )
+    print(
+        "| budget | cases | gold file sliced | gold lines (macro) | gold lines (micro) | p50 ms |"
+    )
     print("| --- | --- | --- | --- | --- | --- |")
     for budget in budgets:
         cell = [r for r in rows if r["budget"] == budget]
         shares = [r["gold_lines_share"] for r in cell if r.get("gold_lines_share") is not None]
         total = sum(r.get("gold_lines_total", 0) for r in cell)
         micro = sum(r.get("gold_lines_hit", 0) for r in cell) / total if total else float("nan")
-        print(f"| {budget} | {len(cell)} | {statistics.mean(r['covered'] for r in cell):.3f} | "
-              f"{statistics.mean(shares):.3f} | {micro:.3f} | "
-              f"{statistics.median(r['ms'] for r in cell):.0f} |")
+        print(
+            f"| {budget} | {len(cell)} | {statistics.mean(r['covered'] for r in cell):.3f} | "
+            f"{statistics.mean(shares):.3f} | {micro:.3f} | "
+            f"{statistics.median(r['ms'] for r in cell):.0f} |"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     if args.capture:

@@ -41,7 +41,10 @@ def main() -> None:
 
     settings = dict(item.split("=", 1) for item in args.set)
     if "localizer" in settings:
-        assembly.FUSION_WEIGHTS = {**assembly.FUSION_WEIGHTS, "localizer": float(settings["localizer"])}
+        assembly.FUSION_WEIGHTS = {
+            **assembly.FUSION_WEIGHTS,
+            "localizer": float(settings["localizer"]),
+        }
     if settings.get("lead") == "none":
         assembly.LOCALIZER_SOURCE = ""
     if "depth_share" in settings:
@@ -60,7 +63,9 @@ def main() -> None:
     gold_lines = load_gold_lines(args.gold_lines)
     captured = pickle.loads(Path(args.capture).read_bytes())
     print(f"settings: {settings or 'defaults'}")
-    print("| budget | cases | gold file sliced | gold lines (macro) | gold lines (micro) | gold first in map |")
+    print(
+        "| budget | cases | gold file sliced | gold lines (macro) | gold lines (micro) | gold first in map |"
+    )
     print("| --- | --- | --- | --- | --- | --- |")
     for budget in (int(b) for b in args.budgets.split(",")):
         rows = []
@@ -68,22 +73,36 @@ def main() -> None:
             case = item["case"]
             context = dataclasses.replace(item["context"], budget=budget)
             pack, _, _ = assembly.assemble_pack(
-                item["state"], context, count=count_text, feedback=item["feedback"],
-                extra=item["extra"], notes=item["notes"])
-            rows.append({**score_pack(pack.to_dict(), case["gold_files"],
-                                      gold_lines.get(case["instance_id"])),
-                         "category": case["category"]})
+                item["state"],
+                context,
+                count=count_text,
+                feedback=item["feedback"],
+                extra=item["extra"],
+                notes=item["notes"],
+            )
+            rows.append(
+                {
+                    **score_pack(
+                        pack.to_dict(), case["gold_files"], gold_lines.get(case["instance_id"])
+                    ),
+                    "category": case["category"],
+                }
+            )
         shares = [r["gold_lines_share"] for r in rows if r.get("gold_lines_share") is not None]
         total = sum(r.get("gold_lines_total", 0) for r in rows)
         micro = sum(r.get("gold_lines_hit", 0) for r in rows) / total if total else float("nan")
         first = statistics.mean(r["gold_code_map_rank"] == 1 for r in rows)
-        print(f"| {budget} | {len(rows)} | {statistics.mean(r['covered'] for r in rows):.3f} | "
-              f"{statistics.mean(shares):.3f} | {micro:.3f} | {first:.3f} |")
+        print(
+            f"| {budget} | {len(rows)} | {statistics.mean(r['covered'] for r in rows):.3f} | "
+            f"{statistics.mean(shares):.3f} | {micro:.3f} | {first:.3f} |"
+        )
         for category in sorted({r["category"] for r in rows}):
             group = [r for r in rows if r["category"] == category]
-            print(f"|   {category} | {len(group)} | "
-                  f"{statistics.mean(r['covered'] for r in group):.3f} | "
-                  f"{statistics.mean(r['gold_lines_share'] or 0 for r in group):.3f} | | |")
+            print(
+                f"|   {category} | {len(group)} | "
+                f"{statistics.mean(r['covered'] for r in group):.3f} | "
+                f"{statistics.mean(r['gold_lines_share'] or 0 for r in group):.3f} | | |"
+            )
 
 
 if __name__ == "__main__":

@@ -71,20 +71,29 @@ def table(rows: list[dict], key: str) -> list[str]:
         for row in rows:
             if row["repo"] != "yt-dlp/yt-dlp":
                 groups["All but yt-dlp"].append(row)
-    out = [f"| {key} | cases | ranker | R@1 | R@5 | Acc@5 | R@10 | MRR | top-5 source / test / docs / other |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    out = [
+        f"| {key} | cases | ranker | R@1 | R@5 | Acc@5 | R@10 | MRR | top-5 source / test / docs / other |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for name in sorted(groups, key=lambda g: (g.startswith("All"), g)):
         group = groups[name]
         for ranker in ("hybrid", "localizer"):
-            m = {k: statistics.mean(r[ranker][k] for r in group) for k in ("r1", "r5", "acc5", "r10", "mrr")}
+            m = {
+                k: statistics.mean(r[ranker][k] for r in group)
+                for k in ("r1", "r5", "acc5", "r10", "mrr")
+            }
             kinds: dict[str, int] = defaultdict(int)
             for r in group:
                 for kind in r[ranker + "_kinds"]:
                     kinds[kind if kind in ("source", "test", "docs") else "other"] += 1
             total = max(sum(kinds.values()), 1)
-            shares = " / ".join(f"{kinds[k] / total:.2f}" for k in ("source", "test", "docs", "other"))
-            out.append(f"| {name} | {len(group)} | {ranker} | {m['r1']:.3f} | {m['r5']:.3f} | {m['acc5']:.3f} | "
-                       f"{m['r10']:.3f} | {m['mrr']:.3f} | {shares} |")
+            shares = " / ".join(
+                f"{kinds[k] / total:.2f}" for k in ("source", "test", "docs", "other")
+            )
+            out.append(
+                f"| {name} | {len(group)} | {ranker} | {m['r1']:.3f} | {m['r5']:.3f} | {m['acc5']:.3f} | "
+                f"{m['r10']:.3f} | {m['mrr']:.3f} | {shares} |"
+            )
     return out
 
 
@@ -126,23 +135,41 @@ def main() -> None:
         ranked = rank_evidence(evidence, weights)
         t2 = time.perf_counter()
         paths = [e.path for e, _ in ranked]
-        row = {"instance_id": case["instance_id"], "repo": case["repo"], "category": case["category"],
-               "gold": case["gold_files"], "hybrid": metrics(hybrid, case["gold_files"]),
-               "localizer": metrics(paths, case["gold_files"]),
-               "hybrid_kinds": [file_kind(p) for p in hybrid[:5]],
-               "localizer_kinds": [file_kind(p) for p in paths[:5]],
-               "top5": paths[:5], "ms": {"hybrid": (t1 - t0) * 1000, "localizer": (t2 - t1) * 1000}}
+        row = {
+            "instance_id": case["instance_id"],
+            "repo": case["repo"],
+            "category": case["category"],
+            "gold": case["gold_files"],
+            "hybrid": metrics(hybrid, case["gold_files"]),
+            "localizer": metrics(paths, case["gold_files"]),
+            "hybrid_kinds": [file_kind(p) for p in hybrid[:5]],
+            "localizer_kinds": [file_kind(p) for p in paths[:5]],
+            "top5": paths[:5],
+            "ms": {"hybrid": (t1 - t0) * 1000, "localizer": (t2 - t1) * 1000},
+        }
         rows.append(row)
-        print(f"[{time.perf_counter() - started:6.1f}s] {n}/{len(cases)} {case['instance_id']}: "
-              f"hybrid rr {row['hybrid']['mrr']:.2f} localizer rr {row['localizer']['mrr']:.2f} "
-              f"({row['ms']['localizer']:.0f} ms)", file=sys.stderr)
+        print(
+            f"[{time.perf_counter() - started:6.1f}s] {n}/{len(cases)} {case['instance_id']}: "
+            f"hybrid rr {row['hybrid']['mrr']:.2f} localizer rr {row['localizer']['mrr']:.2f} "
+            f"({row['ms']['localizer']:.0f} ms)",
+            file=sys.stderr,
+        )
         if feature_out:
             keep = [e for e, _ in ranked[:FEATURE_DEPTH]]
-            keep += [evidence[g] for g in case["gold_files"] if g in evidence and evidence[g] not in keep]
-            feature_out.write(json.dumps({
-                "instance_id": case["instance_id"], "repo": case["repo"], "gold": case["gold_files"],
-                "files": [[e.path, e.kind, e.vector()] for e in keep],
-            }) + "\n")
+            keep += [
+                evidence[g] for g in case["gold_files"] if g in evidence and evidence[g] not in keep
+            ]
+            feature_out.write(
+                json.dumps(
+                    {
+                        "instance_id": case["instance_id"],
+                        "repo": case["repo"],
+                        "gold": case["gold_files"],
+                        "files": [[e.path, e.kind, e.vector()] for e in keep],
+                    }
+                )
+                + "\n"
+            )
     if feature_out:
         feature_out.close()
     print(f"features: {', '.join(FEATURES)}")

@@ -36,8 +36,11 @@ REPO = Path(__file__).resolve().parents[2]
 def _toolset(many: int, root: Path) -> tuple[McpToolset, Context, float]:
     project, home = root / f"proj{many}", root / "home"
     (project / ".engram").mkdir(parents=True)
-    server = {"command": sys.executable, "env": {"PYTHONPATH": str(REPO)},
-              "args": ["-m", "tests.support.mcp_tools_server", "--many", str(many)]}
+    server = {
+        "command": sys.executable,
+        "env": {"PYTHONPATH": str(REPO)},
+        "args": ["-m", "tests.support.mcp_tools_server", "--many", str(many)],
+    }
     (project / ".engram" / "mcp.json").write_text(json.dumps({"mcpServers": {"inv": server}}))
     context = Context(project=str(project), engram_home=str(home))
     started = time.perf_counter()
@@ -51,8 +54,10 @@ def main() -> None:
     parser.add_argument("--many", type=int, nargs="+", default=[60])
     parser.add_argument("--window", type=int, default=128_000)
     options = parser.parse_args()
-    print("| tools | listed in | all bound | find_tools + call_tool | saved per request | "
-          "one find_tools answer |")
+    print(
+        "| tools | listed in | all bound | find_tools + call_tool | saved per request | "
+        "one find_tools answer |"
+    )
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for many in options.many:
@@ -66,8 +71,10 @@ def main() -> None:
             searched = schema_tokens(list(search.values()), count_text)
             answer = count_text(search["find_tools"].invoke({"query": "stock movement"}))
             share = direct / options.window
-            print(f"| {len(toolset.specs)} | {seconds:.2f} s | {direct:,} ({share:.1%} of "
-                  f"{options.window:,}) | {searched:,} | {direct - searched:,} | {answer:,} |")
+            print(
+                f"| {len(toolset.specs)} | {seconds:.2f} s | {direct:,} ({share:.1%} of "
+                f"{options.window:,}) | {searched:,} | {direct - searched:,} | {answer:,} |"
+            )
     print(f"\nbehind find_tools once the schemas pass {MCP_SCHEMA_SHARE:.0%} of the window")
 
 

@@ -50,16 +50,21 @@ def main() -> None:
     held_out, shipped = [], []
     print("held-out conversation: setting chosen on the others -> recall@10 (default)")
     for i, conversation in enumerate(conversations):
+
         def others(p: tuple[float, int], i: int = i) -> float:
             return statistics.mean(r for j, rows in enumerate(table[p]) if j != i for r in rows)
 
         best = max(grid, key=others)
         held_out += table[best][i]
         shipped += table[default][i]
-        print(f"{conversation['name']}: {best} -> {statistics.mean(table[best][i]):.3f} "
-              f"({statistics.mean(table[default][i]):.3f})")
-    print(f"leave-one-out {statistics.mean(held_out):.3f}, default {default} "
-          f"{statistics.mean(shipped):.3f}")
+        print(
+            f"{conversation['name']}: {best} -> {statistics.mean(table[best][i]):.3f} "
+            f"({statistics.mean(table[default][i]):.3f})"
+        )
+    print(
+        f"leave-one-out {statistics.mean(held_out):.3f}, default {default} "
+        f"{statistics.mean(shipped):.3f}"
+    )
 
 
 if __name__ == "__main__":

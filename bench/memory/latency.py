@@ -50,8 +50,12 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def summary(values: list[float]) -> dict[str, float]:
-    return {"p50": percentile(values, 0.5), "p95": percentile(values, 0.95),
-            "mean": round(statistics.mean(values), 2), "n": len(values)}
+    return {
+        "p50": percentile(values, 0.5),
+        "p95": percentile(values, 0.95),
+        "mean": round(statistics.mean(values), 2),
+        "n": len(values),
+    }
 
 
 def main() -> None:
@@ -59,26 +63,31 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--writes", type=int, default=300)
-    parser.add_argument("--home", type=Path, default=None,
-                        help="ENGRAM_HOME with the distilled static table, for the hybrid run")
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="ENGRAM_HOME with the distilled static table, for the hybrid run",
+    )
     args = parser.parse_args()
     rng = random.Random(0)
     words = vocabulary()
     texts = [sentence(rng, words) for _ in range(args.facts)]
-    queries = [" ".join(rng.choice(words) for _ in range(rng.randint(3, 8)))
-               for _ in range(args.queries)]
+    queries = [
+        " ".join(rng.choice(words) for _ in range(rng.randint(3, 8))) for _ in range(args.queries)
+    ]
     report: dict[str, object] = {"facts": args.facts}
     with tempfile.TemporaryDirectory() as tmp, open_memory_store(Path(tmp)) as store:
-        lines = [json.dumps({"id": f"f{i}", "text": t, "scope": "project"})
-                 for i, t in enumerate(texts)]
+        lines = [
+            json.dumps({"id": f"f{i}", "text": t, "scope": "project"}) for i, t in enumerate(texts)
+        ]
         t0 = time.perf_counter()
         import_jsonl(store, lines, project_key=KEY, now=NOW)
         report["import_s"] = round(time.perf_counter() - t0, 2)
 
         runs = [("lexical", None)]
         if args.home is not None:
-            runs.append(("hybrid-default",
-                         make_embedder("default", home=args.home, cache=False)))
+            runs.append(("hybrid-default", make_embedder("default", home=args.home, cache=False)))
         for name, embedder in runs:
             facts = FactStore(store, embedder=embedder)
             t0 = time.perf_counter()
@@ -106,8 +115,9 @@ def main() -> None:
         report["write_with_conflict_check_ms"] = summary(write_times)
         report["write_conflicts"] = conflicts
         t0 = time.perf_counter()
-        FactStore(store).add(sentence(rng, words), scope="project", project_key=KEY,
-                             source="user", now=NOW)
+        FactStore(store).add(
+            sentence(rng, words), scope="project", project_key=KEY, source="user", now=NOW
+        )
         report["write_fresh_process_first_call_s"] = round(time.perf_counter() - t0, 2)
     print(json.dumps(report, indent=2))
 

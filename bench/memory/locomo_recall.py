@@ -83,8 +83,9 @@ def load(path: Path, speaker: bool = True) -> list[dict]:
     for index, sample in enumerate(json.loads(path.read_text())):
         conv = sample["conversation"]
         turns = []
-        for key in sorted((k for k in conv if re.fullmatch(r"session_\d+", k)),
-                          key=lambda k: int(k.split("_")[1])):
+        for key in sorted(
+            (k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])
+        ):
             turns += [{"id": t["dia_id"], "text": turn_text(t, speaker)} for t in conv[key]]
         known = {t["id"] for t in turns}
         questions = []
@@ -100,8 +101,9 @@ def load(path: Path, speaker: bool = True) -> list[dict]:
 def plain_bm25_factory(conversation: dict):
     corpus = [t["text"] for t in conversation["turns"]]
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False),
-                    show_progress=False)
+    retriever.index(
+        bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False
+    )
     ids = [t["id"] for t in conversation["turns"]]
 
     def search(query: str, k: int) -> list[tuple[str, str]]:
@@ -130,18 +132,31 @@ def cli_factory(conversation: dict, home: Path, work: Path):
     folder = work / conversation["name"]
     folder.mkdir(parents=True, exist_ok=True)
     turns, queries = folder / "turns.jsonl", folder / "queries.jsonl"
-    turns.write_text("".join(json.dumps({"id": t["id"], "text": t["text"], "scope": "project"})
-                             + "\n" for t in conversation["turns"]))
+    turns.write_text(
+        "".join(
+            json.dumps({"id": t["id"], "text": t["text"], "scope": "project"}) + "\n"
+            for t in conversation["turns"]
+        )
+    )
     asked = list(dict.fromkeys(q["q"] for q in conversation["questions"]))
-    queries.write_text("".join(json.dumps({"id": n, "query": q}) + "\n"
-                               for n, q in enumerate(asked)))
+    queries.write_text(
+        "".join(json.dumps({"id": n, "query": q}) + "\n" for n, q in enumerate(asked))
+    )
     env = {**os.environ, "ENGRAM_HOME": str(home)}
-    subprocess.run([engram, "memory", "import", turns, "--path", folder], env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [engram, "memory", "import", turns, "--path", folder],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     started = time.perf_counter()
-    out = subprocess.run([engram, "memory", "search", "--batch", queries, "--path", folder,
-                          "-k", str(max(KS))], env=env, check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        [engram, "memory", "search", "--batch", queries, "--path", folder, "-k", str(max(KS))],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     conversation["cli_seconds"] = time.perf_counter() - started
     answers = {}
     for line in out.splitlines():
@@ -243,11 +258,15 @@ def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
         "mode": mode,
         "questions": searched,
         "leaks": leaks,
-        "recall": {name: {f"@{k}": round(statistics.mean(v), 4) for k, v in by_k.items()}
-                   for name, by_k in hits.items()},
+        "recall": {
+            name: {f"@{k}": round(statistics.mean(v), 4) for k, v in by_k.items()}
+            for name, by_k in hits.items()
+        },
         "counts": {name: len(by_k[KS[0]]) for name, by_k in hits.items()},
-        "latency_ms": {"p50": round(latencies[len(latencies) // 2], 2),
-                       "p95": round(latencies[int(len(latencies) * 0.95)], 2)},
+        "latency_ms": {
+            "p50": round(latencies[len(latencies) // 2], 2),
+            "p95": round(latencies[int(len(latencies) * 0.95)], 2),
+        },
         "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -255,12 +274,19 @@ def run_mode(mode: str, conversations: list[dict], store, home: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--home", type=Path, default=None,
-                        help="ENGRAM_HOME holding the distilled static table (models/)")
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="ENGRAM_HOME holding the distilled static table (models/)",
+    )
     parser.add_argument("--modes", default="bm25-plain,lexical,hybrid-default")
     parser.add_argument("--out", type=Path, default=None, help="write the JSON report here")
-    parser.add_argument("--no-speaker", action="store_true",
-                        help="import the turn text without the 'speaker: ' prefix")
+    parser.add_argument(
+        "--no-speaker",
+        action="store_true",
+        help="import the turn text without the 'speaker: ' prefix",
+    )
     args = parser.parse_args()
     conversations = load(args.data, speaker=not args.no_speaker)
     with tempfile.TemporaryDirectory() as tmp:
@@ -268,8 +294,10 @@ def main() -> None:
         with open_memory_store(Path(tmp)) as store:
             for conv in conversations:
                 conv["key"] = f"/locomo/{conv['name']}"
-                lines = [json.dumps({"id": t["id"], "text": t["text"], "scope": "project"})
-                         for t in conv["turns"]]
+                lines = [
+                    json.dumps({"id": t["id"], "text": t["text"], "scope": "project"})
+                    for t in conv["turns"]
+                ]
                 report = import_jsonl(store, lines, project_key=conv["key"], now=NOW)
                 assert report.imported == len(lines), report.skipped[:3]
             reports = [run_mode(m, conversations, store, home) for m in args.modes.split(",")]

@@ -38,48 +38,101 @@ from engram.stores.project_key import project_key
 
 TABLE = Path("tests/data/task_profiles.jsonl")
 TAGS = ("production", "auth", "schema", "data-deletion", "multi-file", "no-tests", "has-tests")
-WORDS = ("cache", "retry", "schema", "login", "deploy", "index", "parser", "queue", "token",
-         "export", "billing", "search", "session", "config", "worker", "timeout")
+WORDS = (
+    "cache",
+    "retry",
+    "schema",
+    "login",
+    "deploy",
+    "index",
+    "parser",
+    "queue",
+    "token",
+    "export",
+    "billing",
+    "search",
+    "session",
+    "config",
+    "worker",
+    "timeout",
+)
 
 
 def _text(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
-def seed(store, key: str, rng: random.Random, now: datetime, *, episodes=1000, patterns=200,
-         strategies=50, facts=200) -> None:
+def seed(
+    store,
+    key: str,
+    rng: random.Random,
+    now: datetime,
+    *,
+    episodes=1000,
+    patterns=200,
+    strategies=50,
+    facts=200,
+) -> None:
     repo = ExperienceStore(store, key)
     for i in range(strategies):
         keys = rng.sample(TASK_TYPES + TAGS, k=rng.randint(1, 3))
-        repo.put(Strategy(id=f"st-{i:04d}", principle=f"Strategy {i}: {_text(rng, 14)}",
-                          applies_to=tuple(keys), priority=rng.choice(("high", "medium", "low")),
-                          scope="global" if i % 10 == 0 else "project",
-                          created=now - timedelta(days=rng.randint(0, 300))))
+        repo.put(
+            Strategy(
+                id=f"st-{i:04d}",
+                principle=f"Strategy {i}: {_text(rng, 14)}",
+                applies_to=tuple(keys),
+                priority=rng.choice(("high", "medium", "low")),
+                scope="global" if i % 10 == 0 else "project",
+                created=now - timedelta(days=rng.randint(0, 300)),
+            )
+        )
     for i in range(patterns):
         trigger = Trigger(
             task_types=tuple(rng.sample(TASK_TYPES, k=rng.randint(0, 2))),
             min_files=rng.choice((None, None, 6)),
             has_tests=rng.choice((None, None, False, True)),
             production=rng.choice((None, None, True)),
-            features=tuple(rng.sample(("auth", "schema"), k=rng.choice((0, 0, 1)))))
-        repo.put(Pattern(id=f"pat-{i:04d}", name=f"Pattern {i}: {_text(rng, 6)}", trigger=trigger,
-                         failure=_text(rng, 20), root_cause=_text(rng, 15),
-                         prevention=_text(rng, 25), confidence=rng.randint(1, 5),
-                         last_validated=now - timedelta(days=rng.randint(0, 200)),
-                         status="retired" if i % 25 == 0 else "active",
-                         evidence=(f"ep-{rng.randint(0, episodes - 1):05d}",)))
+            features=tuple(rng.sample(("auth", "schema"), k=rng.choice((0, 0, 1)))),
+        )
+        repo.put(
+            Pattern(
+                id=f"pat-{i:04d}",
+                name=f"Pattern {i}: {_text(rng, 6)}",
+                trigger=trigger,
+                failure=_text(rng, 20),
+                root_cause=_text(rng, 15),
+                prevention=_text(rng, 25),
+                confidence=rng.randint(1, 5),
+                last_validated=now - timedelta(days=rng.randint(0, 200)),
+                status="retired" if i % 25 == 0 else "active",
+                evidence=(f"ep-{rng.randint(0, episodes - 1):05d}",),
+            )
+        )
     for i in range(episodes):
-        repo.put(Episode(id=f"ep-{i:05d}", date=now - timedelta(days=rng.uniform(0, 365)),
-                         task_type=rng.choice(TASK_TYPES), summary=_text(rng, 12),
-                         outcome=rng.choice(("failure", "success", "success", "unknown")),
-                         files=tuple(f"src/{rng.choice(WORDS)}.py" for _ in range(2)),
-                         lesson=_text(rng, 18), prevention=_text(rng, 12),
-                         severity=rng.randint(1, 4)))
+        repo.put(
+            Episode(
+                id=f"ep-{i:05d}",
+                date=now - timedelta(days=rng.uniform(0, 365)),
+                task_type=rng.choice(TASK_TYPES),
+                summary=_text(rng, 12),
+                outcome=rng.choice(("failure", "success", "success", "unknown")),
+                files=tuple(f"src/{rng.choice(WORDS)}.py" for _ in range(2)),
+                lesson=_text(rng, 18),
+                prevention=_text(rng, 12),
+                severity=rng.randint(1, 4),
+            )
+        )
     fact_store = FactStore(store)
     for i in range(facts):
-        fact_store.add(f"Fact {i}: the {rng.choice(WORDS)} module uses {rng.choice(WORDS)} "
-                       f"v{i}", scope="project", project_key=key, source="user", force=True,
-                       provenance={"via": "bench"}, now=now)
+        fact_store.add(
+            f"Fact {i}: the {rng.choice(WORDS)} module uses {rng.choice(WORDS)} v{i}",
+            scope="project",
+            project_key=key,
+            source="user",
+            force=True,
+            provenance={"via": "bench"},
+            now=now,
+        )
 
 
 def accuracy(rows: list[dict]) -> dict:
@@ -95,12 +148,23 @@ def accuracy(rows: list[dict]) -> dict:
         if row["risk"] == "high" and p.risk == "low":
             high_as_low.append(row["task"])
         if p.task_type != row["type"] or p.risk != row["risk"]:
-            misses.append({"task": row["task"], "got": [p.task_type, p.risk],
-                           "want": [row["type"], row["risk"]]})
+            misses.append(
+                {
+                    "task": row["task"],
+                    "got": [p.task_type, p.risk],
+                    "want": [row["type"], row["risk"]],
+                }
+            )
     zh = sum(any("\u4e00" <= c <= "\u9fff" for c in r["task"]) for r in rows)
-    return {"tasks": len(rows), "chinese": zh, "type_accuracy": type_ok / len(rows),
-            "risk_accuracy": risk_ok / len(rows), "high_graded_low": high_as_low,
-            "risk_confusion": dict(sorted(confusion.items())), "misses": misses}
+    return {
+        "tasks": len(rows),
+        "chinese": zh,
+        "type_accuracy": type_ok / len(rows),
+        "risk_accuracy": risk_ok / len(rows),
+        "high_graded_low": high_as_low,
+        "risk_confusion": dict(sorted(confusion.items())),
+        "misses": misses,
+    }
 
 
 def _p95(values: list[float]) -> float:
@@ -135,42 +199,85 @@ def latency(rows: list[dict], runs: int, rng: random.Random) -> dict:
                 for _ in range(runs):
                     for row in rows:
                         t, c = time.perf_counter(), time.process_time()
-                        result = run_phase0(store, row["task"], context,
-                                            count_tokens=count_text, now=now, recall=recall)
+                        result = run_phase0(
+                            store,
+                            row["task"],
+                            context,
+                            count_tokens=count_text,
+                            now=now,
+                            recall=recall,
+                        )
                         cpu.append((time.process_time() - c) * 1000)
                         wall[result.profile.risk].append((time.perf_counter() - t) * 1000)
                         if mode == "node_cached_facts":
                             sel = result.selection
-                            discipline.append({"risk": sel.risk, "tokens": sel.tokens,
-                                               "budget": RISK_BUDGETS[sel.risk],
-                                               "items": len(sel.items)})
+                            discipline.append(
+                                {
+                                    "risk": sel.risk,
+                                    "tokens": sel.tokens,
+                                    "budget": RISK_BUDGETS[sel.risk],
+                                    "items": len(sel.items),
+                                }
+                            )
                 all_ms = [v for vs in wall.values() for v in vs]
                 out[mode] = {
-                    "calls": len(all_ms), "p50_ms": round(statistics.median(all_ms), 2),
-                    "p95_ms": round(_p95(all_ms), 2), "max_ms": round(max(all_ms), 2),
+                    "calls": len(all_ms),
+                    "p50_ms": round(statistics.median(all_ms), 2),
+                    "p95_ms": round(_p95(all_ms), 2),
+                    "max_ms": round(max(all_ms), 2),
                     "p95_ms_by_risk": {k: round(_p95(v), 2) for k, v in wall.items()},
                     "cpu_p95_ms": round(_p95(cpu), 2),
                 }
-    return {"seed_seconds": round(seeded_s, 2), "modes": out, "discipline": discipline,
-            "load_average": [round(x, 2) for x in os.getloadavg()]}
+    return {
+        "seed_seconds": round(seeded_s, 2),
+        "modes": out,
+        "discipline": discipline,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
 
 
 def oversized_discipline(rows: list[dict]) -> dict:
     now = datetime.now(UTC)
     long = "word " * 3000
-    strategies = [Strategy(id=f"s{i}", principle=long, applies_to=TASK_TYPES + TAGS)
-                  for i in range(20)]
-    patterns = [Pattern(id=f"p{i}", name=long[:500], trigger=Trigger(), failure=long,
-                        root_cause=long, prevention=long) for i in range(20)]
-    episodes = [Episode(id=f"e{i}", date=now, task_type=t, summary=long, outcome="failure",
-                        lesson=long, prevention=long, files=("a.py",) * 50)
-                for i, t in enumerate(TASK_TYPES * 3)]
+    strategies = [
+        Strategy(id=f"s{i}", principle=long, applies_to=TASK_TYPES + TAGS) for i in range(20)
+    ]
+    patterns = [
+        Pattern(
+            id=f"p{i}",
+            name=long[:500],
+            trigger=Trigger(),
+            failure=long,
+            root_cause=long,
+            prevention=long,
+        )
+        for i in range(20)
+    ]
+    episodes = [
+        Episode(
+            id=f"e{i}",
+            date=now,
+            task_type=t,
+            summary=long,
+            outcome="failure",
+            lesson=long,
+            prevention=long,
+            files=("a.py",) * 50,
+        )
+        for i, t in enumerate(TASK_TYPES * 3)
+    ]
     worst = {"low": 0, "medium": 0, "high": 0}
     over = 0
     for row in rows:
         profile = profile_task(row["task"])
-        sel = select_experience(profile, strategies=strategies, patterns=patterns,
-                                episodes=episodes, now=now, count_tokens=count_text)
+        sel = select_experience(
+            profile,
+            strategies=strategies,
+            patterns=patterns,
+            episodes=episodes,
+            now=now,
+            count_tokens=count_text,
+        )
         worst[sel.risk] = max(worst[sel.risk], sel.tokens)
         over += sel.tokens > RISK_BUDGETS[sel.risk]
     return {"max_tokens_by_risk": worst, "over_budget": over}
@@ -185,17 +292,22 @@ def main() -> None:
     acc = accuracy(rows)
     lat = latency(rows, args.runs, random.Random(7))
     seeded = lat.pop("discipline")
-    seeded_max = {r: max((d["tokens"] for d in seeded if d["risk"] == r), default=0)
-                  for r in RISK_BUDGETS}
-    items_by_risk = {r: sorted({d["items"] for d in seeded if d["risk"] == r})
-                     for r in RISK_BUDGETS}
+    seeded_max = {
+        r: max((d["tokens"] for d in seeded if d["risk"] == r), default=0) for r in RISK_BUDGETS
+    }
+    items_by_risk = {
+        r: sorted({d["items"] for d in seeded if d["risk"] == r}) for r in RISK_BUDGETS
+    }
     result = {
         "accuracy": acc,
         "latency": lat,
         "token_discipline": {
-            "seeded": {"max_tokens_by_risk": seeded_max, "budgets": RISK_BUDGETS,
-                       "items_by_risk": items_by_risk,
-                       "over_budget": sum(d["tokens"] > d["budget"] for d in seeded)},
+            "seeded": {
+                "max_tokens_by_risk": seeded_max,
+                "budgets": RISK_BUDGETS,
+                "items_by_risk": items_by_risk,
+                "over_budget": sum(d["tokens"] > d["budget"] for d in seeded),
+            },
             "oversized_records": oversized_discipline(rows),
         },
     }

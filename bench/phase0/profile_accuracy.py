@@ -36,14 +36,20 @@ def score(rows: list[dict[str, str]]) -> dict[str, object]:
         if row["risk"] == "high" and profile.risk == "low":
             high_low.append(row["task"])
         if profile.task_type != row["type"] or profile.risk != row["risk"]:
-            misses.append(f"{row['type']}/{row['risk']} -> {profile.task_type}/{profile.risk}: "
-                          f"{row['task']}")
+            misses.append(
+                f"{row['type']}/{row['risk']} -> {profile.task_type}/{profile.risk}: {row['task']}"
+            )
     n = len(rows)
     return {
-        "tasks": n, "type": type_ok / n, "risk": risk_ok / n,
-        "type_ok": type_ok, "risk_ok": risk_ok, "high_as_low": high_low,
-        "confusion": {t: {p: confusion[(t, p)] for p in TASK_TYPES if confusion[(t, p)]}
-                      for t in TASK_TYPES},
+        "tasks": n,
+        "type": type_ok / n,
+        "risk": risk_ok / n,
+        "type_ok": type_ok,
+        "risk_ok": risk_ok,
+        "high_as_low": high_low,
+        "confusion": {
+            t: {p: confusion[(t, p)] for p in TASK_TYPES if confusion[(t, p)]} for t in TASK_TYPES
+        },
         "misses": misses,
     }
 
@@ -55,8 +61,11 @@ def main() -> None:
     parser.add_argument("--errors", action="store_true", help="list every miss")
     args = parser.parse_args()
     for table in args.tables or DEFAULT_TABLES:
-        rows = [json.loads(line) for line in table.read_text(encoding="utf-8").splitlines()
-                if line.strip()]
+        rows = [
+            json.loads(line)
+            for line in table.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
         parts = {"all": rows}
         for row in rows:
             if "split" in row:
@@ -66,11 +75,14 @@ def main() -> None:
 
 
 def _report(name: str, result: dict[str, object], *, errors: bool) -> None:
-    print(f"{name}: {result['tasks']} tasks, type {result['type']:.1%} "
-          f"({result['type_ok']}), risk {result['risk']:.1%} ({result['risk_ok']}), "
-          f"high graded low {len(result['high_as_low'])}")  # type: ignore[arg-type]
-    print("  confusion (label: graded counts):", json.dumps(result["confusion"],
-                                                           ensure_ascii=False))
+    print(
+        f"{name}: {result['tasks']} tasks, type {result['type']:.1%} "
+        f"({result['type_ok']}), risk {result['risk']:.1%} ({result['risk_ok']}), "
+        f"high graded low {len(result['high_as_low'])}"
+    )  # type: ignore[arg-type]
+    print(
+        "  confusion (label: graded counts):", json.dumps(result["confusion"], ensure_ascii=False)
+    )
     if errors:
         for miss in result["misses"]:  # type: ignore[attr-defined]
             print("  ", miss)

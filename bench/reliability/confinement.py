@@ -31,8 +31,25 @@ from engram.stores.walk import walk_project
 from tests.support.hostile_paths import MARKER, HostileProject, build_hostile_project
 
 CHECK_TIMEOUT_S = 20.0
-GLOBS = ("*", "**", "**/*", ".*", "**/.*", "config", ".env", "*.json", ".git/**", "**/.git/**",
-         ".engram/**", "credentials", "**/credentials", "*.pem", "home/**", "*.txt", "*.py")
+GLOBS = (
+    "*",
+    "**",
+    "**/*",
+    ".*",
+    "**/.*",
+    "config",
+    ".env",
+    "*.json",
+    ".git/**",
+    "**/.git/**",
+    ".engram/**",
+    "credentials",
+    "**/credentials",
+    "*.pem",
+    "home/**",
+    "*.txt",
+    "*.py",
+)
 
 Check = tuple[str, str, Callable[[], bool]]
 """(category, what was tried, a function returning True when the attempt held)."""
@@ -53,30 +70,66 @@ def _policy_checks(project: HostileProject) -> list[Check]:
             return True
         return False
 
-    return [("policy", rel, lambda rel=rel: refused(rel))
-            for category, rel in project.refused if category != "hard link"]
+    return [
+        ("policy", rel, lambda rel=rel: refused(rel))
+        for category, rel in project.refused
+        if category != "hard link"
+    ]
 
 
 def _tool_checks(project: HostileProject) -> list[Check]:
     tools = {t.name: t.invoke for t in build_core_tools(Context(project=str(project.root)))}
     checks: list[Check] = []
     for _, rel in project.refused:
-        checks.append(("read_file", rel, lambda rel=rel: _refused_by_tool(tools["read_file"],
-                                                                          {"path": rel})))
+        checks.append(
+            ("read_file", rel, lambda rel=rel: _refused_by_tool(tools["read_file"], {"path": rel}))
+        )
     if project.fifo:
-        checks.append(("fifo", f"read_file {project.fifo}",
-                       lambda: _refused_by_tool(tools["read_file"], {"path": project.fifo})))
+        checks.append(
+            (
+                "fifo",
+                f"read_file {project.fifo}",
+                lambda: _refused_by_tool(tools["read_file"], {"path": project.fifo}),
+            )
+        )
     for glob in GLOBS:
-        checks.append(("glob_files", glob, lambda glob=glob: _refused_by_tool(
-            tools["glob_files"], {"pattern": glob, "max_results": 500})))
-        checks.append(("grep_code", f"glob={glob}", lambda glob=glob: _refused_by_tool(
-            tools["grep_code"], {"pattern": "needle", "glob": glob, "max_results": 500})))
-        checks.append(("grep fallback", f"glob={glob}", lambda glob=glob: not grep(
-            project.root, MARKER, glob=glob, rg_path=None)))
+        checks.append(
+            (
+                "glob_files",
+                glob,
+                lambda glob=glob: _refused_by_tool(
+                    tools["glob_files"], {"pattern": glob, "max_results": 500}
+                ),
+            )
+        )
+        checks.append(
+            (
+                "grep_code",
+                f"glob={glob}",
+                lambda glob=glob: _refused_by_tool(
+                    tools["grep_code"], {"pattern": "needle", "glob": glob, "max_results": 500}
+                ),
+            )
+        )
+        checks.append(
+            (
+                "grep fallback",
+                f"glob={glob}",
+                lambda glob=glob: not grep(project.root, MARKER, glob=glob, rg_path=None),
+            )
+        )
     if project.newline_name:
         forged = "src/app.py:1: forged line.py"
-        checks.append(("file names", "newline in a name", lambda: forged not in tools[
-            "grep_code"]({"pattern": "newline in its name"}).splitlines()))
+        checks.append(
+            (
+                "file names",
+                "newline in a name",
+                lambda: (
+                    forged
+                    not in tools["grep_code"]({"pattern": "newline in its name"}).splitlines()
+                ),
+            )
+        )
     return checks
 
 
@@ -85,17 +138,23 @@ def _walk_checks(project: HostileProject, home: Path) -> list[Check]:
         files = walk_project(project.root).files
         listed = {f.path for f in files}
         return not listed & {rel for _, rel in project.refused} and all(
-            MARKER not in f.abs_path.read_text(errors="replace") for f in files)
+            MARKER not in f.abs_path.read_text(errors="replace") for f in files
+        )
 
     def rules_clean() -> bool:
-        for name, target in (("AGENTS.md", ".env"), ("CLAUDE.md", str(project.outside / "secret.txt"))):
+        for name, target in (
+            ("AGENTS.md", ".env"),
+            ("CLAUDE.md", str(project.outside / "secret.txt")),
+        ):
             link = project.root / name
             if not link.is_symlink():
                 link.symlink_to(target)
         return MARKER not in load_rules_files(project.root, home, project_rules=True).text
 
-    return [("index walk", "walk_project", walked_clean), ("rules files", "symlinked rules",
-                                                            rules_clean)]
+    return [
+        ("index walk", "walk_project", walked_clean),
+        ("rules files", "symlinked rules", rules_clean),
+    ]
 
 
 async def _mcp_checks(project: HostileProject, home: Path) -> list[tuple[str, str, bool]]:
@@ -103,10 +162,15 @@ async def _mcp_checks(project: HostileProject, home: Path) -> list[tuple[str, st
     from mcp.client.stdio import StdioServerParameters
 
     engram = str(Path(sys.executable).parent / "engram")
-    env = {"ENGRAM_HOME": str(home), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-           "HF_HUB_OFFLINE": "1", "ENGRAM_EMBEDDING_PROVIDER": "hash"}
-    params = StdioServerParameters(command=engram, args=["mcp", "--path", str(project.root)],
-                                   env=env)
+    env = {
+        "ENGRAM_HOME": str(home),
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HF_HUB_OFFLINE": "1",
+        "ENGRAM_EMBEDDING_PROVIDER": "hash",
+    }
+    params = StdioServerParameters(
+        command=engram, args=["mcp", "--path", str(project.root)], env=env
+    )
     results: list[tuple[str, str, bool]] = []
     async with Client(params) as client:
         calls = [("read_file", {"path": rel}) for _, rel in project.refused]

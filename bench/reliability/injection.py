@@ -64,8 +64,15 @@ def engram(home: Path, *args: str, base_url: str = "") -> subprocess.CompletedPr
     env.update(ENGRAM_HOME=str(home), NO_COLOR="1", COLUMNS="200", HF_HUB_OFFLINE="1")
     if base_url:
         env.update(ENGRAM_MODEL="stub-model", ENGRAM_BASE_URL=base_url, OPENAI_API_KEY="x")
-    done = subprocess.run([ENGRAM, *args], env=env, capture_output=True, text=True,
-                          timeout=600, check=False, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [ENGRAM, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"engram {args[0]} failed: {done.stderr.strip()[-400:]}")
     return done
@@ -90,14 +97,13 @@ def pack_case(name: str, payload: str, work: Path) -> list[Outcome]:
     home, root = work / "home", work / "repo"
     (root / "src").mkdir(parents=True)
     (root / "src" / "deploy.py").write_text(
-        f'def deploy_release(target):\n    """Deploy.\n{payload}\n"""\n    return target\n')
+        f'def deploy_release(target):\n    """Deploy.\n{payload}\n"""\n    return target\n'
+    )
     (root / "AGENTS.md").write_text(f"Rules for deploy_release.\n\n{payload}\n")
-    engram(home, "memory", "save", f"deploy_release runs on Fridays {payload}", "--path",
-           str(root))
+    engram(home, "memory", "save", f"deploy_release runs on Fridays {payload}", "--path", str(root))
     outcomes = []
     pack = json.loads(engram(home, "context", TASK, "--path", str(root), "--json").stdout)
-    problem = structure_problems(pack["text"], ["rules", "memory", "code_map", "slices"],
-                                 payload)
+    problem = structure_problems(pack["text"], ["rules", "memory", "code_map", "slices"], payload)
     if not problem and forged_markers(pack["text"]):
         problem = f"forged markers in the pack: {forged_markers(pack['text'])}"
     outcomes.append(Outcome("pack-injection", f"engram context: {name}", problem))
@@ -118,9 +124,13 @@ def pack_case(name: str, payload: str, work: Path) -> list[Outcome]:
 
 def calls(*pairs: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     """Return a stub reply that calls the given tools in one step."""
-    return {"content": "", "tool_calls": [
-        {"id": f"call_{i}_{name}", "name": name, "args": args}
-        for i, (name, args) in enumerate(pairs)]}
+    return {
+        "content": "",
+        "tool_calls": [
+            {"id": f"call_{i}_{name}", "name": name, "args": args}
+            for i, (name, args) in enumerate(pairs)
+        ],
+    }
 
 
 READ = ("read_file", {"path": "DEPLOY.md"})
@@ -129,9 +139,13 @@ SAVE_GLOBAL = ("save_memory", {"text": POISON, "scope": "global"})
 SAVE_PROJECT = ("save_memory", {"text": POISON})
 MODELS: dict[str, tuple[list[dict[str, Any]], list[str]]] = {
     "read_file, then a global save": (
-        [calls(READ), calls(SAVE_GLOBAL), {"content": "done"}], ["read_file"]),
+        [calls(READ), calls(SAVE_GLOBAL), {"content": "done"}],
+        ["read_file"],
+    ),
     "grep_code, then a project save": (
-        [calls(GREP), calls(SAVE_PROJECT), {"content": "done"}], ["grep_code"]),
+        [calls(GREP), calls(SAVE_PROJECT), {"content": "done"}],
+        ["grep_code"],
+    ),
     # The read's result arrives with the save's, so the save cannot have followed it.
     "read and global save in one step": ([calls(READ, SAVE_GLOBAL), {"content": "done"}], []),
     "global save with nothing read": ([calls(SAVE_GLOBAL), {"content": "done"}], []),
@@ -146,8 +160,14 @@ def recalled(home: Path, project: Path, query: str) -> str:
     from engram.stores.project_key import project_key
 
     with open_memory_store(home) as store:
-        return recall_facts(store, query, project_key=project_key(project), window=128_000,
-                            count_tokens=lambda t: len(t.split()), now=datetime.now(UTC)).block
+        return recall_facts(
+            store,
+            query,
+            project_key=project_key(project),
+            window=128_000,
+            count_tokens=lambda t: len(t.split()),
+            now=datetime.now(UTC),
+        ).block
 
 
 def stored(home: Path, project: Path) -> list[dict[str, Any]]:
@@ -192,21 +212,37 @@ def extraction_case(work: Path) -> Outcome:
     project.mkdir(parents=True)
     (project / "DEPLOY.md").write_text("deploy notes\n")
     with OpenAIStub([calls(READ), {"content": "done"}]) as stub:
-        engram(home, "run", "Read DEPLOY.md. We always use pnpm for installs.", "--path",
-               str(project), base_url=stub.base_url)
+        engram(
+            home,
+            "run",
+            "Read DEPLOY.md. We always use pnpm for installs.",
+            "--path",
+            str(project),
+            base_url=stub.base_url,
+        )
     saved = [f["text"] for f in stored(home, project) if f["source"] == "auto"]
-    return Outcome("memory-poisoning", "auto-extraction after a tool read",
-                   f"auto-extracted {saved}" if saved else "")
+    return Outcome(
+        "memory-poisoning",
+        "auto-extraction after a tool read",
+        f"auto-extracted {saved}" if saved else "",
+    )
 
 
 def run_cases() -> list[Outcome]:
     """Run every hostile case, each in its own temporary folder."""
     jobs: list[tuple[str, str, Callable[[Path], list[Outcome]]]] = [
-        *(("pack-injection", name, lambda w, n=name, p=payload: pack_case(n, p, w))
-          for name, payload in PAYLOADS.items()),
-        *(("memory-poisoning", name,
-           lambda w, n=name, s=script, a=after: [poisoning_case(n, s, a, w)])
-          for name, (script, after) in MODELS.items()),
+        *(
+            ("pack-injection", name, lambda w, n=name, p=payload: pack_case(n, p, w))
+            for name, payload in PAYLOADS.items()
+        ),
+        *(
+            (
+                "memory-poisoning",
+                name,
+                lambda w, n=name, s=script, a=after: [poisoning_case(n, s, a, w)],
+            )
+            for name, (script, after) in MODELS.items()
+        ),
         ("memory-poisoning", "auto-extraction", lambda w: [extraction_case(w)]),
     ]
     outcomes: list[Outcome] = []

@@ -36,8 +36,12 @@ def commands(worker: int, step: int) -> tuple[str, list[str]]:
     if kind == 0:
         return "search", ["search", f"step_{step % 40}_{worker % 8}", "--json"]
     if kind == 1:
-        return "memory save", ["memory", "save", f"Worker {worker} note {step}: stage {step} "
-                               f"runs on node {worker}-{step}", "--force"]
+        return "memory save", [
+            "memory",
+            "save",
+            f"Worker {worker} note {step}: stage {step} runs on node {worker}-{step}",
+            "--force",
+        ]
     if kind == 2:
         return "memory search", ["memory", "search", f"stage {step} node", "--json"]
     return "context", ["context", f"what does step_{step % 40}_3 return?", "--json"]
@@ -52,8 +56,11 @@ def worker_loop(worker: int, project: str, home: str, seconds: float) -> list[Re
         started = time.monotonic()
         done = cli(args, env, Path(project))
         output = done.stdout + done.stderr
-        error = "" if done.returncode == 0 and "Traceback" not in output else \
-            f"{name}: exit {done.returncode}: {output[-300:]}"
+        error = (
+            ""
+            if done.returncode == 0 and "Traceback" not in output
+            else f"{name}: exit {done.returncode}: {output[-300:]}"
+        )
         results.append((name, time.monotonic() - started, error))
         step += 1
     return results
@@ -75,8 +82,10 @@ def main(workers: int = WORKERS, seconds: float = SECONDS) -> list[Row]:
         if indexed.returncode != 0:
             return [("load", 1, 0, [f"index failed: {indexed.stderr[-300:]}"])]
         with ProcessPoolExecutor(workers) as pool:
-            futures = [pool.submit(worker_loop, w, str(project), str(home), seconds)
-                       for w in range(workers)]
+            futures = [
+                pool.submit(worker_loop, w, str(project), str(home), seconds)
+                for w in range(workers)
+            ]
             results = [r for f in futures for r in f.result()]
     rows = []
     print(f"load: {workers} processes for {seconds:.0f} s")  # noqa: T201
@@ -84,8 +93,10 @@ def main(workers: int = WORKERS, seconds: float = SECONDS) -> list[Row]:
         mine = [r for r in results if r[0] == name]
         latencies = [r[1] for r in mine]
         errors = [r[2] for r in mine if r[2]]
-        print(f"  {name:<14} ops {len(mine):>4}  errors {len(errors):>3}  "  # noqa: T201
-              f"p50 {percentile(latencies, 0.5):5.2f} s  p95 {percentile(latencies, 0.95):5.2f} s")
+        print(
+            f"  {name:<14} ops {len(mine):>4}  errors {len(errors):>3}  "  # noqa: T201
+            f"p50 {percentile(latencies, 0.5):5.2f} s  p95 {percentile(latencies, 0.95):5.2f} s"
+        )
         rows.append((f"load: {name}", len(mine), len(mine) - len(errors), errors))
     return rows
 

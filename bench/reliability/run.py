@@ -23,7 +23,9 @@ Row = tuple[str, int, int, list[str]]
 
 def modules(names: list[str]) -> list[Path]:
     """Return the reliability modules to run (all of them by default)."""
-    found = sorted(p for p in HERE.glob("*.py") if p.name != "run.py" and not p.name.startswith("_"))
+    found = sorted(
+        p for p in HERE.glob("*.py") if p.name != "run.py" and not p.name.startswith("_")
+    )
     return [p for p in found if not names or p.stem in names]
 
 

@@ -61,8 +61,14 @@ def score(records: list[dict[str, object]]) -> Score:
             missed.append((kind, text))
         elif not record["secret"] and found is not None:
             flagged.append((kind, text, found))
-    return Score(secrets, secrets - len(missed), len(records) - secrets, len(flagged),
-                 tuple(missed), tuple(flagged))
+    return Score(
+        secrets,
+        secrets - len(missed),
+        len(records) - secrets,
+        len(flagged),
+        tuple(missed),
+        tuple(flagged),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     result = score(load_corpus(args.corpus))
     print(f"secrets found   {result.found}/{result.secrets}  recall {result.recall:.3f}")  # noqa: T201
-    print(f"false positives {result.false_alarms}/{result.clean}  "  # noqa: T201
-          f"rate {result.false_positive_rate:.3f}")
+    print(
+        f"false positives {result.false_alarms}/{result.clean}  "  # noqa: T201
+        f"rate {result.false_positive_rate:.3f}"
+    )
     if args.show_misses:
         for kind, text in result.missed:
             print(f"  missed [{kind}] {text[:100]}")  # noqa: T201

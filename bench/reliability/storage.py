@@ -32,8 +32,10 @@ def main() -> list[Row]:
         tried[case.category] += 1
         if outcome:
             failures[case.category].append(f"{case.name}: {outcome[:300]}")
-    return [(category, count, count - len(failures[category]), failures[category])
-            for category, count in tried.items()]
+    return [
+        (category, count, count - len(failures[category]), failures[category])
+        for category, count in tried.items()
+    ]
 
 
 if __name__ == "__main__":

@@ -27,18 +27,24 @@ SOURCE_DIRS = ("graph", "nodes", "stores", "studio", "tests")
 
 def folder_bytes(*folders: Path) -> int:
     """Return the bytes of the files under ``folders`` (missing ones count 0)."""
-    return sum(p.stat().st_size for f in folders if f.exists() for p in f.rglob("*")
-               if p.is_file())
+    return sum(p.stat().st_size for f in folders if f.exists() for p in f.rglob("*") if p.is_file())
 
 
 def _make_project(root: Path, git: bool) -> list[Path]:
     repo = Path(__file__).resolve().parents[2]
     for name in SOURCE_DIRS:
-        shutil.copytree(repo / name, root / name, symlinks=False,
-                        ignore=shutil.ignore_patterns("__pycache__", "data"))
+        shutil.copytree(
+            repo / name,
+            root / name,
+            symlinks=False,
+            ignore=shutil.ignore_patterns("__pycache__", "data"),
+        )
     if git:
-        for args in (["init", "-q"], ["add", "-A"],
-                     ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"]):
+        for args in (
+            ["init", "-q"],
+            ["add", "-A"],
+            ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"],
+        ):
             subprocess.run(["git", *args], cwd=root, check=True)
     return sorted(root.rglob("*.py"))
 
@@ -61,10 +67,14 @@ def measure(git: bool, writes: int) -> dict[str, float | int | str]:
             step.after("edit_file", before)
             times.append((time.perf_counter() - started) * 1000)
             assert not step.notes, step.notes
-        return {"mode": "git" if git else "plain", "files": len(list(root.rglob("*.py"))),
-                "writes": writes, "median_ms": round(statistics.median(times), 1),
-                "p90_ms": round(sorted(times)[int(0.9 * len(times))], 1),
-                "bytes_per_write": (folder_bytes(*stores) - size_before) // writes}
+        return {
+            "mode": "git" if git else "plain",
+            "files": len(list(root.rglob("*.py"))),
+            "writes": writes,
+            "median_ms": round(statistics.median(times), 1),
+            "p90_ms": round(sorted(times)[int(0.9 * len(times))], 1),
+            "bytes_per_write": (folder_bytes(*stores) - size_before) // writes,
+        }
 
 
 def main() -> None:

@@ -67,8 +67,13 @@ def main() -> None:
         whole = []
         for _ in range(args.runs):
             started = time.perf_counter()
-            out = subprocess.run([engram, "sessions", "list", "--json", "--path", folder],
-                                 env=env, check=True, capture_output=True, text=True).stdout
+            out = subprocess.run(
+                [engram, "sessions", "list", "--json", "--path", folder],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
             whole.append(time.perf_counter() - started)
         listed = json.loads(out)
         assert len(listed) == args.threads, len(listed)
@@ -84,14 +89,19 @@ def main() -> None:
         assert len(rows) == len(walked) == args.threads
         saver.conn.close()
     fast_s, generic_s = statistics.median(fast), statistics.median(generic)
-    print(json.dumps({
-        "threads": args.threads,
-        "checkpoints": args.threads * args.checkpoints,
-        "cli_whole_process_s": round(statistics.median(whole), 3),
-        "session_rows_s": round(fast_s, 4),
-        "generic_walk_s": round(generic_s, 3),
-        "speed-up": round(generic_s / fast_s, 1),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "threads": args.threads,
+                "checkpoints": args.threads * args.checkpoints,
+                "cli_whole_process_s": round(statistics.median(whole), 3),
+                "session_rows_s": round(fast_s, 4),
+                "generic_walk_s": round(generic_s, 3),
+                "speed-up": round(generic_s / fast_s, 1),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,12 @@ def main() -> int:
     parser.add_argument("--engram", default=str(Path(sys.executable).with_name("engram")))
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
-    env = {**os.environ, "ENGRAM_HOME": args.home, "HF_HUB_OFFLINE": "1",
-           "ANONYMIZED_TELEMETRY": "False"}
+    env = {
+        **os.environ,
+        "ENGRAM_HOME": args.home,
+        "HF_HUB_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+    }
     command = [args.engram, "mcp", "--path", str(Path(args.project).resolve())]
     times = asyncio.run(measure(command, env, args.repeat))
     every = [ms for values in times.values() for ms in values]
@@ -74,8 +78,10 @@ def main() -> int:
     print("| Tool | Calls | p50 ms | p95 ms | max ms |")
     print("| --- | --- | --- | --- | --- |")
     for name, values in [*times.items(), ("all", every)]:
-        print(f"| {name} | {len(values)} | {statistics.median(values):.0f} | "
-              f"{percentile(values, 0.95):.0f} | {max(values):.0f} |")
+        print(
+            f"| {name} | {len(values)} | {statistics.median(values):.0f} | "
+            f"{percentile(values, 0.95):.0f} | {max(values):.0f} |"
+        )
     return 0
 
 

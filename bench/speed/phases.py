@@ -30,8 +30,10 @@ IMPORTS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ("Typer and Rich", ("typer", "rich.console")),
         ("Pydantic (Typer's coercion of option values)", ("typer._adapters",)),
         ("engram's CLI (command modules)", ("engram.cli.app",)),
-        ("the code index's modules (SQLite manifest, ranking)", (
-            "engram.graph.retrieval.open_code_index",)),
+        (
+            "the code index's modules (SQLite manifest, ranking)",
+            ("engram.graph.retrieval.open_code_index",),
+        ),
         ("BM25 (bm25s, SciPy)", ("bm25s",)),
     ),
     "context": (
@@ -39,8 +41,10 @@ IMPORTS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ("Pydantic (Typer's coercion of option values)", ("typer._adapters",)),
         ("engram's CLI (command modules)", ("engram.cli.app",)),
         ("LangGraph's graph (LangChain core, LangSmith tracers, SDK)", ("langgraph.graph",)),
-        ("engram's graph and nodes (NetworkX, NumPy, SciPy, tree-sitter)", (
-            "engram.api.context_builder",)),
+        (
+            "engram's graph and nodes (NetworkX, NumPy, SciPy, tree-sitter)",
+            ("engram.api.context_builder",),
+        ),
     ),
 }
 
@@ -82,10 +86,13 @@ def run_hybrid(clock: Clock, project: Path) -> None:
     from engram.graph.retrieval.open_code_index import open_project_index
 
     context = load_context(project)
-    index = clock.step("open the index (Chroma client, manifest)",
-                       lambda: open_project_index(context))
-    clock.step("search (first: loads BM25, vectors, the query embedder)",
-               lambda: index.search(HYBRID_QUERY, mode="hybrid", k=10))
+    index = clock.step(
+        "open the index (Chroma client, manifest)", lambda: open_project_index(context)
+    )
+    clock.step(
+        "search (first: loads BM25, vectors, the query embedder)",
+        lambda: index.search(HYBRID_QUERY, mode="hybrid", k=10),
+    )
     clock.step("the same search again (warm)", lambda: index.search(HYBRID_QUERY, k=10))
 
 
@@ -102,11 +109,13 @@ def run_context(clock: Clock, project: Path) -> None:
         deps = make_default_deps(store=memory)
         graph = clock.step("build and compile the graph", lambda: build_graph(deps, store=memory))
         clock.step("open the code index (Chroma client)", lambda: deps.code_index(settings))
-        clock.step("preload (index searches, file table, code graph load)",
-                   lambda: preload(deps, settings))
+        clock.step(
+            "preload (index searches, file table, code graph load)", lambda: preload(deps, settings)
+        )
         clock.step("run the pack graph", lambda: run_pack_graph(graph, settings, CONTEXT_TASK))
-        clock.step("run the pack graph again (warm)",
-                   lambda: run_pack_graph(graph, settings, CONTEXT_TASK))
+        clock.step(
+            "run the pack graph again (warm)", lambda: run_pack_graph(graph, settings, CONTEXT_TASK)
+        )
 
 
 def main() -> None:

@@ -58,8 +58,13 @@ PROJECT = "PROJECT"
 REPO = Path(__file__).resolve().parents[2]
 INDEXED = ("hybrid", "context", "run")
 """Commands that need an indexed project."""
-FLOORS: tuple[str, ...] = ("pass", "import typer", "import typer.rich_utils",
-                           "import typer._adapters", "import mcp.server.mcpserver")
+FLOORS: tuple[str, ...] = (
+    "pass",
+    "import typer",
+    "import typer.rich_utils",
+    "import typer._adapters",
+    "import mcp.server.mcpserver",
+)
 
 Sample = tuple[float, float | None]
 """Wall seconds and CPU seconds (None when the process's CPU time is not measurable)."""
@@ -87,8 +92,12 @@ def bench_env(home: Path, pycache: Path) -> dict[str, str]:
     measured run compiles source, as none does on an installation that has run once.
     """
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    return {**env, "ENGRAM_HOME": str(home), "HF_HUB_OFFLINE": "1",
-            "PYTHONPYCACHEPREFIX": str(pycache)}
+    return {
+        **env,
+        "ENGRAM_HOME": str(home),
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPYCACHEPREFIX": str(pycache),
+    }
 
 
 def _children_cpu() -> float:
@@ -100,8 +109,15 @@ def _timed_run(command: list[str], env: dict[str, str], cwd: Path) -> tuple[Samp
     """Run ``command`` to its end; return its wall and CPU seconds, and its stdout."""
     cpu = _children_cpu()
     started = time.perf_counter()
-    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, check=False)
+    done = subprocess.run(
+        command,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
@@ -128,8 +144,9 @@ def run_cold(command: list[str], env: dict[str, str], cwd: Path, timeouts: list[
 def indexed_copy(engram: str, repo: Path, folder: Path, env: dict[str, str]) -> Path:
     """Return a copy of ``repo``'s committed files in ``folder``, indexed by ``engram``."""
     folder.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(repo), "archive", "HEAD"], capture_output=True,
-                             check=True)
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "HEAD"], capture_output=True, check=True
+    )
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
     run_process([engram, "index", str(folder)], env, folder)
     return folder
@@ -171,35 +188,61 @@ def _seconds(value: float | None) -> str:
 
 def _row(label: str, samples: list[Sample], baseline: list[Sample] | None = None) -> str:
     walls = [s[0] for s in samples]
-    cells = [label, _seconds(_median(samples, 0)), _seconds(min(walls)), _seconds(max(walls)),
-             _seconds(_median(samples, 1))]
+    cells = [
+        label,
+        _seconds(_median(samples, 0)),
+        _seconds(min(walls)),
+        _seconds(max(walls)),
+        _seconds(_median(samples, 1)),
+    ]
     if baseline is not None:
         before = _median(baseline, 0) or 0.0
         after = _median(samples, 0) or 0.0
-        cells += [_seconds(before) if baseline else "–",
-                  _seconds(_median(baseline, 1)) if baseline else "–",
-                  f"{after / before:.2f}" if baseline and before else "–"]
+        cells += [
+            _seconds(before) if baseline else "–",
+            _seconds(_median(baseline, 1)) if baseline else "–",
+            f"{after / before:.2f}" if baseline and before else "–",
+        ]
     return "| " + " | ".join(cells) + " |"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engram", type=Path, default=Path(sys.executable).with_name("engram"),
-                        help="The engram executable (default: the one beside this Python).")
-    parser.add_argument("--baseline", type=Path, default=None,
-                        help="Another engram executable, run alternately for comparison.")
-    parser.add_argument("--repo", type=Path, default=REPO,
-                        help="Project searched and indexed (default: this repository).")
-    parser.add_argument("--only", nargs="*", default=None,
-                        help="Measure only these: version help memory search hybrid context mcp "
-                             "run (run only when named).")
+    parser.add_argument(
+        "--engram",
+        type=Path,
+        default=Path(sys.executable).with_name("engram"),
+        help="The engram executable (default: the one beside this Python).",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="Another engram executable, run alternately for comparison.",
+    )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=REPO,
+        help="Project searched and indexed (default: this repository).",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        help="Measure only these: version help memory search hybrid context mcp "
+        "run (run only when named).",
+    )
     parser.add_argument("--runs", type=int, default=5, help="Measured runs per command.")
     args = parser.parse_args()
     engram = str(args.engram.expanduser().absolute())
     baseline = str(args.baseline.expanduser().absolute()) if args.baseline else None
     repo = args.repo.expanduser().absolute()
-    chosen = {name: cmd for name, cmd in commands(repo).items()
-              if (name in args.only if args.only is not None else name != "run")}
+    chosen = {
+        name: cmd
+        for name, cmd in commands(repo).items()
+        if (name in args.only if args.only is not None else name != "run")
+    }
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
         project.mkdir()
@@ -208,9 +251,12 @@ def main() -> None:
         if any(name in INDEXED for name in chosen):
             for number, program in enumerate(filter(None, (engram, baseline))):
                 copies[program] = indexed_copy(program, repo, Path(tmp) / f"indexed{number}", env)
-        print(f"{engram}: {args.runs} runs per command, load average "
-              f"{os.getloadavg()[0]:.1f} at start" + (f"; baseline {baseline}" if baseline else "")
-              + "\n")
+        print(
+            f"{engram}: {args.runs} runs per command, load average "
+            f"{os.getloadavg()[0]:.1f} at start"
+            + (f"; baseline {baseline}" if baseline else "")
+            + "\n"
+        )
         header = "| command | wall median s | wall min s | wall max s | CPU median s |"
         if baseline:
             header += " baseline wall median s | baseline CPU median s | ratio |"
@@ -220,20 +266,37 @@ def main() -> None:
             if "run" in chosen:
                 from tests.support.openai_stub import OpenAIStub
 
-                stub = stack.enter_context(OpenAIStub(
-                    lambda body: {"content": "They are confined in stores/paths.py."}))
-                env.update({"ENGRAM_MODEL": "stub-model", "ENGRAM_BASE_URL": stub.base_url,
-                            "OPENAI_API_KEY": "stub"})
-            notes = [_measure_command(name, command, engram, baseline, copies, env, project,
-                                      repo, args.runs) for name, command in chosen.items()]
+                stub = stack.enter_context(
+                    OpenAIStub(lambda body: {"content": "They are confined in stores/paths.py."})
+                )
+                env.update(
+                    {
+                        "ENGRAM_MODEL": "stub-model",
+                        "ENGRAM_BASE_URL": stub.base_url,
+                        "OPENAI_API_KEY": "stub",
+                    }
+                )
+            notes = [
+                _measure_command(
+                    name, command, engram, baseline, copies, env, project, repo, args.runs
+                )
+                for name, command in chosen.items()
+            ]
         if "search" in chosen:
             rg = str(Path(sys.executable).with_name("rg"))
-            rg_samples = measure(partial(run_process, [rg, "-n", "--no-messages", EXACT_QUERY,
-                                                       str(repo)], env, project), args.runs)
-            print(_row(f"floor: `rg -n '{EXACT_QUERY}' REPO`", rg_samples, [] if baseline else None))
+            rg_samples = measure(
+                partial(
+                    run_process, [rg, "-n", "--no-messages", EXACT_QUERY, str(repo)], env, project
+                ),
+                args.runs,
+            )
+            print(
+                _row(f"floor: `rg -n '{EXACT_QUERY}' REPO`", rg_samples, [] if baseline else None)
+            )
         for code in FLOORS:
-            samples = measure(partial(run_process, [sys.executable, "-c", code], env, project),
-                              args.runs)
+            samples = measure(
+                partial(run_process, [sys.executable, "-c", code], env, project), args.runs
+            )
             print(_row(f"floor: `python -c '{code}'`", samples, [] if baseline else None))
     print("".join(f"\n{note}" for note in notes if note))
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
@@ -273,8 +336,9 @@ def _measure_command(
     if name != "run":
         return ""
     counts = [f"{sum(flags)} of {len(flags)}" for flags in timeouts.values()]
-    return (f"`engram run`: runs whose first turn noted a timed-out branch: {counts[0]}"
-            + (f" (baseline {counts[1]})" if baseline else ""))
+    return f"`engram run`: runs whose first turn noted a timed-out branch: {counts[0]}" + (
+        f" (baseline {counts[1]})" if baseline else ""
+    )
 
 
 if __name__ == "__main__":

@@ -22,19 +22,21 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.tools.available_tools import build_tools
 from engram.graph.tools.tool_output import TOOL_ERRORS, deliver_tool_output, tool_error_text
+from engram.stores.project_state import ProjectState
 
 __all__ = ["engram_tools", "untrusted_tool"]
 
 
-def untrusted_tool(tool: BaseTool, project_root: Path) -> BaseTool:
+def untrusted_tool(tool: BaseTool, state: ProjectState) -> BaseTool:
     """Return ``tool`` with engram's delivery: errors as tool messages, results wrapped.
 
     Invoked with a tool call (as agents do) it returns a ``ToolMessage`` whose status is
     ``"error"`` for a failed call; invoked with plain arguments it returns the wrapped text.
+    Large outputs are spilled to the project's state folder (``state``, under ENGRAM_HOME).
     """
 
     def deliver(raw: str) -> str:
-        text, _ = deliver_tool_output(project_root, tool.name, uuid.uuid4().hex[:12], raw)
+        text, _ = deliver_tool_output(state, tool.name, uuid.uuid4().hex[:12], raw)
         return text
 
     def run(**arguments: Any) -> str:
@@ -77,5 +79,7 @@ def engram_tools(
     """
     settings = project_settings(project, context)
     handles = ensure_openers(deps or Deps())
-    return [untrusted_tool(tool, settings.project_path)
-            for tool in build_tools(settings, handles, store, actions=False)]
+    return [
+        untrusted_tool(tool, settings.state)
+        for tool in build_tools(settings, handles, store, actions=False)
+    ]

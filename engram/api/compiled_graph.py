@@ -31,5 +31,6 @@ def create_graph(
         checkpointer: Saves sessions, so a ``thread_id`` can be resumed, replayed or forked.
         deps: Live handles to use instead of the defaults (model factory, index openers).
     """
-    return build_graph(deps or make_default_deps(store=store), checkpointer=checkpointer,
-                       store=store)
+    return build_graph(
+        deps or make_default_deps(store=store), checkpointer=checkpointer, store=store
+    )

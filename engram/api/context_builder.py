@@ -48,7 +48,7 @@ def ensure_openers(deps: Deps) -> Deps:
     if deps.open_code_index is None:
         deps.open_code_index = open_project_index
     if deps.open_code_graph is None:
-        deps.open_code_graph = lambda context: open_code_graph(context.project_path)
+        deps.open_code_graph = lambda context: open_code_graph(context.project_path, context.state)
     return deps
 
 
@@ -80,8 +80,9 @@ def pack_settings(
     root = settings.project_path
     if not root.is_dir():
         what = "is not a folder" if root.exists() else "does not exist"
-        raise ConfigError(f"project path {root} {what}",
-                          hint="pass the project's root folder (e.g. project='.')")
+        raise ConfigError(
+            f"project path {root} {what}", hint="pass the project's root folder (e.g. project='.')"
+        )
     changes: dict[str, Any] = {"project": str(root), "mode": "context", "auto_approve": True}
     if budget is not None:
         changes["budget"] = budget
@@ -133,8 +134,7 @@ def context_pack_value(
         ConfigError: The task is empty.
     """
     if not task.strip():
-        raise ConfigError("the task is empty",
-                          hint='describe the task, e.g. "fix the login bug"')
+        raise ConfigError("the task is empty", hint='describe the task, e.g. "fix the login bug"')
     with _memory(context, store) as memory:
         deps = make_default_deps(store=memory)
         graph = build_graph(deps, store=memory)

@@ -48,6 +48,7 @@ from engram.graph.prompts import render_turn_context
 from engram.graph.state_values import BudgetReport
 from engram.graph.tokens import Counter, content_text, count_text
 from engram.nodes.compact_history import SUMMARY_CHARS_PER_TOKEN
+from engram.stores.project_state import ProjectState
 from engram.stores.spill import spill_if_large
 
 __all__ = [
@@ -79,7 +80,9 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
 
     Args:
         context_window: The model's context window in tokens (thresholds derive from it).
-        project: Where tier 1 saves large tool outputs (``.engram/tool-outputs/``).
+        project: The project the tools work on; tier 1 saves its large tool outputs in the
+            project's state folder under ``engram_home``.
+        engram_home: ENGRAM_HOME (default: the ``ENGRAM_HOME`` environment, else ~/.engram).
         model: Model that writes tier-3 summaries; None uses the extractive summarizer.
         system_prompt: The agent's system prompt, counted in estimates.
         tools: The agent's tools, whose schemas are counted in estimates.
@@ -93,6 +96,7 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
         *,
         context_window: int,
         project: str | Path = ".",
+        engram_home: str | Path | None = None,
         model: BaseChatModel | None = None,
         system_prompt: str = "",
         tools: Sequence[Any] = (),
@@ -101,6 +105,8 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
         super().__init__()
         self.limits = thresholds(context_window)
         self.project_root = Path(project).expanduser().resolve()
+        home = engram_home if engram_home is not None else Context.from_env().engram_home
+        self.state = ProjectState(self.project_root, Path(home).expanduser().resolve())
         self.model = model
         self.request = Request(
             system_prompt=system_prompt,
@@ -108,9 +114,7 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
             count=count,
         )
 
-    def before_model(
-        self, state: EngramAgentState, runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
+    def before_model(self, state: EngramAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Estimate the request; clear (tier 2) or summarize (tier 3) when over a threshold."""
         return run_coroutine(lambda: self.abefore_model(state, runtime))
 
@@ -123,15 +127,22 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
         taken: Decision = "ok"
         update: dict[str, Any] = {}
         if decide(raw, self.limits) != "ok":
-            cleared = clear_pass(messages, self.request, keep_recent=KEEP_RECENT_TOOL_RESULTS,
-                                 min_saving=clear_minimum(raw, raw, self.limits))
+            cleared = clear_pass(
+                messages,
+                self.request,
+                keep_recent=KEEP_RECENT_TOOL_RESULTS,
+                min_saving=clear_minimum(raw, raw, self.limits),
+            )
             update["engram_compaction"] = [cleared.event()]
             if cleared.committed:
                 messages, raw, taken = list(cleared.messages), cleared.tokens_after, "clear"
                 update["messages"] = cleared.update()
         if decide(raw, self.limits) == "summarize":
             summary = await compact_now(
-                messages, keep_users=KEEP_USER_TURNS, model=self.model, request=self.request,
+                messages,
+                keep_users=KEEP_USER_TURNS,
+                model=self.model,
+                request=self.request,
                 summary_chars=summary_budget(self.limits.window) * SUMMARY_CHARS_PER_TOKEN,
             )
             update["engram_compaction"] = [*update["engram_compaction"], summary.event()]
@@ -140,9 +151,13 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
                 raw, taken = summary.tokens_after, "summarize"
                 update["messages"] = summary.update()
         update["engram_budget"] = BudgetReport(
-            estimate=raw, raw_estimate=raw, window=self.limits.window,
-            trigger=self.limits.trigger, clear=self.limits.clear,
-            memory_cap=self.limits.memory_cap, decision=taken,
+            estimate=raw,
+            raw_estimate=raw,
+            window=self.limits.window,
+            trigger=self.limits.trigger,
+            clear=self.limits.clear,
+            memory_cap=self.limits.memory_cap,
+            decision=taken,
         )
         return update
 
@@ -150,8 +165,9 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
         """Tier 1: save a tool output over the spill limit and keep its path and previews."""
         if not isinstance(result, ToolMessage) or not isinstance(result.content, str):
             return result
-        spilled = spill_if_large(self.project_root, result.name or "tool",
-                                 result.tool_call_id, result.content)
+        spilled = spill_if_large(
+            self.state, result.name or "tool", result.tool_call_id, result.content
+        )
         if spilled.path is None:
             return result
         return result.model_copy(update={"content": spilled.text})
@@ -177,9 +193,7 @@ class _UserTurnMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         """Return the block for ``task`` ("" for none); blocking calls are allowed."""
         raise NotImplementedError
 
-    def before_agent(
-        self, state: AgentState[Any], runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
+    def before_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Append ``block_for`` the user's request to it (the message keeps its id)."""
         message = _current_user(state["messages"])
         if message is None:
@@ -222,8 +236,9 @@ class MemoryMiddleware(_UserTurnMiddleware):
 
     def block_for(self, task: str) -> str:
         """Profile the task and return its memory block (experience and facts)."""
-        return run_phase0(self.store, task, self.context, count_tokens=self.count,
-                          now=datetime.now(UTC)).block
+        return run_phase0(
+            self.store, task, self.context, count_tokens=self.count, now=datetime.now(UTC)
+        ).block
 
 
 class ContextPackMiddleware(_UserTurnMiddleware):
@@ -252,5 +267,4 @@ class ContextPackMiddleware(_UserTurnMiddleware):
 
     def block_for(self, task: str) -> str:
         """Return the text of the task's context pack."""
-        return build_context(task, budget=self.budget, context=self.context,
-                             store=self.store).text
+        return build_context(task, budget=self.budget, context=self.context, store=self.store).text

@@ -44,7 +44,7 @@ def _code_of(root: Path, hit: CodeHit) -> str:
         lines = read_text(confine(root, hit.path)).splitlines()
     except (PathEscapeError, OSError):
         return ""
-    return "\n".join(lines[max(0, hit.start_line - 1): hit.end_line])
+    return "\n".join(lines[max(0, hit.start_line - 1) : hit.end_line])
 
 
 class CodeRetriever(BaseRetriever):
@@ -65,8 +65,12 @@ class CodeRetriever(BaseRetriever):
 
     @classmethod
     def for_project(
-        cls, project: str | Path | None = None, *, k: int = SEARCH_CODE_DEFAULT_K,
-        context: Context | None = None, **kwargs: Any,
+        cls,
+        project: str | Path | None = None,
+        *,
+        k: int = SEARCH_CODE_DEFAULT_K,
+        context: Context | None = None,
+        **kwargs: Any,
     ) -> CodeRetriever:
         """Return a retriever for ``project`` (default: the settings' project)."""
         return cls(context=project_settings(project, context), k=k, **kwargs)
@@ -80,9 +84,14 @@ class CodeRetriever(BaseRetriever):
             Document(
                 page_content=_code_of(root, hit),
                 metadata={
-                    "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
-                    "symbol": hit.symbol, "kind": hit.kind, "score": hit.score,
-                    "source": hit.source, **({"note": note} if note else {}),
+                    "path": hit.path,
+                    "start_line": hit.start_line,
+                    "end_line": hit.end_line,
+                    "symbol": hit.symbol,
+                    "kind": hit.kind,
+                    "score": hit.score,
+                    "source": hit.source,
+                    **({"note": note} if note else {}),
                 },
             )
             for hit in hits
@@ -108,8 +117,13 @@ class MemoryRetriever(BaseRetriever):
 
     @classmethod
     def for_project(
-        cls, store: BaseStore, project: str | Path | None = None, *, k: int = MEMORY_DEFAULT_K,
-        context: Context | None = None, **kwargs: Any,
+        cls,
+        store: BaseStore,
+        project: str | Path | None = None,
+        *,
+        k: int = MEMORY_DEFAULT_K,
+        context: Context | None = None,
+        **kwargs: Any,
     ) -> MemoryRetriever:
         """Return a retriever over ``store`` for ``project`` (default: the settings')."""
         return cls(store=store, context=project_settings(project, context), k=k, **kwargs)
@@ -118,18 +132,21 @@ class MemoryRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
         facts = FactStore(self.store, embedder=fact_embedder(self.context))
-        found = facts.search(query, project_key=project_key(self.context.project_path),
-                             k=self.k)
+        found = facts.search(query, project_key=project_key(self.context.project_path), k=self.k)
         return [
             Document(
                 page_content=scored.fact.text,
                 id=scored.fact.id,
                 metadata={
-                    "id": scored.fact.id, "scope": scored.fact.scope, "score": scored.score,
-                    "status": scored.fact.status, "source": scored.fact.source,
+                    "id": scored.fact.id,
+                    "scope": scored.fact.scope,
+                    "score": scored.score,
+                    "status": scored.fact.status,
+                    "source": scored.fact.source,
                     "created": scored.fact.created.isoformat(),
                     "last_verified": scored.fact.last_verified.isoformat()
-                    if scored.fact.last_verified else None,
+                    if scored.fact.last_verified
+                    else None,
                 },
             )
             for scored in found

@@ -15,8 +15,12 @@ from engram.cli.live_view import diff_syntax
 
 __all__ = ["ask_action", "has_terminal", "no_terminal_reason"]
 CHOICES = "[a]pprove / [r]eject / [e]dit / approve [all] of this kind for the session"
-_EDITED_FIELD = {"run_command": "command", "edit_file": "new_string", "write_file": "content",
-                 "apply_patch": "patch"}
+_EDITED_FIELD = {
+    "run_command": "command",
+    "edit_file": "new_string",
+    "write_file": "content",
+    "apply_patch": "patch",
+}
 
 
 def has_terminal() -> bool:
@@ -29,14 +33,18 @@ def has_terminal() -> bool:
 
 def _show(payload: dict[str, Any]) -> None:
     risk = " · high-risk task: every action asks" if payload.get("high_risk") else ""
-    err_console.rule(f"[bold yellow]{payload.get('question', 'approve?')}[/] "
-                     f"[dim](policy {payload.get('policy', 'ask')}{risk})[/]")
+    err_console.rule(
+        f"[bold yellow]{payload.get('question', 'approve?')}[/] "
+        f"[dim](policy {payload.get('policy', 'ask')}{risk})[/]"
+    )
     if payload.get("command") is not None and payload.get("tool") == "run_command":
         err_console.print(f"[bold]$[/] {escape(str(payload['command']))}", highlight=False)
     elif payload.get("category") == "mcp":
-        err_console.print(f"[bold]{escape(str(payload.get('mcp_tool')))}[/] "
-                          f"{escape(json.dumps(payload.get('args') or {}, ensure_ascii=False))}",
-                          highlight=False)
+        err_console.print(
+            f"[bold]{escape(str(payload.get('mcp_tool')))}[/] "
+            f"{escape(json.dumps(payload.get('args') or {}, ensure_ascii=False))}",
+            highlight=False,
+        )
     else:
         err_console.print(diff_syntax(str(payload.get("diff", ""))))
     if payload.get("error"):
@@ -59,20 +67,28 @@ def _edited_args(payload: dict[str, Any]) -> dict[str, Any] | None:
 def no_terminal_reason(policy: str, high_risk: bool = False) -> str:
     """Why an action that asks was refused with no terminal, and how to let it through."""
     if high_risk:
-        return ("refused: there is no terminal to ask for approval, and a high-risk task asks "
-                "under every policy. Run it in a terminal to approve each action")
-    more = ("--policy yolo" if policy == "auto-edit"
-            else "--policy auto-edit (edits pass) or --policy yolo")
-    return (f"refused: there is no terminal to ask for approval under the policy '{policy}'. "
-            f"Rerun with {more}, or allow the command or MCP tool in .engram/settings.toml "
-            "([commands] allow = [...], [mcp] allow = [...])")
+        return (
+            "refused: there is no terminal to ask for approval, and a high-risk task asks "
+            "under every policy. Run it in a terminal to approve each action"
+        )
+    more = (
+        "--policy yolo"
+        if policy == "auto-edit"
+        else "--policy auto-edit (edits pass) or --policy yolo"
+    )
+    return (
+        f"refused: there is no terminal to ask for approval under the policy '{policy}'. "
+        f"Rerun with {more}, or allow the command or MCP tool in .engram/settings.toml "
+        "([commands] allow = [...], [mcp] allow = [...])"
+    )
 
 
 def ask_action(payload: dict[str, Any]) -> dict[str, Any]:
     """Show one proposed edit or command and return the user's answer as a resume value."""
     if not has_terminal():
-        reason = no_terminal_reason(str(payload.get("policy") or "ask"),
-                                    bool(payload.get("high_risk")))
+        reason = no_terminal_reason(
+            str(payload.get("policy") or "ask"), bool(payload.get("high_risk"))
+        )
         err_console.print(f"[yellow]{escape(str(payload.get('tool')))}: {escape(reason)}[/]")
         return {"action": "reject", "reason": reason}
     _show(payload)

@@ -38,12 +38,14 @@ app = typer.Typer(
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 CommitOption = typer.Option(
-    False, "--commit",
+    False,
+    "--commit",
     help="After each finished task that changed files, commit those files (only those) on "
     "the current branch, with the task as the message.",
 )
 PolicyOption = typer.Option(
-    None, "--policy",
+    None,
+    "--policy",
     help="Approval of edits and commands: ask (default), auto-edit (edits pass, commands ask) "
     "or yolo (nothing asks; high-risk tasks still do). Also ENGRAM_POLICY.",
 )
@@ -73,8 +75,9 @@ def run(
     yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
     policy: str | None = PolicyOption,
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-    show_prompt: bool = typer.Option(False, "--show-prompt",
-                                     help="Print each model request in full before sending it."),
+    show_prompt: bool = typer.Option(
+        False, "--show-prompt", help="Print each model request in full before sending it."
+    ),
     commit: bool = CommitOption,
 ) -> None:
     """Run one task to completion and print the answer."""
@@ -104,15 +107,21 @@ def run(
     context = confirm_trust(context)
     with open_app(context) as engram:
         preload(engram.deps, context)  # else the first turn's timed branches load the indexes
-        thread_id = resolve_thread(engram.checkpointer, thread, new_ok=True) if thread \
-            else new_thread_id()
+        thread_id = (
+            resolve_thread(engram.checkpointer, thread, new_ok=True) if thread else new_thread_id()
+        )
         config = session_config(engram.checkpointer, thread_id, context, task)
         if show_prompt:
             config["callbacks"] = [PromptPrinter(err_console)]
         result = run_async(
             run_turn(
-                engram.graph, config, context, {"messages": [HumanMessage(content=task)]},
-                console=err_console, approve=ask_approval, quiet=as_json,
+                engram.graph,
+                config,
+                context,
+                {"messages": [HumanMessage(content=task)]},
+                console=err_console,
+                approve=ask_approval,
+                quiet=as_json,
                 live=LiveView(out_console, err_console) if is_live(as_json) else None,
             )
         )
@@ -152,7 +161,6 @@ def chat(
 def main() -> None:
     """Run the Typer app (``engram.cli.entry`` calls it for all but ``--version``)."""
     app()
-
 
 
 @app.command()

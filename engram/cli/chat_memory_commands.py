@@ -75,8 +75,9 @@ def _memory(sub: str, rest: str, *, store: BaseStore, project_key: str, now: dat
         flags, rest = _take_flags(rest, {"--force"})
         fact_id, text = _split(rest)
         if fact_id and text:
-            fact = replace_fact(store, fact_id, text, project_key=project_key, now=now,
-                                force="--force" in flags)
+            fact = replace_fact(
+                store, fact_id, text, project_key=project_key, now=now, force="--force" in flags
+            )
             return f"replaced [{fact.id}] with: {fact.text}"
     return MEMORY_USAGE
 
@@ -86,8 +87,13 @@ def _save(store: BaseStore, project_key: str, text: str, flags: set[str], now: d
         return "usage: /save [--global] [--force] TEXT"
     scope: Scope = "global" if "--global" in flags else "project"
     fact = FactStore(store).add(
-        text, scope=scope, project_key=project_key, source="user", force="--force" in flags,
-        provenance={"via": "/save"}, now=now,
+        text,
+        scope=scope,
+        project_key=project_key,
+        source="user",
+        force="--force" in flags,
+        provenance={"via": "/save"},
+        now=now,
     )
     return f"saved [{fact.id}] to {fact.scope} memory: {fact.text}"
 

@@ -74,21 +74,33 @@ def handle_slash(line: str, engram: App, thread_id: str) -> bool:
     command = line.split(maxsplit=1)[0].lower()
     if command in {"/exit", "/quit"}:
         return False
-    rest = line[len(command):].strip()
+    rest = line[len(command) :].strip()
     if command == "/status":
         out_console.print(_status(engram, thread_id))
         parts = partitions(engram, thread_id)
         total = sum(parts.values()) or 1
-        out_console.print("  " + " · ".join(
-            f"{name} {tokens:,} ({100 * tokens / total:.0f}%)" for name, tokens in parts.items()))
+        out_console.print(
+            "  "
+            + " · ".join(
+                f"{name} {tokens:,} ({100 * tokens / total:.0f}%)" for name, tokens in parts.items()
+            )
+        )
     elif command == "/compact":
         event = asyncio.run(compact_session(engram, thread_id))
-        out_console.print(f"compaction {event['status']}: {event['tokens_before']:,} → "
-                          f"{event['tokens_after']:,} tokens {event.get('reason', '')}".rstrip())
+        out_console.print(
+            f"compaction {event['status']}: {event['tokens_before']:,} → "
+            f"{event['tokens_after']:,} tokens {event.get('reason', '')}".rstrip()
+        )
     elif is_memory_command(line):
-        out_console.print(handle_memory_command(
-            line, store=engram.store, project_key=project_key(engram.context.project_path),
-            now=datetime.now(UTC)), markup=False)
+        out_console.print(
+            handle_memory_command(
+                line,
+                store=engram.store,
+                project_key=project_key(engram.context.project_path),
+                now=datetime.now(UTC),
+            ),
+            markup=False,
+        )
     elif command in {"/good", "/bad"}:
         verdict = "success" if command == "/good" else "failure"
         out_console.print(record_outcome(engram, thread_id, verdict))
@@ -127,16 +139,19 @@ def _rewind(engram: App, thread_id: str, command: str, rest: str) -> None:
             out_console.print(f"undid {record.tool}: {', '.join(record.paths)}", markup=False)
             return
         target = words[0] if words else last_turn_start(engram, thread_id)
-        checkpoint = None if target == START else resolve_checkpoint(
-            engram.checkpointer, thread_id, target)
-        outcome = rewind_session(engram, thread_id, checkpoint, code=True, conversation=True,
-                                 force=force)
+        checkpoint = (
+            None if target == START else resolve_checkpoint(engram.checkpointer, thread_id, target)
+        )
+        outcome = rewind_session(
+            engram, thread_id, checkpoint, code=True, conversation=True, force=force
+        )
     except (SessionError, StoreError) as exc:
         hint = getattr(exc, "hint", "")
         out_console.print(f"{exc}" + (f" — {hint}" if hint else ""), markup=False)
         return
-    out_console.print(rewind_message(outcome.files, outcome.conversation_checkpoint, target),
-                      markup=False)
+    out_console.print(
+        rewind_message(outcome.files, outcome.conversation_checkpoint, target), markup=False
+    )
 
 
 def _index(engram: App) -> None:
@@ -145,14 +160,17 @@ def _index(engram: App) -> None:
 
     index = open_project_index(engram.context, create=True)
     stats = index.update()
-    graph_stats = update_graph(engram.context.project_path)
+    graph_stats = update_graph(engram.context.project_path, engram.context.state)
     engram.deps.forget("code_index", engram.context)
     engram.deps.forget("code_graph", engram.context)
     out_console.print(f"index updated: {stats}\ngraph updated: {graph_stats}")
 
 
 def chat_loop(
-    context: Context, thread_id: str, *, approve: Callable[[dict[str, Any]], dict[str, Any]],
+    context: Context,
+    thread_id: str,
+    *,
+    approve: Callable[[dict[str, Any]], dict[str, Any]],
     commit: bool = False,
 ) -> None:
     """Read user turns until /exit or Ctrl-D; Ctrl-C stops the running turn, not the session.
@@ -165,8 +183,9 @@ def chat_loop(
         # The indexes load while the first line is typed; every line waits for the load, so
         # no turn's timed branch spends its time limit loading them (and no two threads import
         # the same modules at once).
-        loading = threading.Thread(target=preload, args=(engram.deps, context),
-                                   name="chat-preload", daemon=True)
+        loading = threading.Thread(
+            target=preload, args=(engram.deps, context), name="chat-preload", daemon=True
+        )
         loading.start()
         out_console.print(f"[bold]engram[/] · session {thread_id} · {context.project_path}")
         out_console.print("[dim]/help for commands, /exit to leave[/]")
@@ -189,13 +208,21 @@ def chat_loop(
             config = session_config(engram.checkpointer, thread_id, context, line)
             live = LiveView(out_console, err_console) if is_live() else None
             try:
-                result = asyncio.run(run_turn(
-                    engram.graph, config, context, {"messages": [HumanMessage(content=line)]},
-                    console=err_console, approve=approve, live=live,
-                ))
+                result = asyncio.run(
+                    run_turn(
+                        engram.graph,
+                        config,
+                        context,
+                        {"messages": [HumanMessage(content=line)]},
+                        console=err_console,
+                        approve=approve,
+                        live=live,
+                    )
+                )
             except KeyboardInterrupt:
-                err_console.print("[yellow]turn interrupted; the session is saved up to the "
-                                  "last finished step[/]")
+                err_console.print(
+                    "[yellow]turn interrupted; the session is saved up to the last finished step[/]"
+                )
                 continue
             print_turn(result, context, thread_id, chat=True)
             if commit:

@@ -22,9 +22,16 @@ if TYPE_CHECKING:
     from engram.graph.context import Context
 
 __all__ = [
-    "err_console", "fail", "handle_errors", "is_history_rejection", "load_context", "out_console",
+    "err_console",
+    "fail",
+    "handle_errors",
+    "is_history_rejection",
+    "load_context",
+    "out_console",
     "print_json",
-    "print_table", "require_model", "run_async",
+    "print_table",
+    "require_model",
+    "run_async",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -63,8 +70,10 @@ def load_context(path: Path | None = None, **overrides: Any) -> Context:
     root = (path or Path(os.environ.get("ENGRAM_PROJECT") or Path.cwd())).expanduser().resolve()
     if not root.is_dir():
         what = "is not a folder" if root.exists() else "does not exist"
-        raise ConfigError(f"project path {root} {what}",
-                          hint="pass the project's root folder with --path, or cd into it")
+        raise ConfigError(
+            f"project path {root} {what}",
+            hint="pass the project's root folder with --path, or cd into it",
+        )
     project = str(root)
     home = os.environ.get("ENGRAM_HOME")
     return Context.from_env(project=project, engram_home=home, **overrides)
@@ -120,8 +129,10 @@ def _endpoint_message(exc: BaseException) -> str:
         return f"cannot reach the model endpoint {base}: {detail}"
     detail = detail.removeprefix(f"Error code: {status} - ")
     if is_history_rejection(exc):
-        return (f"the session history was invalid: the model endpoint {base} refused it "
-                f"({status}: {detail})")
+        return (
+            f"the session history was invalid: the model endpoint {base} refused it "
+            f"({status}: {detail})"
+        )
     return f"the model endpoint {base} answered {status}: {detail}"
 
 

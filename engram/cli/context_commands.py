@@ -63,8 +63,13 @@ def show_pack(pack: dict[str, Any]) -> None:
     for column in ("section", "tokens", "budget", "items", "left out"):
         sections.add_column(column, justify="left" if column == "section" else "right")
     for section in pack["sections"]:
-        sections.add_row(section["name"], str(section["tokens"]), str(section["budget"]),
-                         str(len(section["items"])), str(section.get("dropped", 0)))
+        sections.add_row(
+            section["name"],
+            str(section["tokens"]),
+            str(section["budget"]),
+            str(len(section["items"])),
+            str(section.get("dropped", 0)),
+        )
     print_table(sections)
     by_name = {s["name"]: s for s in pack["sections"]}
     sliced = {item["path"] for item in by_name.get("slices", {}).get("items", [])}
@@ -75,15 +80,22 @@ def show_pack(pack: dict[str, Any]) -> None:
     files.add_column("sliced")
     files.add_column("why")
     for number, item in enumerate(by_name.get("code_map", {}).get("items", [])[:MAP_ROWS], 1):
-        files.add_row(str(number), escape(item["path"]), f"{item['score']:.4f}",
-                      "yes" if item["path"] in sliced else "", escape(short_why(item["reasons"])))
+        files.add_row(
+            str(number),
+            escape(item["path"]),
+            f"{item['score']:.4f}",
+            "yes" if item["path"] in sliced else "",
+            escape(short_why(item["reasons"])),
+        )
     print_table(files)
     for item in by_name.get("slices", {}).get("items", []):
         symbol = f" {item['symbol']}" if item["symbol"] else ""
         runs = item.get("shown")
         shown = f" (lines {', '.join(f'{a}-{b}' for a, b in runs)})" if runs else ""
-        out_console.print(f"[dim]slice[/] {escape(item['path'])}:{item['start_line']}-"
-                          f"{item['end_line']}{escape(symbol)}{shown}")
+        out_console.print(
+            f"[dim]slice[/] {escape(item['path'])}:{item['start_line']}-"
+            f"{item['end_line']}{escape(symbol)}{shown}"
+        )
     for note in pack.get("notes", []):
         out_console.print(f"[yellow]note:[/] {escape(note)}")
 
@@ -95,7 +107,8 @@ def short_why(reasons: list[str]) -> str:
     ``localizer #1, bm25 #10: Doc.load``.
     """
     sources = [reason.split(":", 1)[0].strip() for reason in reasons]
-    matched = dict.fromkeys(reason.split(":", 1)[1].split("(", 1)[0].strip()
-                            for reason in reasons if ":" in reason)
+    matched = dict.fromkeys(
+        reason.split(":", 1)[1].split("(", 1)[0].strip() for reason in reasons if ":" in reason
+    )
     names = ", ".join(name for name in matched if name)
     return ", ".join(dict.fromkeys(sources)) + (f": {names}" if names else "")

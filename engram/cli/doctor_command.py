@@ -35,8 +35,9 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def doctor_command(
     path: Path | None = PathOption,
-    repair: bool = typer.Option(True, "--repair/--no-repair",
-                                help="Rebuild a broken code index or graph (never memory)."),
+    repair: bool = typer.Option(
+        True, "--repair/--no-repair", help="Rebuild a broken code index or graph (never memory)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Check memory, sessions, the code index and the code graph; rebuild what can be rebuilt."""
@@ -44,8 +45,8 @@ def doctor_command(
 
     context = load_context(path)
     found = check_home(context.home_path)
-    if (context.project_path / ".engram" / "index").exists():
-        found += [_index_health(context), check_graph(context.project_path)]
+    if context.state.path("index").exists():
+        found += [_index_health(context), check_graph(context.project_path, context.state)]
     if repair:
         found = _repair(context, found)
     if as_json:
@@ -69,7 +70,7 @@ def _index_health(context: Context) -> Health:
     from engram.stores.errors import StoreError
     from engram.stores.health import check_index
 
-    health = check_index(context.project_path, context.project_path / INDEX_DIR)
+    health = check_index(context.project_path, context.state.path(INDEX_DIR))
     if health.status != "ok" or context.chroma_url:
         return health
     try:
@@ -99,16 +100,18 @@ def _repair(context: Context, found: list[Health]) -> list[Health]:
         if health.store == "code index":
             release_embedded_chroma()
             root = context.project_path
-            claim_index_dir(root / INDEX_DIR, root, discard=True)
+            claim_index_dir(
+                context.state.path(INDEX_DIR), root, home=context.home_path, discard=True
+            )
             index = open_project_index(context, create=True)
             try:
                 stats = index.update()
             finally:
                 index.close()
-            update_graph(root)
+            update_graph(root, context.state)
             detail = f"rebuilt: {stats.files} files, {stats.chunks} chunks"
         else:
-            stats_graph = update_graph(context.project_path)
+            stats_graph = update_graph(context.project_path, context.state)
             detail = f"rebuilt: {stats_graph.files} files"
         out.append(replace(health, status="repaired", detail=detail))
     return out

@@ -54,8 +54,9 @@ def register(app: typer.Typer, memory_app: typer.Typer) -> None:
     """Add ``profile`` to ``app`` and the experience subgroups to the ``memory`` group."""
     app.command("profile")(handle_errors(profile))
     for group_name, kind in GROUPS.items():
-        group = typer.Typer(name=group_name, help=f"Experience memory: {group_name}.",
-                            no_args_is_help=True)
+        group = typer.Typer(
+            name=group_name, help=f"Experience memory: {group_name}.", no_args_is_help=True
+        )
         group.command("list")(handle_errors(_lister(kind)))
         group.command("show")(handle_errors(_shower(kind)))
         group.command("delete")(handle_errors(_deleter(kind)))
@@ -80,8 +81,9 @@ def profile(
     report = result.report(count_text)
     data = {
         **result.profile.to_dict(),
-        "injected": [{"kind": i.kind, "id": i.id, "reason": i.reason}
-                     for i in result.selection.items],
+        "injected": [
+            {"kind": i.kind, "id": i.id, "reason": i.reason} for i in result.selection.items
+        ],
         "facts": report["facts"],
         "tokens": report["tokens"],
         "experience_tokens": result.selection.tokens,
@@ -94,13 +96,17 @@ def profile(
         print_json(data)
         return
     p = result.profile
-    out_console.print(f"[bold]{p.task_type}[/] task, [bold]{p.risk}[/] risk "
-                      f"({p.files_affected} file(s); tests: {p.has_tests}; "
-                      f"features: {', '.join(p.features) or 'none'})")
+    out_console.print(
+        f"[bold]{p.task_type}[/] task, [bold]{p.risk}[/] risk "
+        f"({p.files_affected} file(s); tests: {p.has_tests}; "
+        f"features: {', '.join(p.features) or 'none'})"
+    )
     for reason in p.reasons:
         out_console.print(f"  - {reason}", markup=False)
-    out_console.print(f"injects {len(result.selection.items)} experience item(s), "
-                      f"{data['tokens']} tokens (experience budget {data['budget']})")
+    out_console.print(
+        f"injects {len(result.selection.items)} experience item(s), "
+        f"{data['tokens']} tokens (experience budget {data['budget']})"
+    )
     if result.block:
         out_console.print(result.block, markup=False)
 
@@ -109,17 +115,26 @@ def _row(record: Record, now: datetime) -> list[str]:
     from engram.stores.memory.experience_records import Pattern, Strategy
 
     if isinstance(record, Strategy):
-        return [record.id, record.priority, ", ".join(record.applies_to), record.scope,
-                record.principle]
+        return [
+            record.id,
+            record.priority,
+            ", ".join(record.applies_to),
+            record.scope,
+            record.principle,
+        ]
     if isinstance(record, Pattern):
         state = record.status + (", re-analyse" if record.needs_reanalysis else "")
-        return [record.id, f"{record.confidence}/5", state, record.trigger.describe(),
-                record.name]
+        return [record.id, f"{record.confidence}/5", state, record.trigger.describe(), record.name]
     from engram.graph.profile.phase0_selection import episode_weight
 
     weight = episode_weight(record, now)
-    return [record.id, f"{record.date:%Y-%m-%d}", record.outcome,
-            "archived" if weight is None else str(weight), record.summary]
+    return [
+        record.id,
+        f"{record.date:%Y-%m-%d}",
+        record.outcome,
+        "archived" if weight is None else str(weight),
+        record.summary,
+    ]
 
 
 HEADERS = {
@@ -167,8 +182,12 @@ def _shower(kind: Kind) -> Any:
         with opened_repo(path) as (_, repo):
             record = repo.get(kind, record_id)
         if record is None:
-            fail(f"no {kind} {record_id}", f"run `engram memory {kind}s list` to see the ids"
-                 if kind != "strategy" else "run `engram memory strategies list`")
+            fail(
+                f"no {kind} {record_id}",
+                f"run `engram memory {kind}s list` to see the ids"
+                if kind != "strategy"
+                else "run `engram memory strategies list`",
+            )
         data = record_to_dict(record)
         if isinstance(record, Episode):
             from engram.graph.profile.phase0_selection import episode_weight

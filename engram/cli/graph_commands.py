@@ -20,6 +20,7 @@ from engram.stores.codegraph.graph_relations import RELATIONS
 from engram.stores.errors import IndexCorruptError
 
 if TYPE_CHECKING:
+    from engram.graph.context import Context
     from engram.stores.codegraph.code_graph import CodeGraph
     from engram.stores.codegraph.dependency_slices import Slice
     from engram.stores.codegraph.graph_answers import Answer
@@ -36,12 +37,13 @@ JsonOption = typer.Option(False, "--json", help="Print JSON.")
 EXIT_NOT_FOUND = 1
 
 
-def _load_graph(project: Path, quiet: bool) -> CodeGraph:
+def _load_graph(context: Context, quiet: bool) -> CodeGraph:
     """Load the project's graph, building or refreshing it when missing (changed files only)."""
     from engram.stores.codegraph.code_graph import update_graph
     from engram.stores.codegraph.graph_persistence import graph_store_for
 
-    store = graph_store_for(project)
+    project, state = context.project_path, context.state
+    store = graph_store_for(project, state)
     try:
         graph = store.load()
         missing = graph is None
@@ -50,9 +52,10 @@ def _load_graph(project: Path, quiet: bool) -> CodeGraph:
         # says so in one line and rebuilds it
     if graph is None:
         if missing and not quiet:
-            err_console.print("[dim]no code graph yet: building it (`engram index` keeps "
-                              "it current)…[/]")
-        update_graph(project, store=store)
+            err_console.print(
+                "[dim]no code graph yet: building it (`engram index` keeps it current)…[/]"
+            )
+        update_graph(project, state, store=store)
         graph = store.load()
     if graph is None:
         fail("the code graph could not be built", "run `engram index` first")
@@ -62,8 +65,10 @@ def _load_graph(project: Path, quiet: bool) -> CodeGraph:
 def _label(info: SymbolInfo) -> str:
     if info.kind == "file":
         return f"[bold]{info.path}[/]"
-    return (f"[bold]{info.qualname}[/] [dim]{info.kind} · {info.path}:{info.start_line}-"
-            f"{info.end_line}[/]")
+    return (
+        f"[bold]{info.qualname}[/] [dim]{info.kind} · {info.path}:{info.start_line}-"
+        f"{info.end_line}[/]"
+    )
 
 
 def _tree(result: Answer) -> Tree:
@@ -89,8 +94,9 @@ def _tree(result: Answer) -> Tree:
 def graph_command(
     symbol: str = typer.Argument(..., help="Symbol: name, Class.method, module.Class or path."),
     path: Path | None = PathOption,
-    relation: str = typer.Option("callers", "--relation", "-r",
-                                 help=f"One of: {', '.join(RELATIONS)}."),
+    relation: str = typer.Option(
+        "callers", "--relation", "-r", help=f"One of: {', '.join(RELATIONS)}."
+    ),
     to: str = typer.Option("", "--to", help="Target symbol for --relation path."),
     depth: int = typer.Option(1, "--depth", "-d", min=1, help="Hops to follow."),
     json_out: bool = JsonOption,
@@ -103,7 +109,7 @@ def graph_command(
     context = load_context(path)
     if relation not in RELATIONS:
         fail(f"unknown relation {relation!r}", f"use one of {', '.join(RELATIONS)}")
-    graph = _load_graph(context.project_path, json_out)
+    graph = _load_graph(context, json_out)
     result = answer(GraphQueries(graph), symbol, relation, depth, to)
     if json_out:
         print_json(answer_to_dict(result))
@@ -118,11 +124,14 @@ def graph_command(
 def _print_slice(piece_slice: Slice) -> None:
     from rich.syntax import Syntax
 
-    root = Tree(f"[bold]{piece_slice.target}[/] [dim]{piece_slice.tokens}/{piece_slice.budget} "
-                f"tokens[/]")
+    root = Tree(
+        f"[bold]{piece_slice.target}[/] [dim]{piece_slice.tokens}/{piece_slice.budget} tokens[/]"
+    )
     for p in piece_slice.pieces:
-        branch = root.add(f"[magenta]{p.reason}[/] [bold]{p.symbol}[/] [dim]{p.path}:"
-                          f"{p.start_line}-{p.end_line} · {p.tokens} tokens[/]")
+        branch = root.add(
+            f"[magenta]{p.reason}[/] [bold]{p.symbol}[/] [dim]{p.path}:"
+            f"{p.start_line}-{p.end_line} · {p.tokens} tokens[/]"
+        )
         language = Path(p.path).suffix.lstrip(".") or "text"
         branch.add(Syntax(p.text, language, line_numbers=True, start_line=p.start_line))
     if piece_slice.omitted:
@@ -133,8 +142,9 @@ def _print_slice(piece_slice: Slice) -> None:
 def slice_command(
     symbol: str = typer.Argument(..., help="Function or method to slice."),
     path: Path | None = PathOption,
-    budget: int = typer.Option(DEFAULT_SLICE_BUDGET, "--budget", "-b", min=1,
-                               help="Token budget of the slice."),
+    budget: int = typer.Option(
+        DEFAULT_SLICE_BUDGET, "--budget", "-b", min=1, help="Token budget of the slice."
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """Print a function with the bodies, constants and types it depends on, within a budget."""
@@ -144,11 +154,14 @@ def slice_command(
     from engram.stores.codegraph.graph_queries import GraphQueries
 
     context = load_context(path)
-    graph = _load_graph(context.project_path, json_out)
+    graph = _load_graph(context, json_out)
     match = GraphQueries(graph).find(symbol)
     if match.found is None:
-        fail(describe_match(match), "pass a qualified name (Class.method) or path::Qual.name",
-             code=EXIT_NOT_FOUND)
+        fail(
+            describe_match(match),
+            "pass a qualified name (Class.method) or path::Qual.name",
+            code=EXIT_NOT_FOUND,
+        )
     piece_slice = slice_symbol(graph, match.found.id, context.project_path, budget=budget)
     if json_out:
         print_json(slice_to_dict(piece_slice))

@@ -115,7 +115,7 @@ def _update_graph(context: Context, walk: WalkReport) -> dict[str, Any]:
     try:
         from engram.stores.codegraph.code_graph import update_graph
 
-        stats = update_graph(context.project_path, files=walk.files)
+        stats = update_graph(context.project_path, context.state, files=walk.files)
     except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
         return {"error": str(exc)}
     return asdict(stats) if hasattr(stats, "__dataclass_fields__") else {"stats": str(stats)}

@@ -18,8 +18,15 @@ from rich.syntax import Syntax
 from engram.graph.tools.command_stream import COMMAND_EVENT, OUTPUT_EVENT
 from engram.graph.tools.write_tools import EDIT_TOOL_NAMES
 
-__all__ = ["LIVE_STREAM_MODES", "LiveView", "describe_call", "diff_syntax", "is_live",
-           "show_update", "streamed_text"]
+__all__ = [
+    "LIVE_STREAM_MODES",
+    "LiveView",
+    "describe_call",
+    "diff_syntax",
+    "is_live",
+    "show_update",
+    "streamed_text",
+]
 
 LIVE_STREAM_MODES = ["updates", "messages", "custom", "tasks"]
 """What the graph streams to a terminal: node results, model tokens, command output, steps."""
@@ -204,6 +211,10 @@ def streamed_text(content: str | list[Any]) -> str:
     """
     if isinstance(content, str):
         return content
-    return "".join(block["text"] for block in content
-                   if isinstance(block, dict) and block.get("type", "text") == "text"
-                   and isinstance(block.get("text"), str))
+    return "".join(
+        block["text"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type", "text") == "text"
+        and isinstance(block.get("text"), str)
+    )

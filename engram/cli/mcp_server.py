@@ -106,15 +106,17 @@ def build_mcp_server(
     from engram.graph.tools.project_tools import CORE_TOOL_NAMES
     from engram.graph.tools.save_memory_tool import save_memory_function
 
-    server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS,
-                                  middleware=middleware)
+    server: MCPServer = MCPServer(name="engram", instructions=INSTRUCTIONS, middleware=middleware)
     tools = tool_functions(context, deps, after=(MCP_CALLER,))  # no actions: no approval
     if memory is not None and deps.store is None:
         tools.append(save_memory_function(context, memory, after=(MCP_CALLER,)))
     for tool in tools:
         waits = None if tool.name in CORE_TOOL_NAMES else ready
-        server.add_tool(_callable(tool, context.tool_timeout_s, waits), name=tool.name,
-                        description=tool.description)
+        server.add_tool(
+            _callable(tool, context.tool_timeout_s, waits),
+            name=tool.name,
+            description=tool.description,
+        )
     graphs: list[Any] = []  # the compiled graph, built by the first build_context
     graph_lock = threading.Lock()
 
@@ -146,8 +148,9 @@ def build_mcp_server(
                 context.tool_timeout_s,
             )
         except TimeoutError:
-            raise MCPToolError(f"build_context did not finish within "
-                               f"{context.tool_timeout_s:g} s") from None
+            raise MCPToolError(
+                f"build_context did not finish within {context.tool_timeout_s:g} s"
+            ) from None
         pack = state.get("context_pack") or {}
         notes = "".join(f"\nnote: {note}" for note in pack.get("notes", []))
         return str(pack.get("text", "")) + notes
@@ -172,9 +175,15 @@ def build_mcp_server(
 
         if store is None:
             raise MCPToolError("no memory store is configured")
-        recall = recall_facts(store, query, project_key=project_key(context.project_path),
-                              window=context.context_window, count_tokens=count_text,
-                              now=datetime.now(UTC), k=max(1, min(k, 50)))
+        recall = recall_facts(
+            store,
+            query,
+            project_key=project_key(context.project_path),
+            window=context.context_window,
+            count_tokens=count_text,
+            now=datetime.now(UTC),
+            k=max(1, min(k, 50)),
+        )
         return escape_markers(recall.block) or "no matching facts"
 
     server.add_tool(build_context)
@@ -241,8 +250,9 @@ def serve_stdio(context: Context) -> None:
             if loader.ident is None:  # not started yet (only the server's thread calls this)
                 loader.start()
 
-        server = build_mcp_server(context, deps, ready, memory=memory.result,
-                                  middleware=[start_after_listing(start_load)])
+        server = build_mcp_server(
+            context, deps, ready, memory=memory.result, middleware=[start_after_listing(start_load)]
+        )
         try:
             asyncio.run(server.run_stdio_async())
         finally:

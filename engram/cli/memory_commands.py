@@ -37,7 +37,8 @@ __all__ = ["register"]
 
 EXIT_CONFLICT = 1
 FactIdArgument = typer.Argument(
-    ..., help="Id shown by `engram memory list` (a unique prefix will do).")
+    ..., help="Id shown by `engram memory list` (a unique prefix will do)."
+)
 
 
 def register(app: typer.Typer) -> typer.Typer:
@@ -81,7 +82,7 @@ def _batch_queries(batch: Path) -> list[tuple[Any, str]]:
         except json.JSONDecodeError as exc:
             fail(f"{batch} line {number} is not JSON: {exc.msg}", f"each line is like {example}")
         if not isinstance(item, dict) or not isinstance(item.get("query"), str):
-            fail(f"{batch} line {number} has no \"query\" text", f"each line is like {example}")
+            fail(f'{batch} line {number} has no "query" text', f"each line is like {example}")
         queries.append((item.get("id"), item["query"]))
     return queries
 
@@ -103,8 +104,13 @@ def save(
     with opened_memory(path) as (_, store, key):
         try:
             fact = FactStore(store).add(
-                text, scope="global" if global_ else "project", project_key=key, source="user",
-                force=force, provenance={"via": "engram memory save"}, now=datetime.now(UTC),
+                text,
+                scope="global" if global_ else "project",
+                project_key=key,
+                source="user",
+                force=force,
+                provenance={"via": "engram memory save"},
+                now=datetime.now(UTC),
             )
         except FactConflictError as error:
             _conflict_exit(error, as_json)
@@ -119,9 +125,10 @@ def save(
 def list_(
     all_projects: bool = typer.Option(False, "--all", help="Every project, not just this one."),
     unverified: bool = typer.Option(
-        False, "--unverified",
+        False,
+        "--unverified",
         help="Only facts no person confirmed (quarantined ones first): confirm with "
-             "`verify ID`, reject with `delete ID`.",
+        "`verify ID`, reject with `delete ID`.",
     ),
     path: PathOption = None,
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
@@ -133,21 +140,28 @@ def list_(
     with opened_memory(path) as (_, store, key):
         facts = all_facts(store, project_key=None if all_projects else key)
     if unverified:
-        facts = sorted((f for f in facts if f.status != "verified"),
-                       key=lambda f: not f.quarantined)
+        facts = sorted(
+            (f for f in facts if f.status != "verified"), key=lambda f: not f.quarantined
+        )
     if as_json:
         print_json([f.to_record() for f in facts])
         return
     if not facts:
-        out_console.print("no unconfirmed facts" if unverified
-                          else "no facts yet; save one with `engram memory save TEXT`")
+        out_console.print(
+            "no unconfirmed facts"
+            if unverified
+            else "no facts yet; save one with `engram memory save TEXT`"
+        )
     now = datetime.now(UTC)
     for fact in facts:
         out_console.print(render_fact_line(fact, now), markup=False)
     if any(f.quarantined for f in facts):
-        out_console.print("quarantined facts are used in no prompt: confirm one with "
-                          "`engram memory verify ID` (`--global` for every project) or reject "
-                          "it with `engram memory delete ID`", markup=False)
+        out_console.print(
+            "quarantined facts are used in no prompt: confirm one with "
+            "`engram memory verify ID` (`--global` for every project) or reject "
+            "it with `engram memory delete ID`",
+            markup=False,
+        )
 
 
 def show(
@@ -165,9 +179,11 @@ def show(
         print_json(fact.to_record())
         return
     rows = [
-        ("id", fact.id), ("text", fact.text),
+        ("id", fact.id),
+        ("text", fact.text),
         ("scope", fact.scope + (f" ({fact.project_key})" if fact.project_key else "")),
-        ("status", fact.status), ("provenance", provenance_mark(fact)),
+        ("status", fact.status),
+        ("provenance", provenance_mark(fact)),
         ("created", fact.created.isoformat()),
         ("verified", fact.last_verified.isoformat() if fact.last_verified else "never"),
         *((f"  {name}", value) for name, value in sorted(fact.provenance.items())),
@@ -184,7 +200,8 @@ def search(
         typer.Option(help='JSONL of {"id", "query"}; prints one {"id", "results"} line each.'),
     ] = None,
     dense: bool = typer.Option(
-        True, "--dense/--no-dense",
+        True,
+        "--dense/--no-dense",
         help="Re-rank by embedding similarity once more than a few hundred facts are visible.",
     ),
     path: PathOption = None,
@@ -243,8 +260,13 @@ def verify(
     from engram.stores.memory.fact_admin import verify_fact
 
     with opened_memory(path) as (_, store, key):
-        fact = verify_fact(store, fact_id, project_key=key, now=datetime.now(UTC),
-                           scope="global" if global_ else None)
+        fact = verify_fact(
+            store,
+            fact_id,
+            project_key=key,
+            now=datetime.now(UTC),
+            scope="global" if global_ else None,
+        )
     done("verified", fact.to_record(), as_json)
 
 
@@ -261,8 +283,9 @@ def replace(
 
     with opened_memory(path) as (_, store, key):
         try:
-            fact = replace_fact(store, fact_id, text, project_key=key, now=datetime.now(UTC),
-                                force=force)
+            fact = replace_fact(
+                store, fact_id, text, project_key=key, now=datetime.now(UTC), force=force
+            )
         except FactConflictError as error:
             _conflict_exit(error, as_json)
         except ValueError as error:
@@ -273,15 +296,22 @@ def replace(
 def _conflict_exit(error: FactConflictError, as_json: bool) -> NoReturn:
     """Report a blocked write with both texts and the user's choices, then exit 1."""
     if as_json:
-        print_json({"saved": False, "text": error.text,
-                    "conflicts": [f.to_record() for f in error.conflicts]})
+        print_json(
+            {
+                "saved": False,
+                "text": error.text,
+                "conflicts": [f.to_record() for f in error.conflicts],
+            }
+        )
         raise typer.Exit(EXIT_CONFLICT)
     listed = "\n".join(f"  {escape(f'[{f.id}]')} {escape(f.text)}" for f in error.conflicts)
     first = error.conflicts[0].id if error.conflicts else "ID"
     fail(
         f"not saved, it conflicts with:\n{listed}",
-        escape(f"replace it with `engram memory replace {first} TEXT`, keep both with "
-               "`engram memory save --force TEXT` (or `replace --force`), or keep things "
-               "as they are"),
+        escape(
+            f"replace it with `engram memory replace {first} TEXT`, keep both with "
+            "`engram memory save --force TEXT` (or `replace --force`), or keep things "
+            "as they are"
+        ),
         code=EXIT_CONFLICT,
     )

@@ -72,20 +72,25 @@ def import_(
             lines = file.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
-            fail(f"cannot read {file}: {reason}",
-                 "give a JSONL file of facts, one {\"id\", \"text\", \"scope\"} object per line")
+            fail(
+                f"cannot read {file}: {reason}",
+                'give a JSONL file of facts, one {"id", "text", "scope"} object per line',
+            )
     with opened_memory(path) as (_, store, key):
         if fmt == "md":
             try:
                 md_report = import_markdown(store, key, file)
             except (ValueError, FileNotFoundError) as exc:
                 fail(str(exc), "give the folder written by `engram memory export DIR --format md`")
-            done("imported", {"format": "md", "dir": str(file), "counts": md_report.counts},
-                  as_json)
+            done(
+                "imported", {"format": "md", "dir": str(file), "counts": md_report.counts}, as_json
+            )
             return
         report = import_jsonl(store, lines, project_key=key, now=datetime.now(UTC))
-    summary = {"imported": report.imported,
-               "skipped": [{"line": n, "reason": r} for n, r in report.skipped]}
+    summary = {
+        "imported": report.imported,
+        "skipped": [{"line": n, "reason": r} for n, r in report.skipped],
+    }
     if as_json:
         print_json(summary)
         return

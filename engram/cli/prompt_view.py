@@ -39,8 +39,12 @@ def request_text(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[
     return "\n".join(lines)
 
 
-def print_request(console: Console, title: str, messages: Sequence[Mapping[str, Any]],
-                  tools: Sequence[Mapping[str, Any]]) -> None:
+def print_request(
+    console: Console,
+    title: str,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]],
+) -> None:
     """Print one request under a rule; the text is printed verbatim (no markup, no wrapping)."""
     console.rule(title)
     console.print(request_text(messages, tools), markup=False, highlight=False, soft_wrap=True)
@@ -64,5 +68,9 @@ class PromptPrinter(BaseCallbackHandler):
         tools = list(params.get("tools") or [])
         for batch in messages:
             self.calls += 1
-            print_request(self.console, f"prompt of model call {self.calls}",
-                          [message_record(m) for m in batch], tools)
+            print_request(
+                self.console,
+                f"prompt of model call {self.calls}",
+                [message_record(m) for m in batch],
+                tools,
+            )

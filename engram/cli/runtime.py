@@ -28,9 +28,10 @@ def open_app(context: Context) -> Iterator[App]:
     from engram.builder import build_graph  # the compiled graph costs a second to import
 
     url = database_url()
-    with open_memory_store(context.home_path, url) as store, open_checkpointer(
-        context.home_path, url
-    ) as saver:
+    with (
+        open_memory_store(context.home_path, url) as store,
+        open_checkpointer(context.home_path, url) as saver,
+    ):
         deps = make_default_deps(store=store)
         graph = build_graph(deps, checkpointer=saver, store=store)
         yield App(context, graph, deps, store, saver)

@@ -47,8 +47,17 @@ def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: b
     config = session_config(engram.checkpointer, thread_id, engram.context)
     if checkpoint_id:
         config["configurable"]["checkpoint_id"] = checkpoint_id
-    result = run_async(run_turn(engram.graph, config, engram.context, None,
-                                console=err_console, approve=ask_approval, quiet=as_json))
+    result = run_async(
+        run_turn(
+            engram.graph,
+            config,
+            engram.context,
+            None,
+            console=err_console,
+            approve=ask_approval,
+            quiet=as_json,
+        )
+    )
     if as_json:
         print_json(run_summary(thread_id, result))
     else:
@@ -67,17 +76,22 @@ def _repair_finished(engram: App, thread_id: str, snapshot: Any) -> bool:
     repair = close_unanswered_calls(snapshot.values.get("messages", []))
     if repair is None:
         return False
-    engram.graph.update_state({"configurable": {"thread_id": thread_id}},
-                              {"messages": commit_messages(repair.messages),
-                               "notes": [repair.note()]}, as_node=LAST_NODE)
-    Ledger.for_project(engram.context.project_path).append_messages(thread_id, repair.closed)
+    engram.graph.update_state(
+        {"configurable": {"thread_id": thread_id}},
+        {"messages": commit_messages(repair.messages), "notes": [repair.note()]},
+        as_node=LAST_NODE,
+    )
+    Ledger.for_project(engram.context.project_path, engram.context.home_path).append_messages(
+        thread_id, repair.closed
+    )
     err_console.print(f"[yellow]{repair.note()}[/]")
     return True
 
 
 @handle_errors
-def resume(thread_id: str = ThreadArgument, path: Path | None = PathOption,
-           as_json: bool = JsonOption) -> None:
+def resume(
+    thread_id: str = ThreadArgument, path: Path | None = PathOption, as_json: bool = JsonOption
+) -> None:
     """Finish a session that stopped part-way (crash, Ctrl-C, pending confirmation)."""
     from engram.cli.runtime import open_app
     from engram.sessions.ids import load_snapshot
@@ -90,8 +104,11 @@ def resume(thread_id: str = ThreadArgument, path: Path | None = PathOption,
             _continue(engram, thread_id, None, as_json)
             return
         if not _repair_finished(engram, thread_id, snapshot):
-            fail(f"session {thread_id} has nothing pending",
-                 f"continue it with `engram chat --thread {thread_id}`", code=1)
+            fail(
+                f"session {thread_id} has nothing pending",
+                f"continue it with `engram chat --thread {thread_id}`",
+                code=1,
+            )
     if as_json:
         print_json({"thread_id": thread_id, "repaired": True})
 
@@ -99,8 +116,9 @@ def resume(thread_id: str = ThreadArgument, path: Path | None = PathOption,
 @handle_errors
 def replay(
     thread_id: str = ThreadArgument,
-    checkpoint_id: str = typer.Argument(..., help="Checkpoint to replay from, or a unique "
-                                        "prefix (see `engram sessions history`)."),
+    checkpoint_id: str = typer.Argument(
+        ..., help="Checkpoint to replay from, or a unique prefix (see `engram sessions history`)."
+    ),
     path: Path | None = PathOption,
     as_json: bool = JsonOption,
 ) -> None:
@@ -114,7 +132,9 @@ def replay(
     with open_app(context) as engram:
         thread_id, snapshot = load_snapshot(engram, thread_id, checkpoint_id)
         checkpoint_id = snapshot.config["configurable"]["checkpoint_id"]
-        Ledger.for_project(context.project_path).append(thread_id, "replay", _marker(snapshot))
+        Ledger.for_project(context.project_path, context.home_path).append(
+            thread_id, "replay", _marker(snapshot)
+        )
         _continue(engram, thread_id, checkpoint_id, as_json)
 
 
@@ -131,8 +151,9 @@ def _marker(snapshot: Any) -> dict[str, Any]:
 @handle_errors
 def fork(
     thread_id: str = ThreadArgument,
-    checkpoint_id: str | None = typer.Option(None, "--checkpoint",
-                                             help="Fork point: a checkpoint id or prefix."),
+    checkpoint_id: str | None = typer.Option(
+        None, "--checkpoint", help="Fork point: a checkpoint id or prefix."
+    ),
     to: str | None = typer.Option(None, "--to", help="Id of the new session."),
     path: Path | None = PathOption,
     as_json: bool = JsonOption,
@@ -154,8 +175,10 @@ def fork(
     if as_json:
         print_json({"thread_id": new_id, "forked_from": thread_id, "checkpoint_id": parent})
         return
-    out_console.print(f"forked {thread_id} at {parent} → [bold]{new_id}[/]; continue with "
-                      f"`engram chat --thread {new_id}` or `engram run --thread {new_id} TASK`")
+    out_console.print(
+        f"forked {thread_id} at {parent} → [bold]{new_id}[/]; continue with "
+        f"`engram chat --thread {new_id}` or `engram run --thread {new_id} TASK`"
+    )
 
 
 def _copy_checkpoint(engram: App, snapshot: Any, new_id: str) -> None:
@@ -173,20 +196,29 @@ def _copy_checkpoint(engram: App, snapshot: Any, new_id: str) -> None:
     if item is None:
         raise SessionError("the checkpoint to fork no longer exists")
     source_id = snapshot.config["configurable"]["thread_id"]
-    metadata = {**dict(item.metadata or {}), **session_metadata(saver, source_id),
-                "project": str(engram.context.project_path), "forked_from": source_id,
-                "fork_checkpoint": snapshot.config["configurable"]["checkpoint_id"]}
+    metadata = {
+        **dict(item.metadata or {}),
+        **session_metadata(saver, source_id),
+        "project": str(engram.context.project_path),
+        "forked_from": source_id,
+        "fork_checkpoint": snapshot.config["configurable"]["checkpoint_id"],
+    }
     target = {"configurable": {"thread_id": new_id, "checkpoint_ns": ""}}
-    saver.put(target, item.checkpoint, metadata,  # type: ignore[arg-type]
-              item.checkpoint.get("channel_versions", {}))
-    ledger = Ledger.for_project(engram.context.project_path)
+    saver.put(
+        target,  # type: ignore[arg-type]
+        item.checkpoint,
+        metadata,  # type: ignore[arg-type]
+        item.checkpoint.get("channel_versions", {}),
+    )
+    ledger = Ledger.for_project(engram.context.project_path, engram.context.home_path)
     ledger.append(new_id, "fork", {"from_thread": source_id, **_marker(snapshot)})
     ledger.append_messages(new_id, snapshot.values.get("messages", []))
 
 
 @handle_errors
-def compact(thread_id: str = ThreadArgument, path: Path | None = PathOption,
-            as_json: bool = JsonOption) -> None:
+def compact(
+    thread_id: str = ThreadArgument, path: Path | None = PathOption, as_json: bool = JsonOption
+) -> None:
     """Summarize a session down to its last request (what /compact does in chat)."""
     from engram.cli.runtime import open_app
     from engram.sessions.actions import compact_session
@@ -199,8 +231,10 @@ def compact(thread_id: str = ThreadArgument, path: Path | None = PathOption,
     if as_json:
         print_json(event)
         return
-    out_console.print(f"compaction {event['status']}: {event['tokens_before']:,} → "
-                      f"{event['tokens_after']:,} tokens; {event['removed_count']} messages "
-                      f"summarized ({event['source'] or 'nothing'})")
+    out_console.print(
+        f"compaction {event['status']}: {event['tokens_before']:,} → "
+        f"{event['tokens_after']:,} tokens; {event['removed_count']} messages "
+        f"summarized ({event['source'] or 'nothing'})"
+    )
     if event["status"] != "committed":
         out_console.print(f"[yellow]kept the original history:[/] {event['reason']}")

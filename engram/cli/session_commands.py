@@ -37,9 +37,13 @@ def register(app: typer.Typer) -> None:
     from engram.cli import session_branch_commands as branch
     from engram.cli.session_rewind_command import rewind
 
-    for name, command in (("resume", branch.resume), ("replay", branch.replay),
-                          ("fork", branch.fork), ("compact", branch.compact),
-                          ("rewind", rewind)):
+    for name, command in (
+        ("resume", branch.resume),
+        ("replay", branch.replay),
+        ("fork", branch.fork),
+        ("compact", branch.compact),
+        ("rewind", rewind),
+    ):
         sessions_app.command(name)(command)
     app.add_typer(sessions_app, name="sessions")
 
@@ -119,7 +123,9 @@ def show(
         "interrupts": [i.value for i in getattr(snapshot, "interrupts", ()) or ()],
     }
     if full:
-        data["model_calls"] = Ledger.for_project(context.project_path).model_calls(thread_id)
+        data["model_calls"] = Ledger.for_project(
+            context.project_path, context.home_path
+        ).model_calls(thread_id)
     if as_json:
         print_json(data)
         return
@@ -129,16 +135,23 @@ def show(
         for row in messages:
             text = row["content"][:PREVIEW_CHARS]
             calls = ", ".join(c["name"] for c in row.get("tool_calls", []))
-            out_console.print(Text.assemble((row["role"], "bold"),
-                                            f"{' → ' + calls if calls else ''}: {text}"))
+            out_console.print(
+                Text.assemble((row["role"], "bold"), f"{' → ' + calls if calls else ''}: {text}")
+            )
     for pending in data["interrupts"]:
         pending = pending if isinstance(pending, dict) else {}
         what = pending.get("command") or ", ".join(pending.get("files") or [])
-        out_console.print(Text.assemble(("waiting for an answer: ", "yellow"),
-                                        f"{pending.get('kind', 'interrupt')} {what}".rstrip()))
+        out_console.print(
+            Text.assemble(
+                ("waiting for an answer: ", "yellow"),
+                f"{pending.get('kind', 'interrupt')} {what}".rstrip(),
+            )
+        )
     if snapshot.next:
-        out_console.print(f"[yellow]paused before {', '.join(snapshot.next)}[/] — "
-                          f"`engram sessions resume {thread_id}` continues it")
+        out_console.print(
+            f"[yellow]paused before {', '.join(snapshot.next)}[/] — "
+            f"`engram sessions resume {thread_id}` continues it"
+        )
     out_console.print(f"[dim]{status_line(values, context, thread_id)}[/]")
 
 
@@ -187,8 +200,15 @@ def history(
     for name in ("step", "next", "messages", "created"):
         table.add_column(name)
     for row in rows:
-        table.add_row(short[row["checkpoint_id"]], str(row["step"]), ",".join(row["next"]) or "—",
-                      str(row["messages"]), str(row["created"])[:19])
+        table.add_row(
+            short[row["checkpoint_id"]],
+            str(row["step"]),
+            ",".join(row["next"]) or "—",
+            str(row["messages"]),
+            str(row["created"])[:19],
+        )
     print_table(table)
-    out_console.print("[dim]checkpoint ids are shown as unique prefixes; every command takes them"
-                      " (`--json` prints them in full)[/]")
+    out_console.print(
+        "[dim]checkpoint ids are shown as unique prefixes; every command takes them"
+        " (`--json` prints them in full)[/]"
+    )

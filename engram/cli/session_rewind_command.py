@@ -31,14 +31,20 @@ def rewind_message(files: list[str], conversation_checkpoint: str | None, target
 @handle_errors
 def rewind(
     thread_id: str = typer.Argument(..., help="Session id (or a unique prefix)."),
-    to: str = typer.Option(..., "--to", help="Checkpoint id or unique prefix (see `engram "
-                           "sessions history`), or `start` for before the first turn."),
+    to: str = typer.Option(
+        ...,
+        "--to",
+        help="Checkpoint id or unique prefix (see `engram "
+        "sessions history`), or `start` for before the first turn.",
+    ),
     code: bool = typer.Option(False, "--code", help="Rewind the files only."),
-    conversation: bool = typer.Option(False, "--conversation",
-                                      help="Rewind the conversation only."),
+    conversation: bool = typer.Option(
+        False, "--conversation", help="Rewind the conversation only."
+    ),
     both: bool = typer.Option(False, "--both", help="Rewind files and conversation (default)."),
-    force: bool = typer.Option(False, "--force", help="Overwrite files changed since engram "
-                               "last wrote them."),
+    force: bool = typer.Option(
+        False, "--force", help="Overwrite files changed since engram last wrote them."
+    ),
     path: Path | None = PathOption,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
@@ -52,12 +58,13 @@ def rewind(
     context = load_context(path)
     with open_app(context) as engram:
         thread_id = resolve_thread(engram.checkpointer, thread_id)
-        checkpoint = None if to == START else resolve_checkpoint(engram.checkpointer,
-                                                                 thread_id, to)
-        outcome = rewind_session(engram, thread_id, checkpoint, code=not conversation,
-                                 conversation=not code, force=force)
+        checkpoint = None if to == START else resolve_checkpoint(engram.checkpointer, thread_id, to)
+        outcome = rewind_session(
+            engram, thread_id, checkpoint, code=not conversation, conversation=not code, force=force
+        )
     if as_json:
         print_json(outcome.as_json())
         return
-    out_console.print(rewind_message(outcome.files, outcome.conversation_checkpoint, to),
-                      markup=False)
+    out_console.print(
+        rewind_message(outcome.files, outcome.conversation_checkpoint, to), markup=False
+    )

@@ -25,18 +25,24 @@ def storage_message(exc: BaseException) -> tuple[str, str] | None:
     sqlite3 = sys.modules.get("sqlite3")
     if sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError):
         if "full" in str(exc):
-            return ("the disk is full: the database write was rolled back",
-                    "free some space and run the command again; what was saved before stays saved")
+            return (
+                "the disk is full: the database write was rolled back",
+                "free some space and run the command again; what was saved before stays saved",
+            )
         return f"a database engram uses cannot be used: {exc}", DOCTOR_HINT
     if not isinstance(exc, OSError):
         return None
     where = f" {exc.filename}" if exc.filename else ""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return (f"the disk is full (writing{where})",
-                "free some space and run the command again; what was saved before stays saved")
+        return (
+            f"the disk is full (writing{where})",
+            "free some space and run the command again; what was saved before stays saved",
+        )
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return f"cannot write{where}: {exc.strerror}", WRITABLE_HINT
     if exc.errno in (errno.ENOTDIR, errno.EEXIST):
-        return (f"cannot create the folder{where}: a file is in the way",
-                "ENGRAM_HOME and the project's .engram must be folders; point ENGRAM_HOME at one")
+        return (
+            f"cannot create the folder{where}: a file is in the way",
+            "ENGRAM_HOME and the project's .engram must be folders; point ENGRAM_HOME at one",
+        )
     return None

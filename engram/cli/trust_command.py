@@ -42,9 +42,11 @@ def proposal(context: Context, files: list[ShippedFile]) -> dict[str, Any]:
 
     found: dict[str, Any] = {
         "files": [{"path": f.path, "bytes": f.size} for f in files],
-        "allow_commands": [], "verify_commands": [], "allow_mcp_tools": [], "mcp_servers": [],
-        "rules_files": [{"path": f.path, "bytes": f.size} for f in files
-                        if f.path.endswith(".md")],
+        "allow_commands": [],
+        "verify_commands": [],
+        "allow_mcp_tools": [],
+        "mcp_servers": [],
+        "rules_files": [{"path": f.path, "bytes": f.size} for f in files if f.path.endswith(".md")],
         "problems": [],
     }
     try:
@@ -57,14 +59,19 @@ def proposal(context: Context, files: list[ShippedFile]) -> dict[str, Any]:
         found["allow_mcp_tools"] = list(settings.allow_mcp)
     user, _ = load_mcp_servers(context.project_path, context.home_path, project_trusted=False)
     mine = {s.name for s in user}
-    servers, notes = load_mcp_servers(context.project_path, context.home_path,
-                                      project_trusted=True)
+    servers, notes = load_mcp_servers(context.project_path, context.home_path, project_trusted=True)
     found["problems"] += notes
     found["mcp_servers"] = [
-        {"name": s.name, "transport": s.transport,
-         "command": [s.command, *s.args] if s.command else [], "url": s.url,
-         "env": sorted(s.env), "headers": sorted(s.headers)}
-        for s in servers if s.name not in mine
+        {
+            "name": s.name,
+            "transport": s.transport,
+            "command": [s.command, *s.args] if s.command else [],
+            "url": s.url,
+            "env": sorted(s.env),
+            "headers": sorted(s.headers),
+        }
+        for s in servers
+        if s.name not in mine
     ]
     return found
 
@@ -73,8 +80,11 @@ def _show(found: dict[str, Any], status: str) -> None:
     say = err_console.print
     say(f"[bold]This project ships files that change what engram does[/] ({status}):")
     for item in found["files"]:
-        size = "a link or not a regular file: never read" if item["bytes"] < 0 \
+        size = (
+            "a link or not a regular file: never read"
+            if item["bytes"] < 0
             else f"{item['bytes']} bytes"
+        )
         say(f"  {escape(item['path'])} ({size})")
     say("Trusting it would:")
     rows = [
@@ -87,11 +97,14 @@ def _show(found: dict[str, Any], status: str) -> None:
             say(f"  {label}: " + ", ".join(f"[cyan]{escape(v)}[/]" for v in values))
     for server in found["mcp_servers"]:
         where = " ".join(server["command"]) if server["command"] else server["url"]
-        extra = (f" (env {', '.join(server['env'])})" if server["env"] else "") + \
-            (f" (headers {', '.join(server['headers'])})" if server["headers"] else "")
+        extra = (f" (env {', '.join(server['env'])})" if server["env"] else "") + (
+            f" (headers {', '.join(server['headers'])})" if server["headers"] else ""
+        )
         verb = "start" if server["command"] else "connect to"
-        say(f"  {verb} MCP server [cyan]{escape(server['name'])}[/]: "
-            f"[cyan]{escape(where)}[/]{escape(extra)}")
+        say(
+            f"  {verb} MCP server [cyan]{escape(server['name'])}[/]: "
+            f"[cyan]{escape(where)}[/]{escape(extra)}"
+        )
     for rules in found["rules_files"]:
         if rules["bytes"] >= 0:
             say(f"  follow {escape(rules['path'])} ({rules['bytes']} bytes) as instructions")
@@ -117,10 +130,10 @@ def confirm_trust(context: Context) -> Context:
         return context
     files = shipped_files(context.project_path)
     _show(proposal(context, files), status)
-    if not typer.confirm("Trust this project's files as shown?", default=False,
-                         err=True):
-        err_console.print("[dim]not trusted: they are ignored for this run "
-                          "(`engram trust` asks again)[/]")
+    if not typer.confirm("Trust this project's files as shown?", default=False, err=True):
+        err_console.print(
+            "[dim]not trusted: they are ignored for this run (`engram trust` asks again)[/]"
+        )
         return context
     record_trust(context.project_path, context.home_path, files)
     return replace(context, trust_project=True)
@@ -140,16 +153,23 @@ def trust_command(
     context = load_context(path)
     if revoke:
         was = forget_trust(context.project_path, context.home_path)
-        (print_json({"revoked": was}) if as_json else
-         out_console.print("no longer trusted" if was else "was not trusted"))
+        (
+            print_json({"revoked": was})
+            if as_json
+            else out_console.print("no longer trusted" if was else "was not trusted")
+        )
         return
     status = trust_status(context.project_path, context.home_path)
     files = shipped_files(context.project_path)
     found = proposal(context, files)
     if status == "nothing":
-        (print_json({"status": status, **found}) if as_json else
-         out_console.print("this project ships no settings, MCP servers or rules: nothing to "
-                           "trust"))
+        (
+            print_json({"status": status, **found})
+            if as_json
+            else out_console.print(
+                "this project ships no settings, MCP servers or rules: nothing to trust"
+            )
+        )
         return
     if not as_json:
         _show(found, status)
@@ -157,8 +177,7 @@ def trust_command(
         if as_json or not has_terminal():
             if as_json:
                 print_json({"status": status, **found})
-            err_console.print("not trusted: run `engram trust --yes` to trust exactly this "
-                              "content")
+            err_console.print("not trusted: run `engram trust --yes` to trust exactly this content")
             raise typer.Exit(EXIT_USER_ERROR)
         if not typer.confirm("Trust this project's files as shown?", default=False, err=True):
             raise typer.Exit(EXIT_USER_ERROR)

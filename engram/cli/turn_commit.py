@@ -15,8 +15,9 @@ from engram.stores.task_commit import CommitRefusedError, commit_task
 __all__ = ["commit_turn"]
 
 
-def commit_turn(context: Context, thread_id: str, task: str,
-                result: TurnResult) -> dict[str, Any] | None:
+def commit_turn(
+    context: Context, thread_id: str, task: str, result: TurnResult
+) -> dict[str, Any] | None:
     """Commit what a finished turn changed; return the commit (or its refusal) for ``--json``.
 
     A turn stopped by Ctrl-C or paused for an approval is not finished: nothing is committed.
@@ -27,15 +28,25 @@ def commit_turn(context: Context, thread_id: str, task: str,
     verification = result.values.get("verification") or {}
     commands = [str(run.get("command")) for run in verification.get("runs") or []]
     try:
-        made = commit_task(context.project_path, task, files,
-                           str(verification.get("status") or "not-run"), commands)
+        made = commit_task(
+            context.project_path,
+            task,
+            files,
+            str(verification.get("status") or "not-run"),
+            commands,
+        )
     except CommitRefusedError as exc:
-        err_console.print(f"[yellow]not committed:[/] {escape(str(exc))}"
-                          + (f" — {escape(exc.hint)}" if exc.hint else ""))
+        err_console.print(
+            f"[yellow]not committed:[/] {escape(str(exc))}"
+            + (f" — {escape(exc.hint)}" if exc.hint else "")
+        )
         return {"error": str(exc)}
     if made is None:
         return None
-    Ledger.for_project(context.project_path).append(thread_id, "commit", made.as_json())
-    err_console.print(f"[green]committed[/] {made.sha[:12]} on {escape(made.branch)}: "
-                      f"{escape(made.subject)}")
+    Ledger.for_project(context.project_path, context.home_path).append(
+        thread_id, "commit", made.as_json()
+    )
+    err_console.print(
+        f"[green]committed[/] {made.sha[:12]} on {escape(made.branch)}: {escape(made.subject)}"
+    )
     return made.as_json()

@@ -34,8 +34,17 @@ from engram.stores.ledger import Ledger
 from engram.stores.session_listing import session_metadata
 
 __all__ = [
-    "EXIT_STOPPED", "TurnResult", "ask_approval", "new_thread_id", "print_answer", "print_turn",
-    "run_summary", "run_turn", "session_config", "status_line", "thread_config",
+    "EXIT_STOPPED",
+    "TurnResult",
+    "ask_approval",
+    "new_thread_id",
+    "print_answer",
+    "print_turn",
+    "run_summary",
+    "run_turn",
+    "session_config",
+    "status_line",
+    "thread_config",
 ]
 
 TITLE_CHARS = 120
@@ -68,8 +77,7 @@ def session_config(
     checkpointer: Any, thread_id: str, context: Context, title: str = ""
 ) -> dict[str, Any]:
     """Return ``thread_config`` with the metadata the session already has in ``checkpointer``."""
-    return thread_config(thread_id, context, title,
-                         saved=session_metadata(checkpointer, thread_id))
+    return thread_config(thread_id, context, title, saved=session_metadata(checkpointer, thread_id))
 
 
 @dataclass
@@ -95,16 +103,23 @@ def _final_answer(messages: list[AnyMessage]) -> str:
     return ""
 
 
-async def _stream(graph: Any, graph_input: Any, config: dict[str, Any], context: Context,
-                  console: Console, quiet: bool, live: LiveView | None) -> None:
+async def _stream(
+    graph: Any,
+    graph_input: Any,
+    config: dict[str, Any],
+    context: Context,
+    console: Console,
+    quiet: bool,
+    live: LiveView | None,
+) -> None:
     if live is not None:
-        async for mode, data in graph.astream(graph_input, config, context=context,
-                                              stream_mode=LIVE_STREAM_MODES):
+        async for mode, data in graph.astream(
+            graph_input, config, context=context, stream_mode=LIVE_STREAM_MODES
+        ):
             live.handle(mode, data)
         live.pause()
         return
-    async for chunk in graph.astream(graph_input, config, context=context,
-                                     stream_mode="updates"):
+    async for chunk in graph.astream(graph_input, config, context=context, stream_mode="updates"):
         if quiet:
             continue
         for node, update in chunk.items():
@@ -132,8 +147,10 @@ async def run_turn(
     """
     pending: Any = graph_input
     run_config = config
-    latest = {**config, "configurable": {
-        k: v for k, v in config["configurable"].items() if k != "checkpoint_id"}}
+    latest = {
+        **config,
+        "configurable": {k: v for k, v in config["configurable"].items() if k != "checkpoint_id"},
+    }
     with SigintStop() as stop:
         try:
             while True:
@@ -153,8 +170,11 @@ async def run_turn(
                 live.pause()
             return await _stopped(graph, latest, context)
     values = dict(snapshot.values)
-    return TurnResult(values, _final_answer(values.get("messages", [])),
-                      streamed=live is not None and live.streamed)
+    return TurnResult(
+        values,
+        _final_answer(values.get("messages", [])),
+        streamed=live is not None and live.streamed,
+    )
 
 
 async def _stopped(graph: Any, config: dict[str, Any], context: Context) -> TurnResult:
@@ -165,17 +185,22 @@ async def _stopped(graph: Any, config: dict[str, Any], context: Context) -> Turn
     if step == "run_tools":
         closing = close_stopped_calls(list(snapshot.values.get("messages") or []))
         if closing:
-            await graph.aupdate_state(config, {"messages": closing, "action_reviews": {}},
-                                      as_node="run_tools")
+            await graph.aupdate_state(
+                config, {"messages": closing, "action_reviews": {}}, as_node="run_tools"
+            )
             thread_id = str(config["configurable"]["thread_id"])
-            await asyncio.to_thread(lambda: Ledger.for_project(context.project_path)
-                                    .append_messages(thread_id, list(closing)))
+            await asyncio.to_thread(
+                lambda: Ledger.for_project(context.project_path, context.home_path).append_messages(
+                    thread_id, list(closing)
+                )
+            )
             snapshot = await graph.aget_state(config)
     return TurnResult(dict(snapshot.values), "", stopped=step or "turn")
 
 
-def run_summary(thread_id: str, result: TurnResult,
-                commit: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_summary(
+    thread_id: str, result: TurnResult, commit: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Return the machine-readable result of a turn (``engram run --json``).
 
     ``commit`` is what ``--commit`` made (sha, branch, subject, files) or why it could not.
@@ -217,8 +242,7 @@ def print_answer(console: Console, result: TurnResult) -> None:
         console.print(Markdown(result.answer))
 
 
-def print_turn(result: TurnResult, context: Context, thread_id: str, *,
-               chat: bool = False) -> None:
+def print_turn(result: TurnResult, context: Context, thread_id: str, *, chat: bool = False) -> None:
     """Print a finished turn: the answer (unless streamed), what Ctrl-C stopped, the status."""
     if result.stopped:
         message = stopped_message(result.stopped, thread_id, chat=chat)
@@ -238,9 +262,7 @@ def ask_approval(payload: dict[str, Any]) -> dict[str, Any]:
     try:
         answer = typer.prompt("approve / reject / constrain", default="reject", err=True)
     except (EOFError, typer.Abort):
-        err_console.print(
-        "[yellow]no answer (no terminal): rejected; rerun with --yes[/]"
-    )
+        err_console.print("[yellow]no answer (no terminal): rejected; rerun with --yes[/]")
         return {"action": "reject"}
     answer = answer.strip().lower()
     if answer.startswith("a"):

@@ -14,8 +14,15 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-__all__ = ["STOPPED", "SigintStop", "StoppedAtQuestion", "close_stopped_calls", "step_of",
-           "stop_child_groups", "stopped_message"]
+__all__ = [
+    "STOPPED",
+    "SigintStop",
+    "StoppedAtQuestion",
+    "close_stopped_calls",
+    "step_of",
+    "stop_child_groups",
+    "stopped_message",
+]
 
 STOPPED = (
     "stopped by the user (Ctrl-C) while this step ran: the call may not have finished, and "
@@ -48,8 +55,9 @@ def _children() -> list[tuple[int, int]]:
             if int(fields[1]) == me:
                 found.append((int(entry.name), int(fields[2])))
         return found
-    listed = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,pgid="], capture_output=True,
-                            text=True, check=False).stdout
+    listed = subprocess.run(
+        ["ps", "-A", "-o", "pid=,ppid=,pgid="], capture_output=True, text=True, check=False
+    ).stdout
     for line in listed.splitlines():
         pid, ppid, pgid = (int(x) for x in line.split())
         if ppid == me:
@@ -111,14 +119,19 @@ class SigintStop:
             pass
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         """Put Python's own Ctrl-C handling back."""
         if self.installed:
             self.loop.remove_signal_handler(signal.SIGINT)
 
-    def ask(self, approve: Callable[[dict[str, Any]], dict[str, Any]],
-            payload: dict[str, Any]) -> dict[str, Any]:
+    def ask(
+        self, approve: Callable[[dict[str, Any]], dict[str, Any]], payload: dict[str, Any]
+    ) -> dict[str, Any]:
         """Ask a question; Ctrl-C at the prompt stops the turn with the question pending.
 
         Raises:
@@ -147,17 +160,23 @@ def close_stopped_calls(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
     """Return a "stopped" tool message for each call of the last assistant message left open."""
     if not messages or not isinstance(messages[-1], AIMessage):
         return []
-    return [ToolMessage(content=STOPPED, tool_call_id=str(call["id"]), name=call["name"],
-                        status="error") for call in messages[-1].tool_calls]
+    return [
+        ToolMessage(
+            content=STOPPED, tool_call_id=str(call["id"]), name=call["name"], status="error"
+        )
+        for call in messages[-1].tool_calls
+    ]
 
 
 def stopped_message(step: str, thread_id: str, *, chat: bool) -> str:
     """Say what Ctrl-C stopped and how to go on."""
     what = STEP_NAMES.get(step, "the turn")
-    go_on = ("send your next message to go on, or `engram sessions resume "
-             f"{thread_id}` to let it finish" if chat else
-             f"`engram sessions resume {thread_id}` finishes it; `engram run --thread "
-             f"{thread_id} TASK` gives a new instruction")
+    go_on = (
+        f"send your next message to go on, or `engram sessions resume {thread_id}` to let it finish"
+        if chat
+        else f"`engram sessions resume {thread_id}` finishes it; `engram run --thread "
+        f"{thread_id} TASK` gives a new instruction"
+    )
     return f"stopped {what} (Ctrl-C); the session is saved: {go_on}"
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from engram.graph.errors import ConfigError
+from engram.stores.project_state import ProjectState
 
 __all__ = ["Context", "Mode", "Policy"]
 
@@ -51,8 +52,10 @@ class Context:
     )
     base_url: str = field(
         default="",
-        metadata={"description": "Base URL of an OpenAI-compatible endpoint (empty: "
-                  "ENGRAM_BASE_URL or OPENAI_BASE_URL where the graph runs, else OpenAI)."},
+        metadata={
+            "description": "Base URL of an OpenAI-compatible endpoint (empty: "
+            "ENGRAM_BASE_URL or OPENAI_BASE_URL where the graph runs, else OpenAI)."
+        },
     )
     context_window: int = field(
         default=DEFAULT_CONTEXT_WINDOW,
@@ -115,9 +118,11 @@ class Context:
     )
     trust_project: bool = field(
         default=False,
-        metadata={"description": "Follow what the project ships: its .engram/settings.toml "
-                  "(allowed and verify commands), .engram/mcp.json servers and rules files as "
-                  "instructions. Off: only what `engram trust` recorded for this exact content."},
+        metadata={
+            "description": "Follow what the project ships: its .engram/settings.toml "
+            "(allowed and verify commands), .engram/mcp.json servers and rules files as "
+            "instructions. Off: only what `engram trust` recorded for this exact content."
+        },
     )
     policy: Policy = field(
         default="ask",
@@ -143,6 +148,11 @@ class Context:
     def home_path(self) -> Path:
         """Return ENGRAM_HOME as an absolute path."""
         return Path(self.engram_home).expanduser().resolve()
+
+    @property
+    def state(self) -> ProjectState:
+        """Return where engram keeps its own state of the project (under ENGRAM_HOME)."""
+        return ProjectState(self.project_path, self.home_path)
 
     def replace(self, **changes: Any) -> Context:
         """Return a copy with ``changes`` applied."""
@@ -184,8 +194,10 @@ class Context:
         """
         schema = make_dataclass(
             cls.__name__,
-            [(f.name, f.type, field(default=getattr(defaults, f.name), metadata=f.metadata))
-             for f in fields(cls)],
+            [
+                (f.name, f.type, field(default=getattr(defaults, f.name), metadata=f.metadata))
+                for f in fields(cls)
+            ],
             bases=(cls,),
             frozen=True,
             kw_only=True,
@@ -222,10 +234,16 @@ class Context:
         if self.mode not in get_args(Mode):
             raise ConfigError(f"unknown mode {self.mode!r}", hint="use 'agent' or 'context'")
         if self.policy not in get_args(Policy):
-            raise ConfigError(f"unknown approval policy {self.policy!r}",
-                              hint=f"use one of {', '.join(get_args(Policy))}")
-        if (self.budget < 0 or self.branch_timeout_ms <= 0 or self.max_steps <= 0
-                or not self.tool_timeout_s > 0):
+            raise ConfigError(
+                f"unknown approval policy {self.policy!r}",
+                hint=f"use one of {', '.join(get_args(Policy))}",
+            )
+        if (
+            self.budget < 0
+            or self.branch_timeout_ms <= 0
+            or self.max_steps <= 0
+            or not self.tool_timeout_s > 0
+        ):
             raise ConfigError("budget, branch and tool timeouts and max steps must be positive")
 
 
@@ -256,8 +274,11 @@ def _convert(f: dataclasses.Field[Any], raw: str) -> Any:
             f"{name}={raw!r} is not a valid {kind}",
             hint=f"set {name} to a {kind} value or unset it",
         ) from None
-    choices = {"Mode": get_args(Mode), "EmbeddingProvider": get_args(EmbeddingProvider),
-               "Policy": get_args(Policy)}.get(kind)
+    choices = {
+        "Mode": get_args(Mode),
+        "EmbeddingProvider": get_args(EmbeddingProvider),
+        "Policy": get_args(Policy),
+    }.get(kind)
     if choices and raw not in choices:
         raise ConfigError(
             f"{name}={raw!r} is not one of {', '.join(choices)}",

@@ -31,8 +31,14 @@ if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from engram.stores.codeindex.exact_evidence import Located
     from engram.stores.memory.fact_store import FactStore
 
-__all__ = ["Deps", "ModelFactory", "Opener", "ResourceName", "fact_memory_opener",
-           "make_default_deps"]
+__all__ = [
+    "Deps",
+    "ModelFactory",
+    "Opener",
+    "ResourceName",
+    "fact_memory_opener",
+    "make_default_deps",
+]
 
 T = TypeVar("T")
 
@@ -165,7 +171,7 @@ def _open_code_index(context: Context) -> ProjectCodeIndex:
 def _open_code_graph(context: Context) -> CodeGraph:
     from engram.stores.codegraph.code_graph import open_code_graph
 
-    return open_code_graph(context.project_path)
+    return open_code_graph(context.project_path, context.state)
 
 
 def _open_mcp_tools(context: Context) -> McpToolset:

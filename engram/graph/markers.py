@@ -23,4 +23,3 @@ _LINE = re.compile(r"\[(?=\s*(?:engram\b|cleared tool result\b))", re.IGNORECASE
 def escape_markers(text: str) -> str:
     """Return ``text`` with every structural marker neutralised (``<section`` → ``&lt;section``)."""
     return _LINE.sub("&#91;", _TAG.sub("&lt;", text))
-

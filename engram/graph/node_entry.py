@@ -30,7 +30,11 @@ from langgraph.runtime import Runtime, get_runtime
 from engram.graph.context import Context
 
 __all__ = [
-    "context_or_env", "lazy_node_entry", "node_entry", "resolved_runtime", "run_coroutine",
+    "context_or_env",
+    "lazy_node_entry",
+    "node_entry",
+    "resolved_runtime",
+    "run_coroutine",
 ]
 
 T = TypeVar("T")

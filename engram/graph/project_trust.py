@@ -40,6 +40,8 @@ def untrusted_note(context: Context) -> str:
     names = ", ".join(item.path for item in shipped_files(context.project_path))
     changed = trust_status(context.project_path, context.home_path) == "changed"
     why = "changed since you trusted it" if changed else "not trusted"
-    return (f"this project is {why}: its {names} are ignored (no allowed commands, verify "
-            "commands or MCP servers from it; its rules are data, not instructions); run "
-            "`engram trust` to review and enable them")
+    return (
+        f"this project is {why}: its {names} are ignored (no allowed commands, verify "
+        "commands or MCP servers from it; its rules are data, not instructions); run "
+        "`engram trust` to review and enable them"
+    )

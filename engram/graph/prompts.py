@@ -5,7 +5,11 @@ from __future__ import annotations
 from engram.graph.markers import escape_markers
 
 __all__ = [
-    "ENGRAM_AUTHOR", "ROLE", "TOOL_POLICY", "render_system_prompt", "render_turn_context",
+    "ENGRAM_AUTHOR",
+    "ROLE",
+    "TOOL_POLICY",
+    "render_system_prompt",
+    "render_turn_context",
 ]
 
 ENGRAM_AUTHOR = "engram"

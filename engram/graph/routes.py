@@ -26,6 +26,7 @@ __all__ = [
     "route_after_verify_changes",
 ]
 
+
 def route_after_load_rules(state: State) -> Literal["retrieve_memory", "__end__"]:
     """A turn whose settings were refused ends at once (``load_rules`` already replied)."""
     return "__end__" if state.error else "retrieve_memory"

@@ -44,9 +44,7 @@ def append_unique(left: Sequence[str] | None, right: Sequence[str] | str | None)
     return out
 
 
-def append_or_clear(
-    left: Sequence[str] | None, right: Sequence[str] | None
-) -> list[str]:
+def append_or_clear(left: Sequence[str] | None, right: Sequence[str] | None) -> list[str]:
     """Append names once each; an explicit ``None`` on the right clears the list (a new turn)."""
     if right is None:
         return []
@@ -133,9 +131,7 @@ class State(InputState):
     code_hits: Annotated[list[CodeHitValue], merge_by_key] = field(default_factory=list)
     """Code locations found for the task by exact and semantic search."""
 
-    related_symbols: Annotated[list[RelatedSymbolValue], merge_by_key] = field(
-        default_factory=list
-    )
+    related_symbols: Annotated[list[RelatedSymbolValue], merge_by_key] = field(default_factory=list)
     """Symbols reached from the hits through the code graph."""
 
     context_pack: ContextPackValue = field(default_factory=lambda: ContextPackValue())

@@ -137,12 +137,26 @@ class RulesReport(TypedDict, total=False):
 
 def code_hit_value(hit: CodeHit) -> CodeHitValue:
     """Return a search hit as the value state keeps."""
-    return CodeHitValue(path=hit.path, start_line=hit.start_line, end_line=hit.end_line,
-                        symbol=hit.symbol, kind=hit.kind, score=hit.score, source=hit.source)
+    return CodeHitValue(
+        path=hit.path,
+        start_line=hit.start_line,
+        end_line=hit.end_line,
+        symbol=hit.symbol,
+        kind=hit.kind,
+        score=hit.score,
+        source=hit.source,
+    )
 
 
 def related_symbol_value(symbol: RelatedSymbol) -> RelatedSymbolValue:
     """Return a graph neighbour of a hit as the value state keeps."""
-    return RelatedSymbolValue(path=symbol.path, start_line=symbol.start_line,
-                              end_line=symbol.end_line, symbol=symbol.symbol, kind=symbol.kind,
-                              relation=symbol.relation, score=symbol.score, via=symbol.via)
+    return RelatedSymbolValue(
+        path=symbol.path,
+        start_line=symbol.start_line,
+        end_line=symbol.end_line,
+        symbol=symbol.symbol,
+        kind=symbol.kind,
+        relation=symbol.relation,
+        score=symbol.score,
+        via=symbol.via,
+    )

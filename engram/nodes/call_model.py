@@ -72,8 +72,7 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
             messages = [augmented if m.id == augmented.id else m for m in messages]
             updated.append(augmented)
     last_step = state.steps + 1 >= context.max_steps
-    tools = [] if last_step else await asyncio.to_thread(build_tools, context, deps,
-                                                          runtime.store)
+    tools = [] if last_step else await asyncio.to_thread(build_tools, context, deps, runtime.store)
     if last_step:
         notes.append(STEP_LIMIT_NOTE)
     if state.steps == 0:  # configuration problems are reported once a session, not every step

@@ -41,13 +41,10 @@ def _summary_blocked(state: State) -> bool:
     """Return True when the last summary attempt failed and no user turn came since."""
     for event in reversed(state.compaction_log):
         if event.get("tier") == "summarize":
-            return (
-                event.get("status") == "rolled_back"
-                and event.get("user_turns") == _user_turns(state)
+            return event.get("status") == "rolled_back" and event.get("user_turns") == _user_turns(
+                state
             )
     return False
-
-
 
 
 def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
@@ -82,7 +79,7 @@ def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict
             event = cleared.event()
             update["messages"] = cleared.update()
             update["compaction_log"] = [event]
-            Ledger.for_project(context.project_path).append(
+            Ledger.for_project(context.project_path, context.home_path).append(
                 current_thread_id(), "compaction", event
             )
         if decide(estimate, limits) != "summarize":

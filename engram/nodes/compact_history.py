@@ -26,9 +26,7 @@ SUMMARY_CHARS_PER_TOKEN = 3
 (low on purpose: summaries quote paths, commands and CJK text)."""
 
 
-async def compact_history(
-    state: State, runtime: Runtime[Context], *, deps: Deps
-) -> dict[str, Any]:
+async def compact_history(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Replace the history before the 3rd-last user turn with a four-section summary.
 
     The summary comes from the run's model (its instruction appended after the unchanged
@@ -55,7 +53,10 @@ async def compact_history(
     event = {**result.event(), "user_turns": users}
     thread = current_thread_id()
     await asyncio.to_thread(
-        lambda: Ledger.for_project(context.project_path).append(thread, "compaction", event))
+        lambda: Ledger.for_project(context.project_path, context.home_path).append(
+            thread, "compaction", event
+        )
+    )
     limits = thresholds(context.context_window)
     reported = state.last_usage.get("input") if state.last_usage else None
     estimate = reconcile(result.tokens_after, reported, state.budget.get("raw_estimate"))

@@ -18,11 +18,23 @@ __all__ = ["ACTIONS", "confirm_task", "confirmation_request", "parse_decision"]
 
 ACTIONS = ("approve", "reject", "constrain")
 _SYNONYMS = {
-    "approve": "approve", "approved": "approve", "yes": "approve", "y": "approve",
-    "ok": "approve", "go": "approve", "continue": "approve",
-    "reject": "reject", "rejected": "reject", "no": "reject", "n": "reject",
-    "stop": "reject", "abort": "reject", "cancel": "reject",
-    "constrain": "constrain", "constraints": "constrain", "c": "constrain",
+    "approve": "approve",
+    "approved": "approve",
+    "yes": "approve",
+    "y": "approve",
+    "ok": "approve",
+    "go": "approve",
+    "continue": "approve",
+    "reject": "reject",
+    "rejected": "reject",
+    "no": "reject",
+    "n": "reject",
+    "stop": "reject",
+    "abort": "reject",
+    "cancel": "reject",
+    "constrain": "constrain",
+    "constraints": "constrain",
+    "c": "constrain",
 }
 REJECTED_REPLY = "Stopped before acting: the task was rejected at the high-risk confirmation."
 

@@ -24,17 +24,19 @@ SLICE_BUDGET = 1_500
 NO_GRAPH_NOTE = "graph expansion skipped: no code graph — run `engram index`"
 
 
-def expand_relations(
-    state: State, runtime: Runtime[Context], *, deps: Deps
-) -> dict[str, Any]:
+def expand_relations(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Add callers, callees, subclasses and slice pieces of the top hits to ``related_symbols``.
 
     A missing or unreadable graph becomes a note; the turn goes on without graph context.
     """
     hits = sorted(state.code_hits, key=lambda h: -float(h.get("score") or 0.0))[:TOP_HITS]
     spans = [
-        HitSpan(str(h["path"]), int(h.get("start_line") or 1), int(h.get("end_line") or 1),
-                float(h.get("score") or 1.0))
+        HitSpan(
+            str(h["path"]),
+            int(h.get("start_line") or 1),
+            int(h.get("end_line") or 1),
+            float(h.get("score") or 1.0),
+        )
         for h in hits
         if h.get("path")
     ]
@@ -45,8 +47,11 @@ def expand_relations(
         if code_graph is None:
             return {"notes": [NO_GRAPH_NOTE]}
         related = related_to_hits(
-            code_graph, spans, runtime.context.project_path,
-            slice_budget=SLICE_BUDGET, count_tokens=deps.count_tokens,
+            code_graph,
+            spans,
+            runtime.context.project_path,
+            slice_budget=SLICE_BUDGET,
+            count_tokens=deps.count_tokens,
         )
     except IndexNotBuiltError:
         return {"notes": [NO_GRAPH_NOTE]}

@@ -26,7 +26,12 @@ from engram.stores.project_key import project_key
 from engram.stores.secrets import find_secret
 
 __all__ = [
-    "FactExtractor", "Learned", "decide_outcome", "files_touched", "learn", "learn_from_task",
+    "FactExtractor",
+    "Learned",
+    "decide_outcome",
+    "files_touched",
+    "learn",
+    "learn_from_task",
     "task_episode_id",
 ]
 
@@ -132,14 +137,16 @@ def _lesson(state: State, outcome: Outcome) -> str:
         return ""
     failing = state.verification.get("failing") or []
     if state.verification.get("status") == "failed":
-        return _clean("the checks still failed after the changes: " + "; ".join(failing[:3]),
-                      LESSON_CHARS)
+        return _clean(
+            "the checks still failed after the changes: " + "; ".join(failing[:3]), LESSON_CHARS
+        )
     messages = state.messages
     errors = [m for m in _turn(messages) if isinstance(m, ToolMessage) and m.status == "error"]
     if errors:
         first = errors[0]
-        return _clean(f"{len(errors)} tool call(s) failed; first: {first.name}: {first.content}",
-                      LESSON_CHARS)
+        return _clean(
+            f"{len(errors)} tool call(s) failed; first: {first.name}: {first.content}", LESSON_CHARS
+        )
     return "the task failed; re-check the approach before repeating it"
 
 
@@ -166,12 +173,19 @@ def learn(
     if outcome == "failure" and profile.get("risk") == "high":
         severity = HIGH_RISK_FAILURE_SEVERITY
     episode = Episode(
-        id=episode_id, date=now, task_type=str(profile.get("task_type") or "feature"),
-        summary=_clean(state.task, SUMMARY_CHARS), outcome=outcome,
-        files=tuple(_clean(f, SUMMARY_CHARS)
-                    for f in state.files_changed or files_touched(state.messages)),
-        lesson=_lesson(state, outcome), severity=severity,
-        patterns_applied=tuple(applied), thread_id=thread_id, confirmed=explicit,
+        id=episode_id,
+        date=now,
+        task_type=str(profile.get("task_type") or "feature"),
+        summary=_clean(state.task, SUMMARY_CHARS),
+        outcome=outcome,
+        files=tuple(
+            _clean(f, SUMMARY_CHARS) for f in state.files_changed or files_touched(state.messages)
+        ),
+        lesson=_lesson(state, outcome),
+        severity=severity,
+        patterns_applied=tuple(applied),
+        thread_id=thread_id,
+        confirmed=explicit,
     )
     repo.put(episode)
     updated: list[Pattern] = []
@@ -184,9 +198,16 @@ def learn(
     flagged = _flag_conflicts(repo, report.get("conflicts", []))
     saved = 0
     if extract is not None and outcome != "failure":
-        saved = len(extract(state.task, store=store, project_key=repo.project_key,
-                            external_content_seen=state.external_content_seen,
-                            provenance={"thread_id": thread_id, "source": "task"}, now=now))
+        saved = len(
+            extract(
+                state.task,
+                store=store,
+                project_key=repo.project_key,
+                external_content_seen=state.external_content_seen,
+                provenance={"thread_id": thread_id, "source": "task"},
+                now=now,
+            )
+        )
     return Learned(episode, tuple(updated), tuple(flagged), saved, explicit and bool(applied))
 
 
@@ -198,8 +219,9 @@ def _flag_conflicts(repo: ExperienceStore, conflicts: Sequence[Mapping[str, Any]
             pattern = repo.get("pattern", pattern_id)
             if not isinstance(pattern, Pattern):
                 continue
-            others = tuple(dict.fromkeys([*pattern.conflicts_with,
-                                          *(i for i in ids if i != pattern_id)]))
+            others = tuple(
+                dict.fromkeys([*pattern.conflicts_with, *(i for i in ids if i != pattern_id)])
+            )
             if others != pattern.conflicts_with:
                 repo.put(dataclasses.replace(pattern, conflicts_with=others))
                 flagged.append(pattern_id)
@@ -228,25 +250,36 @@ def learn_from_task(
         return {"notes": ["no memory store is configured: nothing was learned from this task"]}
     thread_id = current_thread_id()
     try:
-        learned = learn(store, state, runtime.context, now=clock(), thread_id=thread_id,
-                        extract=extract)
+        learned = learn(
+            store, state, runtime.context, now=clock(), thread_id=thread_id, extract=extract
+        )
     except StoreError as exc:
         return {"notes": [f"could not record what this task taught: {exc}"]}
     if learned.repeated:
-        earlier = {"episode": learned.episode.id, "outcome": learned.episode.outcome,
-                   "repeated": True}
-        return {"memory_report": {**state.memory_report, "learned": earlier},
-                "notes": [f"replayed task: its episode {learned.episode.id} was recorded "
-                          "before, so nothing new was learned"]}
+        earlier = {
+            "episode": learned.episode.id,
+            "outcome": learned.episode.outcome,
+            "repeated": True,
+        }
+        return {
+            "memory_report": {**state.memory_report, "learned": earlier},
+            "notes": [
+                f"replayed task: its episode {learned.episode.id} was recorded "
+                "before, so nothing new was learned"
+            ],
+        }
     summary = {
         "episode": learned.episode.id,
         "outcome": learned.episode.outcome,
-        "patterns": {p.id: {"confidence": p.confidence, "status": p.status}
-                     for p in learned.patterns},
+        "patterns": {
+            p.id: {"confidence": p.confidence, "status": p.status} for p in learned.patterns
+        },
         "conflicts_flagged": list(learned.conflicts_flagged),
         "facts_saved": learned.facts_saved,
     }
-    Ledger.for_project(runtime.context.project_path).append(thread_id, "learned", summary)
+    Ledger.for_project(runtime.context.project_path, runtime.context.home_path).append(
+        thread_id, "learned", summary
+    )
     notes = []
     if learned.episode.outcome == "unknown":
         notes.append("outcome unknown: episode recorded, pattern confidence unchanged")

@@ -29,9 +29,7 @@ def latest_user_text(state: State) -> str:
             content = message.content
             if isinstance(content, str):
                 return content
-            return " ".join(
-                part.get("text", "") for part in content if isinstance(part, dict)
-            )
+            return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
     return ""
 
 
@@ -46,11 +44,16 @@ def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[s
         context.check_runnable()
     except ConfigError as exc:
         reason = f"{exc}. To fix: {exc.hint}." if exc.hint else f"{exc}."
-        return {"task": latest_user_text(state), "error": reason, "notes": [reason],
-                "messages": [AIMessage(content=f"Stopped before starting: {reason}")]}
+        return {
+            "task": latest_user_text(state),
+            "error": reason,
+            "notes": [reason],
+            "messages": [AIMessage(content=f"Stopped before starting: {reason}")],
+        }
     trusted = is_trusted(context)
     rules = load_rules_files(context.project_path, context.home_path, project_rules=trusted)
     notes = [] if trusted else [untrusted_note(context)]
+    notes += [note for note in (context.state.legacy_note(),) if note]
     if rules.truncated:
         notes.append(
             f"rules files total {rules.total_chars} characters; only the first "
@@ -68,7 +71,9 @@ def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[s
     # Messages can also enter through ``update_state`` (API, Studio) without any node running;
     # the ledger records every version it has not seen yet when the next turn starts.
     if history:
-        Ledger.for_project(context.project_path).append_messages(current_thread_id(), history)
+        Ledger.for_project(context.project_path, context.home_path).append_messages(
+            current_thread_id(), history
+        )
     return {
         **update,
         "task": latest_user_text(state),

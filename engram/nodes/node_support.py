@@ -28,7 +28,7 @@ def current_thread_id() -> str:
 
 def _ledger(context: Context) -> Ledger:
     """Return the project's ledger (blocking: resolving the project path touches the disk)."""
-    return Ledger.for_project(context.project_path)
+    return Ledger.for_project(context.project_path, context.home_path)
 
 
 async def record_messages(context: Context, messages: list[BaseMessage]) -> None:
@@ -50,5 +50,8 @@ async def record_model_call(
     """Record exactly what one model request holds: messages in order and the tool schemas."""
     thread = current_thread_id()
     schemas = [convert_to_openai_tool(tool) for tool in tools]
-    await asyncio.to_thread(lambda: _ledger(context).append_model_call(
-        thread, list(request), schemas, step=step, model=context.model))
+    await asyncio.to_thread(
+        lambda: _ledger(context).append_model_call(
+            thread, list(request), schemas, step=step, model=context.model
+        )
+    )

@@ -55,9 +55,13 @@ def index_rankings(
         return [], [f"pack: code index unavailable ({exc}); packing the evidence in state"]
     # After the semantic branch hung or failed, keep to the local BM25 ranking.
     degraded = "search_semantic" in state.degraded_branches
-    return deepen(index, state.task, state.code_hits,
-                  modes=LOCAL_MODES if degraded else DEEPEN_MODES,
-                  prefer=kinds_for_task(state.task_profile.get("task_type")))
+    return deepen(
+        index,
+        state.task,
+        state.code_hits,
+        modes=LOCAL_MODES if degraded else DEEPEN_MODES,
+        prefer=kinds_for_task(state.task_profile.get("task_type")),
+    )
 
 
 def _feedback_store(runtime: Runtime[Context], deps: Deps) -> PackFeedbackStore | None:
@@ -86,13 +90,17 @@ def _build(
         )
         notes.extend(ranking_notes)
     except TimeoutError:
-        notes.append(f"pack: index rankings timed out after {context.branch_timeout_ms} ms; "
-                     "packing the evidence in state")
-    pack, plan, _ = assemble_pack(state, context, count=count, feedback=feedback, extra=extra,
-                                  notes=notes)
+        notes.append(
+            f"pack: index rankings timed out after {context.branch_timeout_ms} ms; "
+            "packing the evidence in state"
+        )
+    pack, plan, _ = assemble_pack(
+        state, context, count=count, feedback=feedback, extra=extra, notes=notes
+    )
     if feedback_store is not None and plan.source == "formula":
-        updated = record_usage(feedback, task_type=task_type, planned=plan.budget,
-                               actual=pack.tokens)
+        updated = record_usage(
+            feedback, task_type=task_type, planned=plan.budget, actual=pack.tokens
+        )
         try:
             feedback_store.put(key, task_type, updated)
         except StoreError as exc:

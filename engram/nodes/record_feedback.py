@@ -48,37 +48,30 @@ def injected_markers(memory_report: Mapping[str, Any], memory_block: str) -> set
 
 def turn_texts(messages: Sequence[AnyMessage]) -> list[str]:
     """Return what the model wrote since the last user message: answers and tool-call args."""
-    last_human = max(
-        (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1
-    )
+    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
     texts: list[str] = []
     for message in messages[last_human + 1 :]:
         if not isinstance(message, AIMessage):
             continue
         texts.append(content_text(message.content))
-        texts.extend(json.dumps(call.get("args", {}), sort_keys=True)
-                     for call in message.tool_calls)
+        texts.extend(
+            json.dumps(call.get("args", {}), sort_keys=True) for call in message.tool_calls
+        )
     return texts
 
 
 def memory_used(markers: Iterable[str], texts: Iterable[str]) -> bool:
     """Tell whether any marker appears in any text (whole-token match)."""
     joined = "\n".join(texts)
-    return any(
-        re.search(rf"(?<![\w]){re.escape(marker)}(?![\w])", joined) for marker in markers
-    )
+    return any(re.search(rf"(?<![\w]){re.escape(marker)}(?![\w])", joined) for marker in markers)
 
 
-def record_turn(
-    repo: PackFeedbackStore, key: str, task_type: str, *, used: bool
-) -> None:
+def record_turn(repo: PackFeedbackStore, key: str, task_type: str, *, used: bool) -> None:
     """Append one task's memory use to the feedback of its project and task type."""
     repo.put(key, task_type, record_hit(repo.get(key, task_type), used))
 
 
-def record_feedback(
-    state: State, runtime: Runtime[Context], *, deps: Deps
-) -> dict[str, Any]:
+def record_feedback(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Record whether this turn used the injected memory (no-op when none was injected)."""
     if not state.memory_block:
         return {}

@@ -24,7 +24,6 @@ from engram.stores.memory.fact_store import FactStore
 __all__ = ["retrieve_memory"]
 
 
-
 def _task_text(state: State) -> str:
     if state.task:
         return state.task
@@ -64,8 +63,9 @@ def retrieve_memory(
     approval: dict[str, Any] = {}
     if result.profile.risk == "high" and context.auto_approve:
         approval = {"action": "approve", "approved": True, "constraints": "", "auto": True}
-        Ledger.for_project(context.project_path).append(
-            current_thread_id(), "approval", {**approval, "task": task})
+        Ledger.for_project(context.project_path, context.home_path).append(
+            current_thread_id(), "approval", {**approval, "task": task}
+        )
     return {
         "task": task,
         "task_profile": result.profile.to_dict(),

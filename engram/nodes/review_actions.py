@@ -27,6 +27,7 @@ from engram.stores.project_settings import (
 
 __all__ = ["review_actions"]
 
+
 def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Decide every edit and command of the last assistant message, asking where needed.
 
@@ -56,12 +57,17 @@ def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
         before = dict(files.pending)
         proposal = propose(files, dict(call))
         asks = "error" not in proposal and needs_approval(
-            kind, policy=context.policy, high_risk=high_risk, approved_kinds=approved,
-            command=str(proposal.get("command", "")), allow=settings.allow_commands,
-            mcp_tool=str(proposal.get("mcp_tool", "")), mcp_allow=settings.allow_mcp)
+            kind,
+            policy=context.policy,
+            high_risk=high_risk,
+            approved_kinds=approved,
+            command=str(proposal.get("command", "")),
+            allow=settings.allow_commands,
+            mcp_tool=str(proposal.get("mcp_tool", "")),
+            mcp_allow=settings.allow_mcp,
+        )
         if not asks:
-            reviews[str(call["id"])] = {"action": "approve", "reason": "", "args": {},
-                                        "auto": True}
+            reviews[str(call["id"])] = {"action": "approve", "reason": "", "args": {}, "auto": True}
             continue
         review = ask_human(approval_request(proposal, context.policy, high_risk), parse_review)
         reviews[str(call["id"])] = review
@@ -71,6 +77,8 @@ def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
             files.pending = before
         if review["action"] == "edit":
             propose(files, {**call, "args": {**call["args"], **review["args"]}})
-    return {"action_reviews": reviews,
-            "approved_kinds": [k for k in approved if k not in state.approved_kinds],
-            "notes": notes}
+    return {
+        "action_reviews": reviews,
+        "approved_kinds": [k for k in approved if k not in state.approved_kinds],
+        "notes": notes,
+    }

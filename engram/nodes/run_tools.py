@@ -52,9 +52,11 @@ class CallOutcome:
 
 def _rejected(review: dict[str, Any]) -> CallOutcome:
     reason = str(review.get("reason") or "").strip() or "no reason given"
-    return CallOutcome(f"rejected by the user: {reason}\nNothing was changed or run. Take the "
-                       "reason into account; do not retry the same action unchanged.",
-                       refused=True)
+    return CallOutcome(
+        f"rejected by the user: {reason}\nNothing was changed or run. Take the "
+        "reason into account; do not retry the same action unchanged.",
+        refused=True,
+    )
 
 
 async def _run_one(
@@ -72,8 +74,10 @@ async def _run_one(
             return _rejected(review)
         if review["action"] == "edit":
             args.update(review.get("args") or {})
-            prefix = ("the user edited your proposal before it ran; it ran with "
-                      f"{json.dumps(review.get('args'), ensure_ascii=False)[:2000]}\n")
+            prefix = (
+                "the user edited your proposal before it ran; it ran with "
+                f"{json.dumps(review.get('args'), ensure_ascii=False)[:2000]}\n"
+            )
     if call["name"] == COMMAND_TOOL_NAME:  # a command has its own, longer, time limit
         timeout_s = max(timeout_s, command_time_limit(args))
     tool_call = {"name": call["name"], "args": args, "id": call["id"], "type": "tool_call"}
@@ -93,17 +97,25 @@ def _will_act(call: dict[str, Any], review: dict[str, Any] | None) -> bool:
 
 
 async def _run_all(
-    tools: dict[str, BaseTool], calls: list[dict[str, Any]], reviews: dict[str, Any],
-    timeout_s: float, snapshots: ActionSnapshots,
+    tools: dict[str, BaseTool],
+    calls: list[dict[str, Any]],
+    reviews: dict[str, Any],
+    timeout_s: float,
+    snapshots: ActionSnapshots,
 ) -> list[CallOutcome]:
     """Run read-only batches together; a batch with an edit or command runs in order.
 
     Each edit or command that runs is bracketed by snapshots of the working tree.
     """
     if not any(action_kind(c["name"]) is not None for c in calls):
-        return list(await asyncio.gather(*(
-            _run_one(tools.get(c["name"]), c, reviews.get(str(c["id"])), timeout_s)
-            for c in calls)))
+        return list(
+            await asyncio.gather(
+                *(
+                    _run_one(tools.get(c["name"]), c, reviews.get(str(c["id"])), timeout_s)
+                    for c in calls
+                )
+            )
+        )
     outcomes: list[CallOutcome] = []
     for call in calls:
         review = reviews.get(str(call["id"]))
@@ -128,7 +140,7 @@ def _tool_messages(
     notes: list[str] = []
     for call, outcome in zip(calls, outcomes, strict=True):
         text, note = deliver_tool_output(
-            context.project_path, call["name"], str(call["id"]), outcome.text, session=session
+            context.state, call["name"], str(call["id"]), outcome.text, session=session
         )
         notes.extend([note] if note else [])
         results.append(
@@ -154,17 +166,23 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
     session = current_thread_id()
     # Calls of one step run together: a save sees only the results of earlier steps.
     # Building the tools and delivering their outputs touch the file system: off the loop.
-    available = await asyncio.to_thread(build_tools, runtime.context, deps, runtime.store,
-                                        spill_folder=session_spill_folder(session),
-                                        after=state.untrusted_sources)
+    available = await asyncio.to_thread(
+        build_tools,
+        runtime.context,
+        deps,
+        runtime.store,
+        spill_folder=session_spill_folder(session),
+        after=state.untrusted_sources,
+    )
     tools = {t.name: t for t in available}
     calls: list[dict[str, Any]] = [dict(c) for c in last.tool_calls]
     info = runtime.execution_info
     # resolving the project path may read the working folder: off the loop too
-    root = await asyncio.to_thread(lambda: runtime.context.project_path)
-    snapshots = ActionSnapshots(root, session, info.checkpoint_id if info else None)
-    outcomes = await _run_all(tools, calls, state.action_reviews,
-                              runtime.context.tool_timeout_s, snapshots)
+    project_state = await asyncio.to_thread(lambda: runtime.context.state)
+    snapshots = ActionSnapshots(project_state, session, info.checkpoint_id if info else None)
+    outcomes = await _run_all(
+        tools, calls, state.action_reviews, runtime.context.tool_timeout_s, snapshots
+    )
     results, notes = await asyncio.to_thread(
         _tool_messages, runtime.context, calls, outcomes, session
     )
@@ -175,8 +193,9 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
         "external_content_seen": bool(untrusted_of(calls)),
         "untrusted_sources": untrusted_of(calls),
         # a command's changes count too, so the checks run after a fix made by `sed` or `rm`
-        "files_changed": list(dict.fromkeys(
-            [p for o in outcomes for p in o.changed] + snapshots.command_changes)),
+        "files_changed": list(
+            dict.fromkeys([p for o in outcomes for p in o.changed] + snapshots.command_changes)
+        ),
         "action_reviews": {},
         "notes": notes + snapshots.notes,
     }

@@ -36,8 +36,6 @@ JavaScript, the biggest test modules) are kept as single lines. Parsing costs ab
 0.1–0.3 ms per KB, and the search parses up to MAX_EXACT_HITS files."""
 
 
-
-
 def bounded_locator(
     root: Path,
     max_file_bytes: int = MAX_CHUNKED_FILE_BYTES,
@@ -70,8 +68,9 @@ def bounded_locator(
 def _search(context: Context, task: str, deps: Deps) -> list[dict[str, Any]]:
     root = context.project_path
     locate = bounded_locator(root, known=deps.located_chunks)
-    located = grep_terms(root, exact_terms(task), locate, max_files=MAX_EXACT_HITS,
-                         ignore_check=deps.ignore_files)
+    located = grep_terms(
+        root, exact_terms(task), locate, max_files=MAX_EXACT_HITS, ignore_check=deps.ignore_files
+    )
     return [
         {
             "path": loc.path,

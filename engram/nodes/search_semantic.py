@@ -20,9 +20,7 @@ SEMANTIC_K = 10
 NO_INDEX_NOTE = "semantic search skipped: no code index — run `engram index`"
 
 
-def search_semantic(
-    state: State, runtime: Runtime[Context], *, deps: Deps
-) -> dict[str, Any]:
+def search_semantic(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
     """Search the code index (BM25 + dense + exact, fused) for the task text.
 
     A missing index or an unavailable backend becomes a note; the turn goes on with the
@@ -44,6 +42,8 @@ def search_semantic(
         return {"notes": [note]}
     update: dict[str, Any] = {"code_hits": [code_hit_value(hit) for hit in hits]}
     if other:
-        update["notes"] = [f"semantic search ran without embeddings: the index was embedded "
-                           f"with {other} — run `engram index` to re-embed"]
+        update["notes"] = [
+            f"semantic search ran without embeddings: the index was embedded "
+            f"with {other} — run `engram index` to re-embed"
+        ]
     return update

@@ -46,9 +46,13 @@ def _feedback(command: str, result: CommandResult, saved: str | None, rounds: in
     lines = failure_lines(result.output) or result.output.strip().splitlines()[-20:]
     status = "timed out" if result.exit_code is None else f"exited {result.exit_code}"
     where = f"\nFull output: {saved} (read it with read_file)." if saved else ""
-    return (f"{FEEDBACK_PREFIX} The checks failed after your changes (round {rounds} of "
-            f"{VERIFY_MAX_ROUNDS}): `{command}` {status}.\n" + "\n".join(lines) + where +
-            "\nFix the cause, then answer again; the checks run again after your answer.")
+    return (
+        f"{FEEDBACK_PREFIX} The checks failed after your changes (round {rounds} of "
+        f"{VERIFY_MAX_ROUNDS}): `{command}` {status}.\n"
+        + "\n".join(lines)
+        + where
+        + "\nFix the cause, then answer again; the checks run again after your answer."
+    )
 
 
 def _decide(state: State, context: Context, commands: tuple[str, ...]) -> tuple[str, bool]:
@@ -64,15 +68,26 @@ def _decide(state: State, context: Context, commands: tuple[str, ...]) -> tuple[
         allow = ()
     approved = list(state.approved_kinds)
     for command in commands:
-        if not needs_approval("command", policy=context.policy,
-                              high_risk=state.task_profile.get("risk") == "high",
-                              approved_kinds=approved, command=command, allow=allow):
+        if not needs_approval(
+            "command",
+            policy=context.policy,
+            high_risk=state.task_profile.get("risk") == "high",
+            approved_kinds=approved,
+            command=command,
+            allow=allow,
+        ):
             continue
-        proposal = {"tool": COMMAND_TOOL_NAME, "category": "command", "call_id": "verify",
-                    "args": {"command": command}, "command": command}
-        review = ask_human(approval_request(proposal, context.policy,
-                                            state.task_profile.get("risk") == "high"),
-                           parse_review)
+        proposal = {
+            "tool": COMMAND_TOOL_NAME,
+            "category": "command",
+            "call_id": "verify",
+            "args": {"command": command},
+            "command": command,
+        }
+        review = ask_human(
+            approval_request(proposal, context.policy, state.task_profile.get("risk") == "high"),
+            parse_review,
+        )
         if review["action"] not in ("approve", "approve_all"):
             return review.get("reason") or "the user declined to run the checks", False
         if review["action"] == "approve_all":
@@ -93,47 +108,89 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
     try:
         configured = project_settings(context).verify_commands
     except SettingsError as exc:
-        return {"verification": {"status": "not-run", "reason": str(exc), "final": True,
-                                 "rounds": rounds}}
+        return {
+            "verification": {
+                "status": "not-run",
+                "reason": str(exc),
+                "final": True,
+                "rounds": rounds,
+            }
+        }
     commands = configured if configured is not None else discover_verify_commands(root)
     if not commands:
-        return {"verification": {"status": "not-run", "final": True, "rounds": rounds,
-                                 "reason": "no test or lint command found; set [verify] "
-                                 "commands in .engram/settings.toml"}}
+        return {
+            "verification": {
+                "status": "not-run",
+                "final": True,
+                "rounds": rounds,
+                "reason": "no test or lint command found; set [verify] "
+                "commands in .engram/settings.toml",
+            }
+        }
     declined, approved_all = _decide(state, context, commands)
     kinds = {"approved_kinds": ["command"]} if approved_all else {}
     if declined:
-        return {"verification": {"status": "not-run", "final": True, "rounds": rounds,
-                                 "reason": declined, "commands": list(commands)}}
+        return {
+            "verification": {
+                "status": "not-run",
+                "final": True,
+                "rounds": rounds,
+                "reason": declined,
+                "commands": list(commands),
+            }
+        }
     env = scrubbed_environment(os.environ)
     runs: list[dict[str, Any]] = []
     # like run_command, each check is bracketed by snapshots, so rewind undoes what it wrote
     info = runtime.execution_info
-    snapshots = ActionSnapshots(root, current_thread_id(), info.checkpoint_id if info else None)
+    snapshots = ActionSnapshots(
+        context.state, current_thread_id(), info.checkpoint_id if info else None
+    )
     notes = {"notes": snapshots.notes}
     for command in commands:
         before = snapshots.before()
-        result = run_shell(root, command, VERIFY_TIMEOUT_S, env,
-                           command_stream(command, VERIFY_TOOL))
+        result = run_shell(
+            root, command, VERIFY_TIMEOUT_S, env, command_stream(command, VERIFY_TOOL)
+        )
         snapshots.after(VERIFY_TOOL, before)
-        runs.append({"command": command, "exit_code": result.exit_code,
-                     "seconds": round(result.seconds, 2)})
+        runs.append(
+            {"command": command, "exit_code": result.exit_code, "seconds": round(result.seconds, 2)}
+        )
         if result.exit_code != 0:
-            return {**kinds, **notes,
-                    **_failed(state, context, command, result, runs, rounds)}
-    return {**kinds, **notes,
-            "verification": {"status": "passed", "final": True, "rounds": rounds, "runs": runs}}
+            return {**kinds, **notes, **_failed(state, context, command, result, runs, rounds)}
+    return {
+        **kinds,
+        **notes,
+        "verification": {"status": "passed", "final": True, "rounds": rounds, "runs": runs},
+    }
 
 
-def _failed(state: State, context: Context, command: str, result: CommandResult,
-            runs: list[dict[str, Any]], rounds: int) -> dict[str, Any]:
+def _failed(
+    state: State,
+    context: Context,
+    command: str,
+    result: CommandResult,
+    runs: list[dict[str, Any]],
+    rounds: int,
+) -> dict[str, Any]:
     out_of_steps = state.steps + 1 >= context.max_steps
     final = rounds >= VERIFY_MAX_ROUNDS or out_of_steps
-    verification = {"status": "failed", "final": final, "rounds": rounds, "runs": runs,
-                    "failing": failure_lines(result.output)[:10]}
+    verification = {
+        "status": "failed",
+        "final": final,
+        "rounds": rounds,
+        "runs": runs,
+        "failing": failure_lines(result.output)[:10],
+    }
     if final:
         return {"verification": verification}
-    saved = spill_if_large(context.project_path, "verify", f"round{rounds}", result.output,
-                           session=current_thread_id(), limit=0).path
+    saved = spill_if_large(
+        context.state,
+        "verify",
+        f"round{rounds}",
+        result.output,
+        session=current_thread_id(),
+        limit=0,
+    ).path
     message = HumanMessage(content=_feedback(command, result, saved, rounds), name=ENGRAM_AUTHOR)
     return {"verification": verification, "messages": [message]}

@@ -53,7 +53,9 @@ async def compact_session(engram: Any, thread_id: str) -> dict[str, Any]:
             {"messages": result.update(), "compaction_log": [event]},
             as_node=LAST_NODE,
         )
-    Ledger.for_project(context.project_path).append(thread_id, "compaction", event)
+    Ledger.for_project(context.project_path, context.home_path).append(
+        thread_id, "compaction", event
+    )
     return event
 
 

@@ -8,7 +8,10 @@ from typing import Any
 from engram.graph.errors import SessionError
 
 __all__ = [
-    "CHECKPOINT_PREFIX_MIN", "load_snapshot", "match_prefix", "resolve_checkpoint",
+    "CHECKPOINT_PREFIX_MIN",
+    "load_snapshot",
+    "match_prefix",
+    "resolve_checkpoint",
     "resolve_thread",
     "unique_prefixes",
 ]
@@ -30,10 +33,15 @@ def match_prefix(text: str, ids: Sequence[str], what: str) -> str | None:
     matches = sorted(i for i in ids if i.startswith(text))
     if len(matches) > 1:
         shown = ", ".join(matches[:CANDIDATES_SHOWN])
-        more = f" and {len(matches) - CANDIDATES_SHOWN} more" if len(matches) > CANDIDATES_SHOWN \
+        more = (
+            f" and {len(matches) - CANDIDATES_SHOWN} more"
+            if len(matches) > CANDIDATES_SHOWN
             else ""
-        raise SessionError(f"{what} {text!r} is ambiguous: it starts {shown}{more}",
-                           hint=f"type more characters of the {what}")
+        )
+        raise SessionError(
+            f"{what} {text!r} is ambiguous: it starts {shown}{more}",
+            hint=f"type more characters of the {what}",
+        )
     return matches[0] if matches else None
 
 
@@ -43,8 +51,10 @@ def unique_prefixes(ids: Sequence[str], minimum: int) -> dict[str, str]:
     out: dict[str, str] = {}
     for index, value in enumerate(ordered):
         shared = 0
-        for other in (ordered[index - 1] if index else "",
-                      ordered[index + 1] if index + 1 < len(ordered) else ""):
+        for other in (
+            ordered[index - 1] if index else "",
+            ordered[index + 1] if index + 1 < len(ordered) else "",
+        ):
             common = 0
             while common < min(len(value), len(other)) and value[common] == other[common]:
                 common += 1
@@ -84,8 +94,10 @@ def resolve_checkpoint(saver: Any, thread_id: str, text: str) -> str:
 
     found = match_prefix(text, checkpoint_ids(saver, thread_id), "checkpoint id")
     if found is None:
-        raise SessionError(f"session {thread_id} has no checkpoint {text!r}",
-                           hint=f"run `engram sessions history {thread_id}` to see them")
+        raise SessionError(
+            f"session {thread_id} has no checkpoint {text!r}",
+            hint=f"run `engram sessions history {thread_id}` to see them",
+        )
     return found
 
 
@@ -104,5 +116,6 @@ def load_snapshot(
     config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
     if checkpoint_text:
         config["configurable"]["checkpoint_id"] = resolve_checkpoint(
-            engram.checkpointer, thread_id, checkpoint_text)
+            engram.checkpointer, thread_id, checkpoint_text
+        )
     return thread_id, engram.graph.get_state(config)

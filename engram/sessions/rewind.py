@@ -43,15 +43,24 @@ class RewindOutcome:
 
     def as_json(self) -> dict[str, Any]:
         """Return the outcome for ``--json``."""
-        return {"thread_id": self.thread_id, "to": self.checkpoint_id or "start",
-                "files": self.files, "conversation_checkpoint": self.conversation_checkpoint}
+        return {
+            "thread_id": self.thread_id,
+            "to": self.checkpoint_id or "start",
+            "files": self.files,
+            "conversation_checkpoint": self.conversation_checkpoint,
+        }
 
 
 def _ancestry(saver: Any, thread_id: str, checkpoint_id: str) -> list[str]:
     """Return the checkpoint's id and its ancestors' ids, nearest first."""
     chain: list[str] = []
-    config: Any = {"configurable": {"thread_id": thread_id, "checkpoint_ns": "",
-                                    "checkpoint_id": checkpoint_id}}
+    config: Any = {
+        "configurable": {
+            "thread_id": thread_id,
+            "checkpoint_ns": "",
+            "checkpoint_id": checkpoint_id,
+        }
+    }
     while config is not None:
         item = saver.get_tuple(config)
         if item is None:
@@ -61,21 +70,34 @@ def _ancestry(saver: Any, thread_id: str, checkpoint_id: str) -> list[str]:
     return chain
 
 
-def _restore(engram: App, thread_id: str, target: str, records: list[SnapshotRecord],
-             tool: str, *, force: bool, kept: int | None = None) -> list[str]:
+def _restore(
+    engram: App,
+    thread_id: str,
+    target: str,
+    records: list[SnapshotRecord],
+    tool: str,
+    *,
+    force: bool,
+    kept: int | None = None,
+) -> list[str]:
     """Put back the files the session changed since ``target``; log it as a rewind."""
     root = engram.context.project_path
-    trees = open_trees(root)
+    state = engram.context.state
+    trees = open_trees(root, state)
     plan = plan_rewind(trees, target, records[-1].after)
     if plan.conflicts and not force:
         names = ", ".join(sorted(plan.conflicts))
-        raise SessionError(f"changed since engram last wrote them: {names}; rewinding would "
-                           "overwrite those changes", hint="commit or copy your changes, or "
-                           "pass --force (/rewind … --force) to overwrite them")
+        raise SessionError(
+            f"changed since engram last wrote them: {names}; rewinding would "
+            "overwrite those changes",
+            hint="commit or copy your changes, or "
+            "pass --force (/rewind … --force) to overwrite them",
+        )
     written = apply_rewind(root, trees, plan)
     after = trees.snapshot()
-    SnapshotLog(root).append(new_record(thread_id, None, "rewind", tool, plan.current, after,
-                                        set(written), kept=kept))
+    SnapshotLog(state).append(
+        new_record(thread_id, None, "rewind", tool, plan.current, after, set(written), kept=kept)
+    )
     return written
 
 
@@ -86,8 +108,15 @@ def _first_checkpoint(saver: Any, thread_id: str) -> dict[str, Any]:
     return items[-1].config  # newest first: the last is the input before the first turn
 
 
-def rewind_session(engram: App, thread_id: str, checkpoint_id: str | None, *, code: bool,
-                   conversation: bool, force: bool) -> RewindOutcome:
+def rewind_session(
+    engram: App,
+    thread_id: str,
+    checkpoint_id: str | None,
+    *,
+    code: bool,
+    conversation: bool,
+    force: bool,
+) -> RewindOutcome:
     """Rewind files and/or conversation to a checkpoint (None: before the first turn).
 
     The files are checked and restored first, so a refusal leaves the conversation as it was.
@@ -98,16 +127,31 @@ def rewind_session(engram: App, thread_id: str, checkpoint_id: str | None, *, co
     outcome = RewindOutcome(thread_id, checkpoint_id)
     saver = engram.checkpointer
     if code:
-        records = SnapshotLog(engram.context.project_path).records(thread_id)
+        records = SnapshotLog(engram.context.state).records(thread_id)
         ancestry = None if checkpoint_id is None else _ancestry(saver, thread_id, checkpoint_id)
         target = code_at(records, ancestry)
         if target is not None:
-            outcome.files = _restore(engram, thread_id, target, records, REWIND_TOOL,
-                                     force=force, kept=kept_at(live_changes(records), ancestry))
+            outcome.files = _restore(
+                engram,
+                thread_id,
+                target,
+                records,
+                REWIND_TOOL,
+                force=force,
+                kept=kept_at(live_changes(records), ancestry),
+            )
     if conversation:
-        config = (_first_checkpoint(saver, thread_id) if checkpoint_id is None else
-                  {"configurable": {"thread_id": thread_id, "checkpoint_ns": "",
-                                    "checkpoint_id": checkpoint_id}})
+        config = (
+            _first_checkpoint(saver, thread_id)
+            if checkpoint_id is None
+            else {
+                "configurable": {
+                    "thread_id": thread_id,
+                    "checkpoint_ns": "",
+                    "checkpoint_id": checkpoint_id,
+                }
+            }
+        )
         head = engram.graph.update_state(config, None, as_node="__copy__")
         if checkpoint_id is None:  # the first checkpoint still holds the first request
             head = engram.graph.update_state(head, None, as_node=LAST_NODE)
@@ -124,11 +168,12 @@ def undo_last_change(engram: App, thread_id: str, *, force: bool = False) -> Sna
     Raises:
         SessionError: Nothing is left to undo, or the user changed the files since.
     """
-    records = SnapshotLog(engram.context.project_path).records(thread_id)
+    records = SnapshotLog(engram.context.state).records(thread_id)
     live = live_changes(records)
     if not live:
-        raise SessionError("no change of this session is left to undo",
-                           hint="/rewind CHECKPOINT goes further back")
+        raise SessionError(
+            "no change of this session is left to undo", hint="/rewind CHECKPOINT goes further back"
+        )
     record = live[-1]
     _restore(engram, thread_id, record.before, records, UNDO_TOOL, force=force)
     return record
@@ -142,8 +187,15 @@ def last_turn_start(engram: App, thread_id: str) -> str:
         raise SessionError(f"session {thread_id} has no checkpoints yet", hint="")
     chain = _ancestry(saver, thread_id, head.config["configurable"]["checkpoint_id"])
     for index, checkpoint in enumerate(chain):
-        item = saver.get_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": "",
-                                                 "checkpoint_id": checkpoint}})
+        item = saver.get_tuple(
+            {
+                "configurable": {
+                    "thread_id": thread_id,
+                    "checkpoint_ns": "",
+                    "checkpoint_id": checkpoint,
+                }
+            }
+        )
         if item is not None and (item.metadata or {}).get("source") == "input":
             return chain[index + 1] if index + 1 < len(chain) else "start"
     return "start"

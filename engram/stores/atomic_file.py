@@ -10,8 +10,9 @@ from pathlib import Path
 __all__ = ["write_atomically"]
 
 
-def write_atomically(path: Path, data: bytes, *, mode: int | None = None,
-                     temp_dir: Path | None = None) -> None:
+def write_atomically(
+    path: Path, data: bytes, *, mode: int | None = None, temp_dir: Path | None = None
+) -> None:
     """Write ``data`` to a temp file, flush it to disk, rename it into place.
 
     Args:

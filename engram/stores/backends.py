@@ -137,14 +137,24 @@ class ReadOnlySqliteSaver(ThreadedSqliteSaver):
 
     path: Path
 
-    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
-            new_versions: ChannelVersions) -> RunnableConfig:
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
         """Refuse to save a checkpoint with ``StoreReadOnlyError`` naming the file."""
         with database_errors(self.path):
             return super().put(config, checkpoint, metadata, new_versions)
 
-    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]],
-                   task_id: str, task_path: str = "") -> None:
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
         """Refuse to save pending writes with ``StoreReadOnlyError`` naming the file."""
         with database_errors(self.path):
             super().put_writes(config, writes, task_id, task_path)

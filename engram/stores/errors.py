@@ -60,8 +60,10 @@ class DatabaseUnreadableError(StoreError):
 class StoreReadOnlyError(StoreError):
     """A write to a store that was opened read-only (its folder cannot be written)."""
 
-    hint = ("make ENGRAM_HOME writable, or point ENGRAM_HOME at a writable folder; reading "
-            "commands such as `engram memory export` still work")
+    hint = (
+        "make ENGRAM_HOME writable, or point ENGRAM_HOME at a writable folder; reading "
+        "commands such as `engram memory export` still work"
+    )
 
 
 class DiskFullError(StoreError):

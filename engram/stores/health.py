@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from engram.stores.index_trust import is_trusted
+from engram.stores.project_state import ProjectState
 from engram.stores.sqlite_files import CHECKPOINT_DB, MEMORY_DB
 from engram.stores.sqlite_readonly import connect_read_only
 
@@ -41,8 +42,14 @@ def check_home(home: Path) -> list[Health]:
     if not home.exists():
         return [Health("ENGRAM_HOME", str(home), "missing", "created on first use")]
     writable = os.access(home, os.W_OK)
-    found = [Health("ENGRAM_HOME", str(home), "ok" if writable else "broken",
-                    "" if writable else "read-only: reads and export work, saving does not")]
+    found = [
+        Health(
+            "ENGRAM_HOME",
+            str(home),
+            "ok" if writable else "broken",
+            "" if writable else "read-only: reads and export work, saving does not",
+        )
+    ]
     found.append(check_database("memory", home / MEMORY_DB))
     found.append(check_database("sessions", home / CHECKPOINT_DB))
     return found
@@ -73,27 +80,34 @@ def check_index(root: Path, index_dir: Path) -> Health:
     if not (index_dir / "manifest.sqlite").exists():
         return Health("code index", str(index_dir), "missing", "run `engram index`", True)
     if not is_trusted(index_dir, root):
-        return Health("code index", str(index_dir), "broken",
-                      "not written here for this project (another machine or version)", True)
+        return Health(
+            "code index",
+            str(index_dir),
+            "broken",
+            "not written here for this project (another machine or version)",
+            True,
+        )
     manifest = check_database("code index", index_dir / "manifest.sqlite", repairable=True)
     if manifest.status != "ok":
         return manifest
     for segment in ("base", "delta"):
-        if (index_dir / "bm25" / segment).exists() and \
-                LexicalIndex.load(index_dir / "bm25" / segment) is None:
-            return Health("code index", str(index_dir), "broken", f"BM25 {segment} unreadable",
-                          True)
+        if (index_dir / "bm25" / segment).exists() and LexicalIndex.load(
+            index_dir / "bm25" / segment
+        ) is None:
+            return Health(
+                "code index", str(index_dir), "broken", f"BM25 {segment} unreadable", True
+            )
     return Health("code index", str(index_dir), "ok", "", True)
 
 
-def check_graph(root: Path) -> Health:
+def check_graph(root: Path, state: ProjectState) -> Health:
     """Check that a project's saved code graph loads and validates."""
     from engram.stores.codegraph.graph_persistence import GRAPH_FILE, graph_store_for
     from engram.stores.errors import IndexCorruptError
 
-    path = str(root / GRAPH_FILE)
+    path = str(state.path(*GRAPH_FILE.parts))
     try:
-        graph = graph_store_for(root).load()
+        graph = graph_store_for(root, state).load()
     except IndexCorruptError as exc:
         return Health("code graph", path, "broken", str(exc), True)
     if graph is None:

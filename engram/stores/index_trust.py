@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 
 from engram import __version__
-from engram.stores.project_dir import make_private_dir
+from engram.stores.project_state import private_dir
 from engram.stores.write_lock import file_lock
 
 __all__ = [
@@ -57,11 +57,16 @@ def _machine() -> str:
 def expected_stamp(root: Path) -> dict[str, object]:
     """Return the stamp an index of ``root`` written here by this engram carries."""
     fingerprint = hashlib.sha256(
-        json.dumps([str(root.resolve()), _machine(), os.getuid() if hasattr(os, "getuid") else 0])
-        .encode("utf-8")
+        json.dumps(
+            [str(root.resolve()), _machine(), os.getuid() if hasattr(os, "getuid") else 0]
+        ).encode("utf-8")
     ).hexdigest()
-    return {"format": "engram-index", "version": INDEX_FORMAT_VERSION,
-            "engram": __version__, "root": fingerprint}
+    return {
+        "format": "engram-index",
+        "version": INDEX_FORMAT_VERSION,
+        "engram": __version__,
+        "root": fingerprint,
+    }
 
 
 def is_trusted(index_dir: Path, root: Path) -> bool:
@@ -78,12 +83,13 @@ def is_trusted(index_dir: Path, root: Path) -> bool:
     return {**stamp, RECORDED_ONLY: ""} == {**expected, RECORDED_ONLY: ""}
 
 
-def claim_index_dir(index_dir: Path, root: Path, *, discard: bool = False) -> bool:
+def claim_index_dir(index_dir: Path, root: Path, *, home: Path, discard: bool = False) -> bool:
     """Make ``index_dir`` a trusted, stamped folder; discard whatever it held otherwise.
 
     Args:
-        index_dir: The project's index folder.
+        index_dir: The project's index folder (in its state folder under ``home``).
         root: The project root it indexes.
+        home: ENGRAM_HOME, below which no link is followed.
         discard: Discard the contents even when stamped (they were found unreadable).
 
     Returns:
@@ -91,7 +97,7 @@ def claim_index_dir(index_dir: Path, root: Path, *, discard: bool = False) -> bo
     """
     if not discard and is_trusted(index_dir, root):
         return False
-    make_private_dir(index_dir.parent)
+    private_dir(index_dir.parent, home)
     with file_lock(index_dir.parent / "index.lock")("claim"):
         if not discard and is_trusted(index_dir, root):  # another process claimed it meanwhile
             return False
@@ -105,7 +111,7 @@ def claim_index_dir(index_dir: Path, root: Path, *, discard: bool = False) -> bo
                 shutil.rmtree(aside, ignore_errors=True)
         elif index_dir.exists() and not index_dir.is_dir():
             index_dir.unlink()
-        make_private_dir(index_dir)
+        private_dir(index_dir, home)
         _write_stamp(index_dir, root)
     return discarded
 

@@ -1,4 +1,4 @@
-"""Append-only JSONL audit ledger: one file per session thread in ``<project>/.engram/ledger``.
+"""Append-only JSONL audit ledger: one file per session thread in the project's state folder.
 
 Events (one JSON object a line, each with ``ts`` and ``kind``): ``message`` (every version of
 every message that entered the conversation, with a ``sha`` of its content), ``model_call``
@@ -21,7 +21,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from engram.stores.project_dir import make_private_dir
+from engram.stores.project_state import private_dir, project_state_dir
 
 __all__ = ["Ledger", "message_record", "message_ref", "version_key"]
 
@@ -63,13 +63,15 @@ def message_ref(message: BaseMessage) -> str:
 class Ledger:
     """Append-only event log for one project's sessions."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, base: Path | None = None) -> None:
         self.folder = folder
+        self.base = base if base is not None else folder.parent
+        """The folder below which no link is followed (``ENGRAM_HOME`` for a project's)."""
 
     @classmethod
-    def for_project(cls, project: Path) -> Ledger:
-        """Return the ledger kept in the project's ``.engram/ledger`` folder."""
-        return cls(project / ".engram" / "ledger")
+    def for_project(cls, project: Path, home: Path) -> Ledger:
+        """Return the project's ledger, kept in its state folder under ``ENGRAM_HOME``."""
+        return cls(project_state_dir(project, home) / "ledger", home)
 
     def path(self, thread_id: str) -> Path:
         """Return the JSONL file of a thread."""
@@ -77,10 +79,11 @@ class Ledger:
 
     def append(self, thread_id: str, kind: str, data: Mapping[str, Any]) -> None:
         """Append one event; each event is one line written with a single ``write`` call."""
-        make_private_dir(self.folder)
+        private_dir(self.folder, self.base)
         event = {"ts": datetime.now(UTC).isoformat(), "kind": kind, **data}
         line = json.dumps(event, ensure_ascii=False, default=str) + "\n"
-        fd = os.open(self.path(thread_id), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
+        fd = os.open(self.path(thread_id), flags, 0o600)
         try:
             os.write(fd, line.encode("utf-8"))
         finally:
@@ -94,9 +97,7 @@ class Ledger:
         """
         return self._append_new(thread_id, messages, self.known_versions(thread_id))
 
-    def _append_new(
-        self, thread_id: str, messages: Sequence[BaseMessage], known: set[str]
-    ) -> int:
+    def _append_new(self, thread_id: str, messages: Sequence[BaseMessage], known: set[str]) -> int:
         added = 0
         for message in messages:
             record = message_record(message)
@@ -117,7 +118,10 @@ class Ledger:
         return known
 
     def append_model_call(
-        self, thread_id: str, request: Sequence[BaseMessage], tools: Sequence[Mapping[str, Any]],
+        self,
+        thread_id: str,
+        request: Sequence[BaseMessage],
+        tools: Sequence[Mapping[str, Any]],
         **details: Any,
     ) -> None:
         """Record one model request: new message versions and tool set first, then the call."""
@@ -126,9 +130,15 @@ class Ledger:
         tools_sha = _sha(list(tools))
         if f"tools:{tools_sha}" not in known:
             self.append(thread_id, "tools", {"sha": tools_sha, "tools": list(tools)})
-        self.append(thread_id, "model_call", {
-            **details, "messages": [message_ref(m) for m in request], "tools": tools_sha,
-        })
+        self.append(
+            thread_id,
+            "model_call",
+            {
+                **details,
+                "messages": [message_ref(m) for m in request],
+                "tools": tools_sha,
+            },
+        )
 
     def model_calls(self, thread_id: str) -> list[dict[str, Any]]:
         """Rebuild every recorded model request of a thread, in order.
@@ -143,16 +153,28 @@ class Ledger:
         for event in self.read(thread_id):
             kind = event.get("kind")
             if kind == "message":
-                versions[version_key(event)] = {k: v for k, v in event.items()
-                                                if k not in ("ts", "kind")}
+                versions[version_key(event)] = {
+                    k: v for k, v in event.items() if k not in ("ts", "kind")
+                }
             elif kind == "tools":
                 tool_sets[str(event.get("sha"))] = list(event.get("tools") or [])
             elif kind == "model_call":
-                messages = [versions.get(ref) or {"id": ref, "role": "unknown",
-                                                  "content": "(this version is not in the ledger)"}
-                            for ref in event.get("messages", [])]
-                calls.append({**event, "messages": messages,
-                              "tools": tool_sets.get(str(event.get("tools")), [])})
+                messages = [
+                    versions.get(ref)
+                    or {
+                        "id": ref,
+                        "role": "unknown",
+                        "content": "(this version is not in the ledger)",
+                    }
+                    for ref in event.get("messages", [])
+                ]
+                calls.append(
+                    {
+                        **event,
+                        "messages": messages,
+                        "tools": tool_sets.get(str(event.get("tools")), []),
+                    }
+                )
         return calls
 
     def read(self, thread_id: str) -> Iterator[dict[str, Any]]:

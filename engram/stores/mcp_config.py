@@ -17,8 +17,12 @@ MCP_CONFIG_FILE = Path(".engram") / "mcp.json"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 """Server names become tool-name prefixes, so they keep to what every provider accepts."""
 TRANSPORTS: Mapping[str, str] = {
-    "stdio": "stdio", "http": "http", "streamable-http": "http", "streamableHttp": "http",
-    "streamable_http": "http", "sse": "sse",
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamableHttp": "http",
+    "streamable_http": "http",
+    "sse": "sse",
 }
 """The ``type`` values other agents write, and the transport each means."""
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -65,17 +69,24 @@ def _server(name: str, entry: Any, source: str, *, expand: bool) -> McpServer:
     kind = entry.get("type") or entry.get("transport") or ("http" if url else "stdio")
     transport = TRANSPORTS.get(kind) if isinstance(kind, str) else None
     if transport is None:
-        raise ValueError(f"server {name!r}: type {kind!r} is not one of "
-                         f"{', '.join(sorted(set(TRANSPORTS)))}")
+        raise ValueError(
+            f"server {name!r}: type {kind!r} is not one of {', '.join(sorted(set(TRANSPORTS)))}"
+        )
     if transport != "stdio":
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"server {name!r} has no http(s) url ({transport} servers need one)")
-        return McpServer(name, source=source, url=url, transport=transport,
-                         headers=_headers(name, entry.get("headers") or {}, expand=expand))
+        return McpServer(
+            name,
+            source=source,
+            url=url,
+            transport=transport,
+            headers=_headers(name, entry.get("headers") or {}, expand=expand),
+        )
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
-        raise ValueError(f"server {name!r} has no command (stdio servers need one; "
-                         "remote servers need a url)")
+        raise ValueError(
+            f"server {name!r} has no command (stdio servers need one; remote servers need a url)"
+        )
     args = entry.get("args") or []
     env = entry.get("env") or {}
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
@@ -99,16 +110,20 @@ def _headers(name: str, headers: Any, *, expand: bool) -> dict[str, str]:
         for value in headers.values():
             found = ENV_REFERENCE.search(value)
             if found:
-                raise ValueError(f"server {name!r}: a project's header cannot refer to "
-                                 f"${{{found.group(1)}}} (only your own mcp.json may); add the "
-                                 "server to ENGRAM_HOME/mcp.json instead")
+                raise ValueError(
+                    f"server {name!r}: a project's header cannot refer to "
+                    f"${{{found.group(1)}}} (only your own mcp.json may); add the "
+                    "server to ENGRAM_HOME/mcp.json instead"
+                )
         return {str(k): v for k, v in headers.items()}
 
     def value_of(match: re.Match[str]) -> str:
         value = os.environ.get(match.group(1))
         if value is None:
-            raise ValueError(f"server {name!r}: header value refers to ${{{match.group(1)}}}, "
-                             "which is not set in the environment")
+            raise ValueError(
+                f"server {name!r}: header value refers to ${{{match.group(1)}}}, "
+                "which is not set in the environment"
+            )
         return value
 
     return {str(k): ENV_REFERENCE.sub(value_of, v) for k, v in headers.items()}
@@ -121,14 +136,17 @@ def _read(path: Path, notes: list[str], *, user: bool) -> dict[str, McpServer]:
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        notes.append(f"MCP servers in {path} ignored: cannot read the file ({exc}); fix it or "
-                     "remove it")
+        notes.append(
+            f"MCP servers in {path} ignored: cannot read the file ({exc}); fix it or remove it"
+        )
         return {}
     entries = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
-        notes.append(f"MCP servers in {path} ignored: expected "
-                     '{"mcpServers": {"name": {"command": ..., "args": [...]}}} '
-                     '(or {"url": ...} for a remote server)')
+        notes.append(
+            f"MCP servers in {path} ignored: expected "
+            '{"mcpServers": {"name": {"command": ..., "args": [...]}}} '
+            '(or {"url": ...} for a remote server)'
+        )
         return {}
     servers: dict[str, McpServer] = {}
     for name, entry in entries.items():
@@ -155,8 +173,10 @@ def load_mcp_servers(
         return list(servers.values()), notes
     for name, server in _read(project_root / MCP_CONFIG_FILE, notes, user=False).items():
         if name in servers:
-            notes.append(f"MCP server {name!r} of {project_root / MCP_CONFIG_FILE} ignored: your "
-                         f"own entry of that name in {home / 'mcp.json'} is used")
+            notes.append(
+                f"MCP server {name!r} of {project_root / MCP_CONFIG_FILE} ignored: your "
+                f"own entry of that name in {home / 'mcp.json'} is used"
+            )
             continue
         servers[name] = server
     return list(servers.values()), notes

@@ -54,43 +54,123 @@ PROTECTED_DIRS = frozenset({".git", ".hg", ".svn", ".engram"})
 
 SKIP_DIRS = PROTECTED_DIRS | frozenset(
     {
-        ".venv", "venv", "env", ".env", "node_modules",
-        "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox",
-        "build", "dist", "target", "out", ".gradle", ".idea", ".vscode", ".next",
-        ".cache", "site-packages", ".eggs", "coverage", ".terraform",
+        ".venv",
+        "venv",
+        "env",
+        ".env",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        "build",
+        "dist",
+        "target",
+        "out",
+        ".gradle",
+        ".idea",
+        ".vscode",
+        ".next",
+        ".cache",
+        "site-packages",
+        ".eggs",
+        "coverage",
+        ".terraform",
     }
 )
 """Folder names never walked: VCS internals, virtualenvs, dependencies, build output, caches."""
 
 SECRET_PATTERNS = (
-    ".env", ".env.*", "*.env", ".envrc",
-    "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.ppk", "*.kdbx", "*.ovpn",
-    "id_rsa", "id_rsa.*", "id_dsa", "id_dsa.*", "id_ecdsa", "id_ecdsa.*", "id_ed25519",
-    "id_ed25519.*", "*_rsa", "*_dsa", "*_ecdsa", "*_ed25519",
-    ".netrc", "_netrc", ".pgpass", ".npmrc", ".pypirc", ".yarnrc.yml", ".git-credentials",
-    ".vault-token", ".s3cfg", ".boto", ".htpasswd", ".dockercfg", ".my.cnf", ".authinfo",
-    ".authinfo.gpg", ".terraformrc", "terraform.rc", "kubeconfig",
-    "credentials", "credentials.json", "credentials.toml", "credentials.yml",
-    "credentials.yaml", "client_secret*.json", "service-account*.json",
-    "service_account*.json", "application_default_credentials.json", "accesstokens.json",
-    "secrets.json", "secrets.yaml", "secrets.yml", "secrets.toml",
-    "terraform.tfstate", "terraform.tfstate.backup", "*.tfstate", "*.tfstate.backup",
-    "terraform.tfvars", "*.auto.tfvars", "wp-config.php",
+    ".env",
+    ".env.*",
+    "*.env",
+    ".envrc",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.ppk",
+    "*.kdbx",
+    "*.ovpn",
+    "id_rsa",
+    "id_rsa.*",
+    "id_dsa",
+    "id_dsa.*",
+    "id_ecdsa",
+    "id_ecdsa.*",
+    "id_ed25519",
+    "id_ed25519.*",
+    "*_rsa",
+    "*_dsa",
+    "*_ecdsa",
+    "*_ed25519",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".yarnrc.yml",
+    ".git-credentials",
+    ".vault-token",
+    ".s3cfg",
+    ".boto",
+    ".htpasswd",
+    ".dockercfg",
+    ".my.cnf",
+    ".authinfo",
+    ".authinfo.gpg",
+    ".terraformrc",
+    "terraform.rc",
+    "kubeconfig",
+    "credentials",
+    "credentials.json",
+    "credentials.toml",
+    "credentials.yml",
+    "credentials.yaml",
+    "client_secret*.json",
+    "service-account*.json",
+    "service_account*.json",
+    "application_default_credentials.json",
+    "accesstokens.json",
+    "secrets.json",
+    "secrets.yaml",
+    "secrets.yml",
+    "secrets.toml",
+    "terraform.tfstate",
+    "terraform.tfstate.backup",
+    "*.tfstate",
+    "*.tfstate.backup",
+    "terraform.tfvars",
+    "*.auto.tfvars",
+    "wp-config.php",
 )
 """File-name patterns (lower case) of secrets files: never indexed, listed or read."""
 
 SECRET_PATH_PATTERNS = (
-    ".docker/config.json", ".aws/credentials", ".aws/config", ".kube/config", ".ssh/*",
-    ".gnupg/*", ".cargo/credentials", ".gem/credentials", ".composer/auth.json",
-    ".config/gh/hosts.yml", ".config/hub", ".config/gcloud/*", ".m2/settings.xml",
-    ".azure/*", ".password-store/*",
+    ".docker/config.json",
+    ".aws/credentials",
+    ".aws/config",
+    ".kube/config",
+    ".ssh/*",
+    ".gnupg/*",
+    ".cargo/credentials",
+    ".gem/credentials",
+    ".composer/auth.json",
+    ".config/gh/hosts.yml",
+    ".config/hub",
+    ".config/gcloud/*",
+    ".m2/settings.xml",
+    ".azure/*",
+    ".password-store/*",
 )
 """Path-tail patterns (lower case) of secrets files whose names alone are too common."""
 
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_PATTERNS))
-_SECRET_TAIL = re.compile(
-    "|".join(r"(?:^|/)" + fnmatch.translate(p) for p in SECRET_PATH_PATTERNS)
-)
+_SECRET_TAIL = re.compile("|".join(r"(?:^|/)" + fnmatch.translate(p) for p in SECRET_PATH_PATTERNS))
 
 SECRET_EXAMPLES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
 """Template files named like secrets files but meant to be committed."""
@@ -297,5 +377,9 @@ _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 def display_path(path: str) -> str:
     """Return ``path`` with control characters escaped, so a file name cannot forge lines."""
-    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
-                            else f"\\u{ord(m.group()):04x}", path)
+    return _UNPRINTABLE.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}"
+        ),
+        path,
+    )

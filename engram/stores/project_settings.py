@@ -48,8 +48,10 @@ def _strings(table: dict[str, Any], key: str, where: str) -> tuple[str, ...] | N
     if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise SettingsError(f"{SETTINGS_FILE}: {where}.{key} must be a list of strings",
-                            hint=f'write it as {key} = ["pytest -q"]')
+        raise SettingsError(
+            f"{SETTINGS_FILE}: {where}.{key} must be a list of strings",
+            hint=f'write it as {key} = ["pytest -q"]',
+        )
     return tuple(v.strip() for v in value if v.strip())
 
 
@@ -65,8 +67,9 @@ def load_project_settings(root: Path) -> ProjectSettings:
     except FileNotFoundError:
         return ProjectSettings()
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SettingsError(f"cannot read {SETTINGS_FILE}: {exc}",
-                            hint="fix the file or remove it") from None
+        raise SettingsError(
+            f"cannot read {SETTINGS_FILE}: {exc}", hint="fix the file or remove it"
+        ) from None
     commands = data.get("commands") or {}
     verify = data.get("verify") or {}
     mcp = data.get("mcp") or {}

@@ -19,8 +19,10 @@ TEST_FILE = re.compile(
 def is_test_path(path: str) -> bool:
     """Return True for a test file by its name or a test folder on its path (posix)."""
     parts = path.split("/")
-    return bool(TEST_FILE.match(parts[-1])) or parts[-1] == "conftest.py" or any(
-        part in TEST_DIRS for part in parts[:-1]
+    return (
+        bool(TEST_FILE.match(parts[-1]))
+        or parts[-1] == "conftest.py"
+        or any(part in TEST_DIRS for part in parts[:-1])
     )
 
 

@@ -36,10 +36,16 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("PyPI token", r"\bpypi-AgE[A-Za-z0-9_\-]{40,}", 0),
         ("SendGrid key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", 0),
         ("Telegram bot token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b", 0),
-        ("Slack webhook",
-         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}", 0),
-        ("Discord webhook",
-         r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}", 0),
+        (
+            "Slack webhook",
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}",
+            0,
+        ),
+        (
+            "Discord webhook",
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}",
+            0,
+        ),
         ("Teams webhook", r"https://[\w.\-]+\.webhook\.office\.com/webhook\w*/[\w@/\-]{20,}", 0),
         ("Twilio key", r"\bSK[0-9a-f]{32}\b", 0),
         ("Mailgun key", r"\bkey-[0-9a-f]{32}\b", 0),
@@ -63,20 +69,33 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("Alibaba Cloud key", r"\bLTAI[A-Za-z0-9]{12,20}\b", 0),
         ("Mapbox token", r"\bsk\.eyJ[A-Za-z0-9_\-]{20,}", 0),
         ("Sentry DSN", r"https://[0-9a-f]{32}@[\w.\-]*sentry\.io/\d+", 0),
-        ("JSON web token",
-         r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0),
+        (
+            "JSON web token",
+            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+            0,
+        ),
         ("bearer token", r"\bBearer\s+[A-Za-z0-9._~+/\-]{16,}=*", re.IGNORECASE),
-        ("basic credentials",
-         r"\b(?:Authorization|auth)\W{0,5}Basic\s+[A-Za-z0-9+/]{8,}={0,2}", re.IGNORECASE),
-        ("URL with credentials",
-         r"\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:(?!(?:password|passwd|pass|pwd|secret|changeme|\*+|x+"
-         r"|<[^>@]*>|\$\{[^}@]*\})@)[^\s/@]+@[^\s/]+", re.IGNORECASE),
-        ("connection-string key",
-         r"\b(?:AccountKey|SharedAccessKey|SharedSecret|ClientSecret)\s*=\s*[^;\s'\"]{6,}",
-         re.IGNORECASE),
-        ("connection-string key",
-         r";\s*(?:Password|Pwd)\s*=\s*[^;\s'\"]{3,}|\b(?:Password|Pwd)\s*=\s*[^;\s'\"]{3,};",
-         re.IGNORECASE),
+        (
+            "basic credentials",
+            r"\b(?:Authorization|auth)\W{0,5}Basic\s+[A-Za-z0-9+/]{8,}={0,2}",
+            re.IGNORECASE,
+        ),
+        (
+            "URL with credentials",
+            r"\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:(?!(?:password|passwd|pass|pwd|secret|changeme|\*+|x+"
+            r"|<[^>@]*>|\$\{[^}@]*\})@)[^\s/@]+@[^\s/]+",
+            re.IGNORECASE,
+        ),
+        (
+            "connection-string key",
+            r"\b(?:AccountKey|SharedAccessKey|SharedSecret|ClientSecret)\s*=\s*[^;\s'\"]{6,}",
+            re.IGNORECASE,
+        ),
+        (
+            "connection-string key",
+            r";\s*(?:Password|Pwd)\s*=\s*[^;\s'\"]{3,}|\b(?:Password|Pwd)\s*=\s*[^;\s'\"]{3,};",
+            re.IGNORECASE,
+        ),
         ("password", r"(?:密码|口令|密钥|令牌|秘钥)\s*(?:是|为|[:：=])\s*\S{3,}", 0),
     )
 )
@@ -101,7 +120,8 @@ _XML_KEYED = re.compile(
 """``<add key="ApiKey" value="…"/>`` settings of .NET and Java configuration files."""
 _PASSWORD = re.compile(
     r"(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin code|[a-z]+_pass)[\"']?"
-    + _QUALIFIER + r"\s*(?P<sep>[:=]+|\s(?:is|was|:)\s)\s*"
+    + _QUALIFIER
+    + r"\s*(?P<sep>[:=]+|\s(?:is|was|:)\s)\s*"
     r"(?P<value>\"[^\"\n]{3,}\"|'[^'\n]{3,}'|\S+)(?P<rest>[^\n]{0,2})",
     re.IGNORECASE,
 )
@@ -115,8 +135,7 @@ NOT_A_PASSWORD = frozenset(
     "required hashed salted set empty missing wrong incorrect invalid expired correct stored "
     "kept managed needed optional mandatory unknown same different rotated reset changed "
     "encrypted long short weak strong too not never always the a an in at on of from via "
-    "configured provided given sent shown hidden masked generated random secure true false"
-    .split()
+    "configured provided given sent shown hidden masked generated random secure true false".split()
 )
 """Words that follow "password is" in a sentence about passwords, not in a leak of one."""
 MIN_SECRET_CHARS = 12
@@ -160,8 +179,12 @@ def _keyed_secret(value: str, sep: str, after: str) -> bool:
     if sep.strip() not in (":", "=", "==", ":="):
         return False
     value = value.strip("\"'`")
-    return not (after or _NAMES.fullmatch(value) or PLACEHOLDER.search(value)
-                or len(value) < MIN_SECRET_CHARS)
+    return not (
+        after
+        or _NAMES.fullmatch(value)
+        or PLACEHOLDER.search(value)
+        or len(value) < MIN_SECRET_CHARS
+    )
 
 
 def _password(text: str) -> bool:
@@ -173,8 +196,13 @@ def _password(text: str) -> bool:
             continue
         word = value.rstrip(".,;!?")
         assigned = match.group("sep").strip() in (":", "=", "==")
-        if (not word or PLACEHOLDER.search(word) or word.lower() in NOT_A_PASSWORD
-                or "(" in word or (assigned and _NAMES.fullmatch(word))):
+        if (
+            not word
+            or PLACEHOLDER.search(word)
+            or word.lower() in NOT_A_PASSWORD
+            or "(" in word
+            or (assigned and _NAMES.fullmatch(word))
+        ):
             continue  # a sentence about passwords, or a variable holding one
         symbolic = re.search(r"[\d!@#$%^&*]", word) is not None
         clause_ends = match.group("rest").strip()[:1] in ("", ".", ",", ";", "!", ")")
@@ -224,3 +252,21 @@ def find_secret_in(value: object) -> str | None:
     if isinstance(value, list | tuple | set | frozenset):
         return next((k for k in map(find_secret_in, value) if k), None)
     return None
+
+
+SECRET_ENV_NAME = re.compile(
+    r"^(OPENAI|ANTHROPIC|ENGRAM|AZURE_OPENAI|DEEPSEEK|MISTRAL|GROQ|COHERE|HF|HUGGING_?FACE"
+    r"|AWS|GOOGLE_APPLICATION)_|(_TOKEN|_KEY|_PAT|_PASS|_DSN)$|SECRET|PASSW|CREDENTIAL"
+    r"|API_?KEY|PRIVATE|AUTH|SESSION|COOKIE|DATABASE_URL",
+    re.IGNORECASE,
+)
+"""Environment variable names never passed to a program engram starts: keys, tokens, …"""
+
+
+def without_secrets(environ: Mapping[str, str]) -> dict[str, str]:
+    """Return ``environ`` without secrets: by name (keys, tokens, …) or by value (credentials)."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if not SECRET_ENV_NAME.search(name) and not find_secret(value)
+    }

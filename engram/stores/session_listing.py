@@ -18,8 +18,13 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 __all__ = [
-    "SESSION_KEYS", "checkpoint_ids", "checkpoint_time", "generic_session_rows",
-    "session_metadata", "session_rows", "thread_ids",
+    "SESSION_KEYS",
+    "checkpoint_ids",
+    "checkpoint_time",
+    "generic_session_rows",
+    "session_metadata",
+    "session_rows",
+    "thread_ids",
 ]
 
 SESSION_KEYS = ("title", "project", "forked_from", "fork_checkpoint")
@@ -59,15 +64,24 @@ def _sqlite_entries(saver: SqliteSaver, thread_id: str | None = None) -> list[En
         cur.execute(_ALL_SQL.format(where=where), params)
         found = cur.fetchall()
     keys = (*SESSION_KEYS, "step")
-    return [(str(row[0]), str(row[1]), {k: v for k, v in zip(keys, row[2:], strict=True)
-                                        if v is not None}) for row in found]
+    return [
+        (
+            str(row[0]),
+            str(row[1]),
+            {k: v for k, v in zip(keys, row[2:], strict=True) if v is not None},
+        )
+        for row in found
+    ]
 
 
 def _generic_entries(saver: BaseCheckpointSaver[Any], thread_id: str | None = None) -> list[Entry]:
     config = {"configurable": {"thread_id": thread_id}} if thread_id else None
     entries = [
-        (str(item.config["configurable"]["thread_id"]),
-         str(item.config["configurable"]["checkpoint_id"]), dict(item.metadata or {}))
+        (
+            str(item.config["configurable"]["thread_id"]),
+            str(item.config["configurable"]["checkpoint_id"]),
+            dict(item.metadata or {}),
+        )
         for item in saver.list(config)  # type: ignore[arg-type]
         if not item.config["configurable"].get("checkpoint_ns", "")
     ]
@@ -88,8 +102,9 @@ def _fold(entries: list[Entry]) -> dict[str, dict[str, Any]]:
     """
     rows: dict[str, dict[str, Any]] = {}
     for thread_id, checkpoint_id, meta in entries:
-        row = rows.setdefault(thread_id, {"thread_id": thread_id, "checkpoints": 0,
-                                          **dict.fromkeys(SESSION_KEYS, "")})
+        row = rows.setdefault(
+            thread_id, {"thread_id": thread_id, "checkpoints": 0, **dict.fromkeys(SESSION_KEYS, "")}
+        )
         row["checkpoints"] += 1
         row["checkpoint_id"] = checkpoint_id
         row["updated"] = checkpoint_time(checkpoint_id)
@@ -107,8 +122,13 @@ def _first_request(saver: BaseCheckpointSaver[Any], thread_id: str) -> str:
     for message in messages or []:
         if isinstance(message, HumanMessage):
             content = message.content
-            text = content if isinstance(content, str) else " ".join(
-                str(part.get("text", "")) for part in content if isinstance(part, dict))
+            text = (
+                content
+                if isinstance(content, str)
+                else " ".join(
+                    str(part.get("text", "")) for part in content if isinstance(part, dict)
+                )
+            )
             return " ".join(text.split())[:TITLE_CHARS]
     return ""
 

@@ -9,10 +9,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.stores.project_dir import make_private_dir
+from engram.stores.project_state import ProjectState
 
 __all__ = [
     "SPILL_DIR",
+    "SPILL_FOLDER",
+    "spilled_folder",
     "SPILL_LIMIT_CHARS",
     "SpillResult",
     "find_spill_path",
@@ -21,7 +23,9 @@ __all__ = [
 ]
 
 SPILL_DIR = Path(".engram") / "tool-outputs"
-"""Where spilled outputs live, relative to the project root."""
+"""The name the model reads spilled outputs by (``read_file`` maps it to the state folder)."""
+SPILL_FOLDER = "tool-outputs"
+"""Where spilled outputs live, inside the project's state folder under ``ENGRAM_HOME``."""
 SPILL_LIMIT_CHARS = 32_000
 """Tool outputs longer than this many characters are spilled."""
 PREVIEW_HEAD_CHARS = 3_000
@@ -40,7 +44,7 @@ class SpillResult:
     text: str
     """The text to put in context: the original, or a preview with the saved path."""
     path: str | None
-    """Project-relative path of the saved full output, or None when nothing was spilled."""
+    """The path the model reads the saved output by (``SPILL_DIR/…``), or None."""
 
 
 def _safe(part: str) -> str:
@@ -48,7 +52,6 @@ def _safe(part: str) -> str:
 
 
 def _atomic_write(target: Path, text: str) -> None:
-    make_private_dir(target.parent)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".txt")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
@@ -69,7 +72,7 @@ def session_spill_folder(session: str) -> str:
 
 
 def spill_if_large(
-    project_root: Path,
+    state: ProjectState,
     tool_name: str,
     call_id: str,
     text: str,
@@ -77,14 +80,14 @@ def spill_if_large(
     session: str = "default",
     limit: int = SPILL_LIMIT_CHARS,
 ) -> SpillResult:
-    """Spill ``text`` to ``<project>/.engram/tool-outputs/<session>/`` past ``limit`` chars.
+    """Spill ``text`` to the state folder's ``tool-outputs/<session>/`` past ``limit`` chars.
 
     The full output is written atomically (temp file, then rename) and replaced in context by
     a note with its project-relative path and line count, plus head and tail previews, so the
     model can page through it with ``read_file``.
 
     Args:
-        project_root: The project root directory.
+        state: The project's state folder (under ``ENGRAM_HOME``).
         tool_name: Name of the tool that produced the output (part of the file name).
         call_id: The tool call id (part of the file name).
         text: The tool output.
@@ -102,7 +105,7 @@ def spill_if_large(
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
     name = f"{_safe(tool_name)}-{_safe(call_id)}-{digest}.txt"
     relative = f"{session_spill_folder(session)}/{name}"
-    _atomic_write(Path(project_root) / relative, text)
+    _atomic_write(state.make(SPILL_FOLDER, _safe(session)) / name, text)
     lines = text.count("\n") + 1
     head = text[:PREVIEW_HEAD_CHARS]
     tail = text[-PREVIEW_TAIL_CHARS:]
@@ -115,6 +118,11 @@ def spill_if_large(
         f"--- last {len(tail):,} chars ---\n{tail}"
     )
     return SpillResult(text=preview, path=relative)
+
+
+def spilled_folder(state: ProjectState, spill_folder: str) -> Path:
+    """Return the real folder of a session's spilled outputs named ``SPILL_DIR/<session>``."""
+    return state.path(SPILL_FOLDER, _safe(Path(spill_folder).name))
 
 
 def find_spill_path(text: str) -> str | None:

@@ -33,14 +33,16 @@ def sqlite_lock(path: Path) -> LockFactory:
 
 DATABASE_HINTS = {
     MEMORY_DB: "restore it: move the damaged file aside, then `engram memory import BACKUP`; "
-               "`engram doctor` checks every store",
+    "`engram doctor` checks every store",
     CHECKPOINT_DB: "move the damaged file aside to start without saved sessions; "
-                   "`engram doctor` checks every store",
+    "`engram doctor` checks every store",
 }
 
 
-IO_ERROR_HINT = ("check the disk (free space, `dmesg`) and run the command again; "
-                 "`engram doctor` checks every store")
+IO_ERROR_HINT = (
+    "check the disk (free space, `dmesg`) and run the command again; "
+    "`engram doctor` checks every store"
+)
 NEARLY_FULL_BYTES = 1 << 20
 """Free space under which an I/O error opening a database is taken for a full disk (SQLite
 reports a ``-shm`` file it cannot grow as an I/O error, not as ``SQLITE_FULL``)."""
@@ -62,13 +64,15 @@ def database_errors(path: Path) -> Iterator[None]:
     except sqlite3.DatabaseError as exc:
         code = getattr(exc, "sqlite_errorcode", 0) & SQLITE_PRIMARY_CODE
         if code == sqlite3.SQLITE_READONLY:
-            raise StoreReadOnlyError(f"cannot write {path}: it can only be read here, "
-                                     "so nothing was saved") from exc
+            raise StoreReadOnlyError(
+                f"cannot write {path}: it can only be read here, so nothing was saved"
+            ) from exc
         if code == sqlite3.SQLITE_FULL or (code == sqlite3.SQLITE_IOERR and _nearly_full(path)):
             raise DiskFullError(f"the disk is full: cannot write {path}") from exc
         if code == sqlite3.SQLITE_IOERR:  # the disk failed, not necessarily the file
-            raise DatabaseUnreadableError(f"cannot read or write {path}: {exc}",
-                                          hint=IO_ERROR_HINT) from exc
+            raise DatabaseUnreadableError(
+                f"cannot read or write {path}: {exc}", hint=IO_ERROR_HINT
+            ) from exc
         raise DatabaseUnreadableError(
             f"cannot use the database {path}: {exc}",
             hint=DATABASE_HINTS.get(path.name, DatabaseUnreadableError.hint),
@@ -89,7 +93,9 @@ def sqlite_connect(path: Path) -> sqlite3.Connection:
         if not path.exists():  # created owner-only, like the ledger: it holds memory and code
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
         conn = sqlite3.connect(
-            str(path), check_same_thread=False, isolation_level=None,
+            str(path),
+            check_same_thread=False,
+            isolation_level=None,
             timeout=SQLITE_BUSY_TIMEOUT_S,
         )
         try:

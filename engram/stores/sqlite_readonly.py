@@ -47,8 +47,11 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     except sqlite3.OperationalError as exc:
         wal = Path(f"{path}-wal")
         if wal.exists() and wal.stat().st_size:
-            log.warning("%s: its write-ahead log cannot be read here; recent writes may be "
-                        "missing (%s)", path, exc)
+            log.warning(
+                "%s: its write-ahead log cannot be read here; recent writes may be missing (%s)",
+                path,
+                exc,
+            )
         conn = _probed(f"{uri}?immutable=1")
     conn.execute("PRAGMA query_only=ON")
     return conn

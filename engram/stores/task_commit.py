@@ -19,13 +19,17 @@ from typing import Any
 from engram.stores.errors import StoreError
 from engram.stores.paths import is_protected_or_secret
 
-__all__ = ["CommitRefusedError", "TaskCommit", "commit_message", "commit_task",
-           "current_branch"]
+__all__ = ["CommitRefusedError", "TaskCommit", "commit_message", "commit_task", "current_branch"]
 
 SUBJECT_CHARS = 72
 """Longest first line of a commit message."""
-BUSY_STATES = {"MERGE_HEAD": "a merge", "rebase-merge": "a rebase", "rebase-apply": "a rebase",
-               "CHERRY_PICK_HEAD": "a cherry-pick", "REVERT_HEAD": "a revert"}
+BUSY_STATES = {
+    "MERGE_HEAD": "a merge",
+    "rebase-merge": "a rebase",
+    "rebase-apply": "a rebase",
+    "CHERRY_PICK_HEAD": "a cherry-pick",
+    "REVERT_HEAD": "a revert",
+}
 """Files in the git folder that mean an operation is under way, and its name."""
 
 
@@ -54,11 +58,13 @@ class TaskCommit:
 
 def _git(root: Path, *args: str, data: str | None = None) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(["git", *args], cwd=root, input=data, capture_output=True,
-                              text=True, check=False)
+        return subprocess.run(
+            ["git", *args], cwd=root, input=data, capture_output=True, text=True, check=False
+        )
     except OSError as exc:  # git is not installed
-        raise CommitRefusedError(f"cannot run git: {exc}", hint="install git, or drop "
-                                 "--commit") from exc
+        raise CommitRefusedError(
+            f"cannot run git: {exc}", hint="install git, or drop --commit"
+        ) from exc
 
 
 def current_branch(root: Path) -> str:
@@ -69,19 +75,24 @@ def current_branch(root: Path) -> str:
     """
     inside = _git(root, "rev-parse", "--is-inside-work-tree")
     if inside.returncode != 0 or inside.stdout.strip() != "true":
-        raise CommitRefusedError(f"--commit needs a git repository, and {root} is not in one",
-                                 hint="run `git init` there first, or drop --commit")
+        raise CommitRefusedError(
+            f"--commit needs a git repository, and {root} is not in one",
+            hint="run `git init` there first, or drop --commit",
+        )
     names = [arg for name in BUSY_STATES for arg in ("--git-path", name)]
     found = _git(root, "rev-parse", *names).stdout.splitlines()
     for path, operation in zip(found, BUSY_STATES.values(), strict=False):
         if path and (root / path).exists():
-            raise CommitRefusedError(f"--commit refused: {operation} is in progress",
-                                     hint=f"finish or abort {operation} first, or drop --commit")
+            raise CommitRefusedError(
+                f"--commit refused: {operation} is in progress",
+                hint=f"finish or abort {operation} first, or drop --commit",
+            )
     branch = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD")
     if branch.returncode != 0:
-        raise CommitRefusedError("--commit refused: HEAD is detached (no branch to commit on)",
-                                 hint="check out a branch (`git switch -c NAME`), or drop "
-                                 "--commit")
+        raise CommitRefusedError(
+            "--commit refused: HEAD is detached (no branch to commit on)",
+            hint="check out a branch (`git switch -c NAME`), or drop --commit",
+        )
     return branch.stdout.strip()
 
 
@@ -89,12 +100,13 @@ def _subject(task: str) -> str:
     words = " ".join(task.strip().splitlines()[0].split()) if task.strip() else "engram task"
     if len(words) <= SUBJECT_CHARS:
         return words
-    cut = words[:SUBJECT_CHARS - 1].rsplit(" ", 1)[0] or words[:SUBJECT_CHARS - 1]
+    cut = words[: SUBJECT_CHARS - 1].rsplit(" ", 1)[0] or words[: SUBJECT_CHARS - 1]
     return cut.rstrip(" ,;:.") + "…"
 
 
-def commit_message(task: str, files: Sequence[str], tests: str,
-                   commands: Sequence[str] = ()) -> str:
+def commit_message(
+    task: str, files: Sequence[str], tests: str, commands: Sequence[str] = ()
+) -> str:
     """Return the message: the task as subject, then the files and the checks' outcome."""
     ran = f" ({', '.join(commands)})" if commands else ""
     outcome = {"passed": "passed", "failed": "failed", "not-run": "not run"}.get(tests, tests)
@@ -112,8 +124,9 @@ def _listed(root: Path, *args: str, paths: Sequence[str]) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
-def commit_task(root: Path, task: str, paths: Sequence[str], tests: str,
-                commands: Sequence[str] = ()) -> TaskCommit | None:
+def commit_task(
+    root: Path, task: str, paths: Sequence[str], tests: str, commands: Sequence[str] = ()
+) -> TaskCommit | None:
     """Commit ``paths`` (project-relative) as the task left them; None when none changed.
 
     Secrets files and ``.git``/``.engram`` paths are never committed, nor ignored files.
@@ -130,20 +143,34 @@ def commit_task(root: Path, task: str, paths: Sequence[str], tests: str,
     files = [p for p in wanted if p in known]
     if new:
         _git(root, "add", "--intent-to-add", "--", *(f":(literal){p}" for p in new))
-    changed = _listed(root, "diff", "--name-only", "--relative", "HEAD", paths=files) \
-        if _git(root, "rev-parse", "--verify", "-q", "HEAD").returncode == 0 else files
+    changed = (
+        _listed(root, "diff", "--name-only", "--relative", "HEAD", paths=files)
+        if _git(root, "rev-parse", "--verify", "-q", "HEAD").returncode == 0
+        else files
+    )
     files = [p for p in files if p in set(changed)]
     if not files:
         return None
     message = commit_message(task, files, tests, commands)
-    done = _git(root, "commit", "--only", "--quiet", "--no-edit", "-F", "-", "--",
-                *(f":(literal){p}" for p in files), data=message)
+    done = _git(
+        root,
+        "commit",
+        "--only",
+        "--quiet",
+        "--no-edit",
+        "-F",
+        "-",
+        "--",
+        *(f":(literal){p}" for p in files),
+        data=message,
+    )
     if done.returncode != 0:
         if new:
             _git(root, "reset", "--quiet", "--", *(f":(literal){p}" for p in new))
         detail = (done.stderr or done.stdout).strip().splitlines()
-        raise CommitRefusedError(f"git refused the commit: {' '.join(detail[-3:])}",
-                                 hint="fix the cause (a hook, user.name/user.email) and commit "
-                                 "the files yourself")
+        raise CommitRefusedError(
+            f"git refused the commit: {' '.join(detail[-3:])}",
+            hint="fix the cause (a hook, user.name/user.email) and commit the files yourself",
+        )
     sha = _git(root, "rev-parse", "HEAD").stdout.strip()
     return TaskCommit(sha, branch, message.splitlines()[0], tuple(files))

@@ -39,9 +39,12 @@ def _python(root: Path) -> str:
 def _python_commands(root: Path) -> list[str]:
     tools = _pyproject(root).get("tool")
     tools = tools if isinstance(tools, dict) else {}
-    has_pytest = "pytest" in tools or any((root / name).exists() for name in (
-        "pytest.ini", "conftest.py")) or any(root.glob("test_*.py")) or any(
-        _python_test_folder(root, root / name) for name in ("tests", "test"))
+    has_pytest = (
+        "pytest" in tools
+        or any((root / name).exists() for name in ("pytest.ini", "conftest.py"))
+        or any(root.glob("test_*.py"))
+        or any(_python_test_folder(root, root / name) for name in ("tests", "test"))
+    )
     commands = [f"{_python(root)} -m pytest -q"] if has_pytest else []
     if "ruff" in tools:
         commands.append(f"{_python(root)} -m ruff check .")

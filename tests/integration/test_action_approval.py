@@ -25,10 +25,14 @@ from tests.support.openai_stub import OpenAIStub
 pytestmark = pytest.mark.integration
 
 TASK = "Fix the greeting in app.py"
-EDIT = {"name": "edit_file", "args": {"path": "app.py", "old_string": "'helo'",
-                                      "new_string": "'hello'"}}
-EDIT2 = {"name": "edit_file", "args": {"path": "app.py", "old_string": "def greet",
-                                       "new_string": "def greeting"}}
+EDIT = {
+    "name": "edit_file",
+    "args": {"path": "app.py", "old_string": "'helo'", "new_string": "'hello'"},
+}
+EDIT2 = {
+    "name": "edit_file",
+    "args": {"path": "app.py", "old_string": "def greet", "new_string": "def greeting"},
+}
 COMMAND = {"name": "run_command", "args": {"command": "echo ran-it"}}
 
 
@@ -59,10 +63,12 @@ class Session:
     """One thread of the compiled graph against a scripted stub."""
 
     def __init__(self, project: Path, store: Any, stub: OpenAIStub, **settings: Any) -> None:
-        self.context = Context(project=str(project), model="stub-model",
-                               base_url=stub.base_url, **settings)
+        self.context = Context(
+            project=str(project), model="stub-model", base_url=stub.base_url, **settings
+        )
         self.app = builder(Deps(model_factory=make_model, store=store)).compile(
-            checkpointer=InMemorySaver(), store=store)
+            checkpointer=InMemorySaver(), store=store
+        )
         self.config = {"configurable": {"thread_id": "t1"}}
 
     async def send(self, value: Any) -> dict[str, Any]:
@@ -73,8 +79,9 @@ class Session:
 
 
 def _tool_results(state: dict[str, Any]) -> dict[str, str]:
-    return {str(m.tool_call_id): str(m.content) for m in state["messages"]
-            if isinstance(m, ToolMessage)}
+    return {
+        str(m.tool_call_id): str(m.content) for m in state["messages"] if isinstance(m, ToolMessage)
+    }
 
 
 async def test_approve_then_reject_with_reason(project, store):
@@ -93,8 +100,7 @@ async def test_approve_then_reject_with_reason(project, store):
         command = second["__interrupt__"][0].value
         assert command["tool"] == "run_command" and command["command"] == "echo ran-it"
 
-        final = await session.send(Command(resume={"action": "reject",
-                                                   "reason": "no shell today"}))
+        final = await session.send(Command(resume={"action": "reject", "reason": "no shell today"}))
     results = _tool_results(final)
     assert "edited app.py" in results["e1"]
     assert "rejected by the user: no shell today" in results["c1"]
@@ -107,14 +113,14 @@ async def test_approve_then_reject_with_reason(project, store):
 
 
 async def test_edit_the_proposal_and_approve_all_of_a_kind(project, store):
-    script = [_call(COMMAND, "c1"), _call(EDIT, "e1"), _call(EDIT2, "e2"),
-              {"content": "done"}]
+    script = [_call(COMMAND, "c1"), _call(EDIT, "e1"), _call(EDIT2, "e2"), {"content": "done"}]
     with OpenAIStub(script) as stub:
         session = Session(project, store, stub)
         first = await session.start()
         assert first["__interrupt__"][0].value["command"] == "echo ran-it"
-        second = await session.send(Command(resume={"action": "edit",
-                                                    "args": {"command": "echo edited-it"}}))
+        second = await session.send(
+            Command(resume={"action": "edit", "args": {"command": "echo edited-it"}})
+        )
         assert second["__interrupt__"][0].value["tool"] == "edit_file"
         final = await session.send(Command(resume={"action": "approve_all"}))
     results = _tool_results(final)
@@ -170,8 +176,10 @@ async def test_high_risk_tasks_ask_even_under_yolo(project, store):
 
 
 async def test_failed_edit_is_not_asked_and_reports_the_error(project, store):
-    bad = {"name": "edit_file", "args": {"path": "app.py", "old_string": "nothing like it",
-                                         "new_string": "x"}}
+    bad = {
+        "name": "edit_file",
+        "args": {"path": "app.py", "old_string": "nothing like it", "new_string": "x"},
+    }
     with OpenAIStub([_call(bad, "e1"), {"content": "gave up"}]) as stub:
         final = await Session(project, store, stub).start()
     assert "__interrupt__" not in final
@@ -186,19 +194,25 @@ async def test_sessions_show_lists_a_pending_approval(project, engram_home):
     from engram.cli.runtime import open_app
 
     with OpenAIStub([_call(EDIT, "e1")]) as stub:
-        context = Context(project=str(project), model="stub-model", base_url=stub.base_url,
-                          engram_home=str(engram_home))
+        context = Context(
+            project=str(project),
+            model="stub-model",
+            base_url=stub.base_url,
+            engram_home=str(engram_home),
+        )
         with open_app(context) as engram:
-            await engram.graph.ainvoke({"messages": [HumanMessage(content=TASK)]},
-                                       {"configurable": {"thread_id": "pending-1"}},
-                                       context=context)
+            await engram.graph.ainvoke(
+                {"messages": [HumanMessage(content=TASK)]},
+                {"configurable": {"thread_id": "pending-1"}},
+                context=context,
+            )
     runner = CliRunner()
-    shown = runner.invoke(app, ["sessions", "show", "pending-1", "--json", "--path",
-                                str(project)])
+    shown = runner.invoke(app, ["sessions", "show", "pending-1", "--json", "--path", str(project)])
     assert shown.exit_code == 0, shown.output
     pending = json.loads(shown.stdout)["interrupts"]
     assert [(p["kind"], p["tool"], p["files"]) for p in pending] == [
-        ("approve_action", "edit_file", ["app.py"])]
+        ("approve_action", "edit_file", ["app.py"])
+    ]
     text = runner.invoke(app, ["sessions", "show", "pending-1", "--path", str(project)])
     assert "waiting for an answer: approve_action app.py" in text.stdout
 
@@ -222,4 +236,5 @@ async def test_the_verify_checks_ask_under_the_policy(project, store, answer):
         assert final["verification"]["status"] == "not-run"
         assert final["verification"]["reason"] == "later"
     assert final["memory_report"]["learned"]["outcome"] == (
-        "success" if answer == "approve_all" else "unknown")
+        "success" if answer == "approve_all" else "unknown"
+    )

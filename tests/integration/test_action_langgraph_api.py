@@ -35,9 +35,16 @@ def edit_script(body: dict[str, Any]) -> dict[str, Any]:
     last = (body.get("messages") or [{}])[-1]
     if last.get("role") == "tool" and last.get("tool_call_id") == EDIT_ID:
         return {"content": "Fixed the greeting."}
-    return {"content": "", "tool_calls": [
-        {"id": EDIT_ID, "name": "edit_file", "args": {
-            "path": "app.py", "old_string": "'helo'", "new_string": "'hello'"}}]}
+    return {
+        "content": "",
+        "tool_calls": [
+            {
+                "id": EDIT_ID,
+                "name": "edit_file",
+                "args": {"path": "app.py", "old_string": "'helo'", "new_string": "'hello'"},
+            }
+        ],
+    }
 
 
 @pytest.fixture
@@ -53,8 +60,11 @@ def server(tmp_path: Path, stub: OpenAIStub) -> Iterator[tuple[str, Path]]:
     shutil.copyfile(REPO / "langgraph.json", workdir / "langgraph.json")
     (workdir / "studio").symlink_to(REPO / "studio", target_is_directory=True)
     log = tmp_path / "langgraph-dev.log"
-    env = {"ENGRAM_MODEL": "stub-model", "ENGRAM_BASE_URL": stub.base_url,
-           "OPENAI_API_KEY": "test-key"}
+    env = {
+        "ENGRAM_MODEL": "stub-model",
+        "ENGRAM_BASE_URL": stub.base_url,
+        "OPENAI_API_KEY": "test-key",
+    }
     with langgraph_dev(workdir, log, env) as url:
         yield url, log
 
@@ -62,16 +72,35 @@ def server(tmp_path: Path, stub: OpenAIStub) -> Iterator[tuple[str, Path]]:
 async def _approve_through_the_api(url: str, project: Path, stub: OpenAIStub) -> dict[str, Any]:
     client = get_client(url=url)
     thread_id = (await client.threads.create())["thread_id"]
-    context = {"project": str(project), "model": "stub-model", "base_url": stub.base_url,
-               "engram_home": os.environ["ENGRAM_HOME"], "embedding_provider": "hash"}
-    await asyncio.wait_for(client.runs.wait(
-        thread_id, "engram", input={"messages": [{"role": "user", "content": TASK}]},
-        context=context, raise_error=False), RUN_TIMEOUT_S)
+    context = {
+        "project": str(project),
+        "model": "stub-model",
+        "base_url": stub.base_url,
+        "engram_home": os.environ["ENGRAM_HOME"],
+        "embedding_provider": "hash",
+    }
+    await asyncio.wait_for(
+        client.runs.wait(
+            thread_id,
+            "engram",
+            input={"messages": [{"role": "user", "content": TASK}]},
+            context=context,
+            raise_error=False,
+        ),
+        RUN_TIMEOUT_S,
+    )
     paused = await client.threads.get_state(thread_id)
     before = (project / "app.py").read_text()
-    final = await asyncio.wait_for(client.runs.wait(
-        thread_id, "engram", command={"resume": {"action": "approve"}}, context=context,
-        raise_error=False), RUN_TIMEOUT_S)
+    final = await asyncio.wait_for(
+        client.runs.wait(
+            thread_id,
+            "engram",
+            command={"resume": {"action": "approve"}},
+            context=context,
+            raise_error=False,
+        ),
+        RUN_TIMEOUT_S,
+    )
     return {"paused": paused, "before": before, "final": final}
 
 
@@ -82,7 +111,8 @@ def test_edit_waits_for_approval_through_the_sdk(server, stub, tmp_path):
     (project / "app.py").write_text("def greet():\n    return 'helo'\n")
     found = asyncio.run(_approve_through_the_api(url, project, stub))
     interrupts = found["paused"].get("interrupts") or [
-        i for task in found["paused"].get("tasks", []) for i in task.get("interrupts", [])]
+        i for task in found["paused"].get("tasks", []) for i in task.get("interrupts", [])
+    ]
     assert interrupts, tail(log)
     payload = interrupts[0]["value"]
     assert payload["kind"] == "approve_action" and payload["tool"] == "edit_file"

@@ -51,8 +51,7 @@ def test_a_verify_round_is_logged_as_a_command_but_is_no_change_of_the_model(tmp
     verify.after(VERIFY_TOOL, before)
     assert verify.command_changes == []
     records = SnapshotLog(root).records("t1")
-    assert [(r.kind, r.tool) for r in records] == [("write", "edit_file"),
-                                                   ("command", VERIFY_TOOL)]
+    assert [(r.kind, r.tool) for r in records] == [("write", "edit_file"), ("command", VERIFY_TOOL)]
 
     app: Any = SimpleNamespace(context=SimpleNamespace(project_path=root))
     undone = undo_last_change(app, "t1")  # the edit, not the checks' cache

@@ -49,13 +49,23 @@ def agent_script(body: dict[str, Any]) -> dict[str, Any]:
     messages = body.get("messages") or []
     last = messages[-1] if messages else {}
     if last.get("role") == "tool" and last.get("tool_call_id") == GREP_ID:
-        return {"content": "", "usage": _usage("read"), "tool_calls": [
-            {"id": READ_ID, "name": "read_file", "args": {"path": "src/client/retry.py"}}]}
+        return {
+            "content": "",
+            "usage": _usage("read"),
+            "tool_calls": [
+                {"id": READ_ID, "name": "read_file", "args": {"path": "src/client/retry.py"}}
+            ],
+        }
     if last.get("role") == "tool" and last.get("tool_call_id") == READ_ID:
         return {"content": ANSWER, "usage": _usage("answer")}
     if last.get("role") == "user":
-        return {"content": "", "usage": _usage("grep"), "tool_calls": [
-            {"id": GREP_ID, "name": "grep_code", "args": {"pattern": "def backoff_delay"}}]}
+        return {
+            "content": "",
+            "usage": _usage("grep"),
+            "tool_calls": [
+                {"id": GREP_ID, "name": "grep_code", "args": {"pattern": "def backoff_delay"}}
+            ],
+        }
     return {"content": "(unexpected request)"}
 
 
@@ -72,8 +82,7 @@ def project(tmp_path: Path) -> Path:
         encoding="utf-8",
     )
     (root / "src" / "client" / "http.py").write_text(
-        "from client.retry import backoff_delay\n\n\n"
-        "def get(url):\n    return backoff_delay(1)\n",
+        "from client.retry import backoff_delay\n\n\ndef get(url):\n    return backoff_delay(1)\n",
         encoding="utf-8",
     )
     (root / "README.md").write_text("# demo client\n", encoding="utf-8")
@@ -83,8 +92,14 @@ def project(tmp_path: Path) -> Path:
 def engram_env(**extra: str) -> dict[str, str]:
     """The test's environment (with its own ENGRAM_HOME) plus ``extra``, wide and uncoloured."""
     env = dict(os.environ)
-    env.update({"COLUMNS": "200", "NO_COLOR": "1", "OPENAI_API_KEY": "test-key",
-                "ENGRAM_EMBEDDING_PROVIDER": "hash"})
+    env.update(
+        {
+            "COLUMNS": "200",
+            "NO_COLOR": "1",
+            "OPENAI_API_KEY": "test-key",
+            "ENGRAM_EMBEDDING_PROVIDER": "hash",
+        }
+    )
     env.update(extra)
     return env
 
@@ -92,13 +107,18 @@ def engram_env(**extra: str) -> dict[str, str]:
 def run_engram(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Run the installed ``engram`` console script and capture its output."""
     return subprocess.run(
-        [str(ENGRAM), *args], env=env, capture_output=True, text=True,
-        timeout=RUN_TIMEOUT_S, check=False,
+        [str(ENGRAM), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
     )
 
 
 def agent_requests(stub: OpenAIStub) -> list[dict[str, Any]]:
     """The requests of the agent loop (those offering the project tools)."""
+
     def tool_names(body: dict[str, Any]) -> set[str]:
         return {t["function"]["name"] for t in body.get("tools") or []}
 

@@ -16,8 +16,10 @@ import pytest
 
 from tests.support.openai_stub import OpenAIStub
 
-pytestmark = [pytest.mark.integration,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
+]
 
 ENGRAM = str(Path(sys.executable).parent / "engram")
 WAIT_S = 240
@@ -26,12 +28,24 @@ WAIT_S = 240
 def script(body: dict[str, Any]) -> dict[str, Any]:
     last = (body.get("messages") or [{}])[-1]
     if last.get("tool_call_id") == "e1":
-        return {"content": "", "tool_calls": [
-            {"id": "c1", "name": "run_command", "args": {"command": "touch made-by-command"}}]}
+        return {
+            "content": "",
+            "tool_calls": [
+                {"id": "c1", "name": "run_command", "args": {"command": "touch made-by-command"}}
+            ],
+        }
     if last.get("tool_call_id") == "c1":
         return {"content": "Done."}
-    return {"content": "", "tool_calls": [{"id": "e1", "name": "edit_file", "args": {
-        "path": "app.py", "old_string": "'helo'", "new_string": "'hello'"}}]}
+    return {
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "e1",
+                "name": "edit_file",
+                "args": {"path": "app.py", "old_string": "'helo'", "new_string": "'hello'"},
+            }
+        ],
+    }
 
 
 def _tmux(*args: str) -> str:
@@ -55,13 +69,20 @@ def test_approve_the_edit_reject_the_command_in_a_terminal(tmp_path, engram_home
     out = tmp_path / "out.json"
     session = f"engram-test-{os.getpid()}"
     with OpenAIStub(script) as stub:
-        env = {"ENGRAM_HOME": str(engram_home), "ENGRAM_MODEL": "stub-model",
-               "OPENAI_API_KEY": "x", "ENGRAM_BASE_URL": stub.base_url,
-               "ENGRAM_EMBEDDING_PROVIDER": "hash", "NO_COLOR": "1"}
+        env = {
+            "ENGRAM_HOME": str(engram_home),
+            "ENGRAM_MODEL": "stub-model",
+            "OPENAI_API_KEY": "x",
+            "ENGRAM_BASE_URL": stub.base_url,
+            "ENGRAM_EMBEDDING_PROVIDER": "hash",
+            "NO_COLOR": "1",
+        }
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        command = (f"env {exports} {shlex.quote(ENGRAM)} run 'fix the greeting' --json "
-                   f"--path {shlex.quote(str(project))} > {shlex.quote(str(out))}; "
-                   f"echo FINISHED-$?; sleep 30")
+        command = (
+            f"env {exports} {shlex.quote(ENGRAM)} run 'fix the greeting' --json "
+            f"--path {shlex.quote(str(project))} > {shlex.quote(str(out))}; "
+            f"echo FINISHED-$?; sleep 30"
+        )
         _tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
         try:
             screen = _wait_for(session, "for the session [a]:")

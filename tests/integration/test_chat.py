@@ -19,9 +19,17 @@ ENGRAM = str(Path(sys.executable).parent / "engram")
 
 def _env(home: Path, base_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
-    env.update({"ENGRAM_HOME": str(home), "ENGRAM_MODEL": "stub-model",
-                "ENGRAM_BASE_URL": base_url, "OPENAI_API_KEY": "x",
-                "ENGRAM_EMBEDDING_PROVIDER": "hash", "NO_COLOR": "1", "COLUMNS": "200"})
+    env.update(
+        {
+            "ENGRAM_HOME": str(home),
+            "ENGRAM_MODEL": "stub-model",
+            "ENGRAM_BASE_URL": base_url,
+            "OPENAI_API_KEY": "x",
+            "ENGRAM_EMBEDDING_PROVIDER": "hash",
+            "NO_COLOR": "1",
+            "COLUMNS": "200",
+        }
+    )
     return env
 
 
@@ -47,7 +55,10 @@ def test_chat_turns_and_slash_commands(tmp_path: Path, engram_home: Path):
     with OpenAIStub(script) as stub:
         done = subprocess.run(
             [ENGRAM, "chat", "--path", str(project), "--thread", "c1"],
-            input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=240,
+            input="\n".join(lines) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=240,
             env=_env(engram_home, stub.base_url),
         )
     out = done.stdout + done.stderr
@@ -65,13 +76,19 @@ def test_chat_turns_and_slash_commands(tmp_path: Path, engram_home: Path):
     assert len(stub.requests) > 3
     listed = subprocess.run(
         [ENGRAM, "memory", "list", "--path", str(project), "--json"],
-        capture_output=True, text=True, timeout=120, env=_env(engram_home, stub.base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(engram_home, stub.base_url),
     )
     facts = json.loads(listed.stdout)
     assert any("pytest 8" in fact["text"] for fact in facts)
     shown = subprocess.run(
         [ENGRAM, "sessions", "show", "c1", "--path", str(project), "--json"],
-        capture_output=True, text=True, timeout=120, env=_env(engram_home, stub.base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(engram_home, stub.base_url),
     )
     session = json.loads(shown.stdout)
     assert [m["role"] for m in session["messages"]] == ["human", "ai", "tool", "ai", "human", "ai"]

@@ -46,7 +46,17 @@ def test_a_session_saved_by_the_previous_release_lists_shows_and_continues(
 
     with OpenAIStub(answer) as stub:
         env = engram_env(ENGRAM_MODEL="stub-model", ENGRAM_BASE_URL=stub.base_url)
-        done = run_engram(["run", "And where is it called?", "--path", str(tmp_path),
-                           "--thread", "old-session", "--json"], env)
+        done = run_engram(
+            [
+                "run",
+                "And where is it called?",
+                "--path",
+                str(tmp_path),
+                "--thread",
+                "old-session",
+                "--json",
+            ],
+            env,
+        )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["answer"] == "still fine"

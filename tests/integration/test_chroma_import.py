@@ -28,7 +28,8 @@ print(vectors.query(query_embeddings=[[1.0, 0.1]], n_results=1)["ids"][0])
 
 def test_chroma_imported_without_override_checks_stores_and_queries():
     # A fresh interpreter: in this one Chroma may already be imported the ordinary way.
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["['a']"]

@@ -25,16 +25,28 @@ START_TIMEOUT_S = 60
 def chroma_url(tmp_path: Path):
     port = free_port()
     proc = subprocess.Popen(
-        [str(CHROMA), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1",
-         "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            str(CHROMA),
+            "run",
+            "--path",
+            str(tmp_path / "server"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
         env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
     )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_ready(
             lambda: urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2).read(),
-            proc, "the Chroma server", timeout_s=START_TIMEOUT_S,
+            proc,
+            "the Chroma server",
+            timeout_s=START_TIMEOUT_S,
         )
         yield url
     finally:

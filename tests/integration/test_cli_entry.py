@@ -16,8 +16,14 @@ SCRIPT = Path(sys.executable).with_name("engram")
 
 
 def _engram(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def test_the_script_prints_the_version():

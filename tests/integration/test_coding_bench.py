@@ -18,21 +18,29 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 TASKS = {t.name: t for t in all_tasks()}
 
 
-@pytest.mark.parametrize(("name", "policy", "retried"), [
-    ("py-cart-quantity", "yolo", True),  # a wrong fix the verify loop catches
-    ("js-pad-left", "yolo", False),  # commands that create and delete a file
-    ("java-withdraw-all", "allowlist", False),  # git copy, `make test` allowlisted
-])
+@pytest.mark.parametrize(
+    ("name", "policy", "retried"),
+    [
+        ("py-cart-quantity", "yolo", True),  # a wrong fix the verify loop catches
+        ("js-pad-left", "yolo", False),  # commands that create and delete a file
+        ("java-withdraw-all", "allowlist", False),  # git copy, `make test` allowlisted
+    ],
+)
 def test_a_scripted_task_finishes_and_rewinds_exactly(name, policy, retried, tmp_path: Path):
-    result = run_task(TASKS[name], tmp_path / "proj", tmp_path / "home", policy,
-                      git=policy == "allowlist", rewind=True)
+    result = run_task(
+        TASKS[name],
+        tmp_path / "proj",
+        tmp_path / "home",
+        policy,
+        git=policy == "allowlist",
+        rewind=True,
+    )
     assert result.returncode == 0, result.rewind
     assert result.finished and result.tests == "passed"
     assert result.asked == 0
     assert (result.verify_calls > 0) == retried
     assert result.snapshot_records >= 2
-    assert result.rewind == {"first_request_is_start": True, "middle": "exact",
-                             "start": "exact"}
+    assert result.rewind == {"first_request_is_start": True, "middle": "exact", "start": "exact"}
 
 
 def test_every_task_breaks_its_fixture_and_scripts_a_fix():

@@ -20,12 +20,16 @@ from tests.support.openai_stub import OpenAIStub
 pytestmark = pytest.mark.integration
 
 TASK = "The calc tests fail; fix calc.py"
-TEST_COMMAND = (f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {sys.executable} -m pytest -q "
-                "-p no:cacheprovider test_calc.py")
+TEST_COMMAND = (
+    f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {sys.executable} -m pytest -q "
+    "-p no:cacheprovider test_calc.py"
+)
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n"
 FIXED = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
-TESTS = ("from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-         "def test_mul():\n    assert mul(2, 3) == 6\n")
+TESTS = (
+    "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_mul():\n    assert mul(2, 3) == 6\n"
+)
 
 
 def _call(name: str, call_id: str, **args: Any) -> dict[str, Any]:
@@ -38,7 +42,8 @@ def _last_tool(body: dict[str, Any]) -> tuple[str, str]:
         return "", ""
     content = last.get("content")
     return str(last.get("tool_call_id")), content if isinstance(content, str) else json.dumps(
-        content)
+        content
+    )
 
 
 def coding_script(body: dict[str, Any]) -> dict[str, Any]:
@@ -48,15 +53,24 @@ def coding_script(body: dict[str, Any]) -> dict[str, Any]:
     if not call_id and "[engram verify]" in str(last.get("content")):
         if "test_mul" not in str(last.get("content")):
             return {"content": "(the verify feedback did not name the failing test)"}
-        return _call("edit_file", "edit_mul", path="calc.py",
-                     old_string="def mul(a, b):\n    return a + b",
-                     new_string="def mul(a, b):\n    return a * b")
+        return _call(
+            "edit_file",
+            "edit_mul",
+            path="calc.py",
+            old_string="def mul(a, b):\n    return a + b",
+            new_string="def mul(a, b):\n    return a * b",
+        )
     if not call_id:
         return _call("grep_code", "grep", pattern="def add")
     steps = {
         "grep": _call("read_file", "read", path="calc.py"),
-        "read": _call("edit_file", "edit_add", path="calc.py", old_string="return a - b",
-                      new_string="return a + b"),
+        "read": _call(
+            "edit_file",
+            "edit_add",
+            path="calc.py",
+            old_string="return a - b",
+            new_string="return a + b",
+        ),
         "edit_add": _call("run_command", "test1", command=TEST_COMMAND),
         "edit_mul": _call("run_command", "test2", command=TEST_COMMAND),
     }
@@ -64,14 +78,21 @@ def coding_script(body: dict[str, Any]) -> dict[str, Any]:
         return steps[call_id]
     if call_id == "test1":
         if "exit code 1" in result and "test_mul" in result:
-            return _call("edit_file", "edit_mul", path="calc.py",
-                         old_string="def mul(a, b):\n    return a + b",
-                         new_string="def mul(a, b):\n    return a * b")
+            return _call(
+                "edit_file",
+                "edit_mul",
+                path="calc.py",
+                old_string="def mul(a, b):\n    return a + b",
+                new_string="def mul(a, b):\n    return a * b",
+            )
         return {"content": "The tests could not run: " + result[:200]}
     if call_id == "test2":
         passed = "exit code 0" in result and "2 passed" in result
-        return {"content": "Fixed add and mul; the tests pass." if passed else
-                "Still failing: " + result[:300]}
+        return {
+            "content": "Fixed add and mul; the tests pass."
+            if passed
+            else "Still failing: " + result[:300]
+        }
     return {"content": "(unexpected)"}
 
 
@@ -96,8 +117,9 @@ _engram = run_engram
 def test_scripted_fix_with_auto_edit_and_an_allowlisted_test_command(project, engram_home):
     _allow_pytest(project)
     with OpenAIStub(coding_script) as stub:
-        done = _engram(project, engram_home, stub.base_url, "run", TASK, "--policy",
-                       "auto-edit", "--json")
+        done = _engram(
+            project, engram_home, stub.base_url, "run", TASK, "--policy", "auto-edit", "--json"
+        )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     result = json.loads(done.stdout)
@@ -108,27 +130,29 @@ def test_scripted_fix_with_auto_edit_and_an_allowlisted_test_command(project, en
     assert result["thread_id"] and result["interrupted"] is False
     assert (project / "calc.py").read_text() == FIXED
     assert "no terminal" not in done.stderr  # nothing was asked: edits pass, pytest allowed
-    tool_ids = [m.get("tool_call_id") for m in stub.requests[-1]["messages"]
-                if m["role"] == "tool"]
+    tool_ids = [m.get("tool_call_id") for m in stub.requests[-1]["messages"] if m["role"] == "tool"]
     assert tool_ids[:6] == ["grep", "read", "edit_add", "test1", "edit_mul", "test2"]
 
-    shown = _engram(project, engram_home, stub.base_url, "sessions", "show",
-                    result["thread_id"], "--json")
+    shown = _engram(
+        project, engram_home, stub.base_url, "sessions", "show", result["thread_id"], "--json"
+    )
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout)["interrupts"] == []
 
 
 def test_policy_ask_without_a_terminal_refuses_instead_of_hanging(project, engram_home):
     with OpenAIStub(coding_script) as stub:
-        refused = _engram(project, engram_home, stub.base_url, "run", TASK, "--json",
-                          env={"ENGRAM_POLICY": "ask"})
+        refused = _engram(
+            project, engram_home, stub.base_url, "run", TASK, "--json", env={"ENGRAM_POLICY": "ask"}
+        )
     assert refused.returncode == 0, refused.stderr
     assert (project / "calc.py").read_text() == BUGGY
     # the edit, then the test command the model tried next: each refused, nothing waited
     assert refused.stderr.count("there is no terminal to ask for approval") == 2
     assert "[commands] allow" in refused.stderr
-    edit_result = [m for m in stub.requests[-1]["messages"] if m.get("tool_call_id") ==
-                   "edit_add"][0]["content"]
+    edit_result = [m for m in stub.requests[-1]["messages"] if m.get("tool_call_id") == "edit_add"][
+        0
+    ]["content"]
     assert "rejected by the user: refused: there is no terminal" in edit_result
     assert "--policy auto-edit" in edit_result
     assert json.loads(refused.stdout)["files_changed"] == []
@@ -160,16 +184,21 @@ def test_verify_loop_feeds_the_failure_back_until_the_tests_pass(project, engram
         return reply
 
     with OpenAIStub(script) as stub:
-        done = _engram(project, engram_home, stub.base_url, "run", TASK, "--policy",
-                       "auto-edit", "--json")
+        done = _engram(
+            project, engram_home, stub.base_url, "run", TASK, "--policy", "auto-edit", "--json"
+        )
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
-        episodes = _engram(project, engram_home, stub.base_url, "memory", "episodes", "list",
-                           "--json")
+        episodes = _engram(
+            project, engram_home, stub.base_url, "memory", "episodes", "list", "--json"
+        )
     assert (project / "calc.py").read_text() == FIXED
     assert result["tests"] == "passed" and result["answer"] == "Fixed mul too."
-    feedback = [m for m in stub.requests[-1]["messages"] if m["role"] == "user"
-                and "[engram verify]" in str(m["content"])]
+    feedback = [
+        m
+        for m in stub.requests[-1]["messages"]
+        if m["role"] == "user" and "[engram verify]" in str(m["content"])
+    ]
     assert len(feedback) == 1
     assert "round 1 of 3" in feedback[0]["content"] and "test_mul" in feedback[0]["content"]
     assert re.search(r"\.engram/tool-outputs/[^/ ]+/verify-round1-", feedback[0]["content"])

@@ -64,8 +64,14 @@ def test_secrets_are_scrubbed_from_the_environment(run, monkeypatch):
     monkeypatch.setenv("MIRROR", "https://user:pa55word@example.com/simple")
     monkeypatch.setenv("HARMLESS_SETTING", "kept")
     out = run("env")
-    for name in ("OPENAI_API_KEY", "ENGRAM_MODEL", "GITHUB_TOKEN", "MY_SECRET", "DB_PASSWORD",
-                 "MIRROR"):
+    for name in (
+        "OPENAI_API_KEY",
+        "ENGRAM_MODEL",
+        "GITHUB_TOKEN",
+        "MY_SECRET",
+        "DB_PASSWORD",
+        "MIRROR",
+    ):
         assert f"{name}=" not in out
     assert "HARMLESS_SETTING=kept" in out and "GIT_TERMINAL_PROMPT=0" in out
     assert "PATH=" in out
@@ -87,7 +93,14 @@ def test_empty_command_is_refused(run):
 
 
 def test_scrub_is_pure():
-    env = scrubbed_environment({"PATH": "/bin", "ANTHROPIC_API_KEY": "x", "AWS_REGION": "eu",
-                                "NPM_TOKEN": "y", "PAGER": "less"})
+    env = scrubbed_environment(
+        {
+            "PATH": "/bin",
+            "ANTHROPIC_API_KEY": "x",
+            "AWS_REGION": "eu",
+            "NPM_TOKEN": "y",
+            "PAGER": "less",
+        }
+    )
     assert env["PATH"] == "/bin" and env["PAGER"] == "cat"
     assert "ANTHROPIC_API_KEY" not in env and "NPM_TOKEN" not in env and "AWS_REGION" not in env

@@ -22,10 +22,16 @@ def session() -> list:
     msgs: list = []
     for t in range(5):
         msgs.append(HumanMessage(f"turn {t}: never touch config/prod_{t}.yaml", id=f"u{t}"))
-        msgs.append(AIMessage("", tool_calls=[
-            {"name": "read_file", "args": {"path": f"src/a{t}.py"}, "id": f"call_{t}a"},
-            {"name": "read_file", "args": {"path": f"src/b{t}.py"}, "id": f"call_{t}b"},
-        ], id=f"a{t}"))
+        msgs.append(
+            AIMessage(
+                "",
+                tool_calls=[
+                    {"name": "read_file", "args": {"path": f"src/a{t}.py"}, "id": f"call_{t}a"},
+                    {"name": "read_file", "args": {"path": f"src/b{t}.py"}, "id": f"call_{t}b"},
+                ],
+                id=f"a{t}",
+            )
+        )
         msgs.append(ToolMessage("x = 1\n" * 300, tool_call_id=f"call_{t}b", id=f"t{t}b"))
         msgs.append(ToolMessage("y = 2\n" * 300, tool_call_id=f"call_{t}a", id=f"t{t}a"))
         msgs.append(AIMessage(f"Done with step {t}.", id=f"d{t}"))
@@ -35,8 +41,7 @@ def session() -> list:
 async def test_summary_call_reuses_the_cached_prefix_and_result_is_accepted():
     msgs = session()
     with OpenAIStub([{"content": "answer"}, {"content": GOOD}, {"content": "next"}]) as stub:
-        model = ChatOpenAI(model="stub-model", base_url=stub.base_url, api_key="x",
-                           max_retries=0)
+        model = ChatOpenAI(model="stub-model", base_url=stub.base_url, api_key="x", max_retries=0)
         await model.ainvoke([SystemMessage(SYSTEM), *msgs])  # the agent's previous call
         result = await compact_now(msgs, model=model, request=Request(system_prompt=SYSTEM))
         assert result.committed and result.source == "model"
@@ -53,8 +58,7 @@ async def test_summary_call_reuses_the_cached_prefix_and_result_is_accepted():
 async def test_extractive_result_passes_the_servers_message_rules():
     msgs = session()
     with OpenAIStub([{"status": 500, "error": {"message": "down"}}, {"content": "ok"}]) as stub:
-        model = ChatOpenAI(model="stub-model", base_url=stub.base_url, api_key="x",
-                           max_retries=0)
+        model = ChatOpenAI(model="stub-model", base_url=stub.base_url, api_key="x", max_retries=0)
         result = await compact_now(msgs, keep_users=1, model=model)
         assert result.committed and result.source == "extractive"
         dicts = [_convert_message_to_dict(m) for m in result.messages]

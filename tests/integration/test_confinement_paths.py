@@ -33,13 +33,25 @@ def hostile(tmp_path: Path):
 
 
 def _env(home: Path) -> dict[str, str]:
-    return {"ENGRAM_HOME": str(home), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-            "HF_HUB_OFFLINE": "1", "ENGRAM_EMBEDDING_PROVIDER": "hash", "LANG": "C.UTF-8"}
+    return {
+        "ENGRAM_HOME": str(home),
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HF_HUB_OFFLINE": "1",
+        "ENGRAM_EMBEDDING_PROVIDER": "hash",
+        "LANG": "C.UTF-8",
+    }
 
 
 def _engram(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ENGRAM, *args], env=_env(home), capture_output=True, text=True,
-                          timeout=COMMAND_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [ENGRAM, *args],
+        env=_env(home),
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def _stored_bytes_hold_marker(folder: Path) -> list[Path]:
@@ -56,7 +68,8 @@ def test_ripgrep_globs_never_override_the_exclusions(hostile):
         assert grep(hostile.root, MARKER, glob=glob) == [], glob
         assert all(MARKER not in m.text for m in grep(hostile.root, "needle", glob=glob))
     grep_code = {t.name: t for t in build_core_tools(Context(project=str(hostile.root)))}[
-        "grep_code"]
+        "grep_code"
+    ]
     out = grep_code.invoke({"pattern": "newline in its name"})
     assert "evil\\x0asrc/app.py:1: forged line.py:1:" in out
     assert MARKER not in grep_code.invoke({"pattern": "needle", "glob": "*"})
@@ -66,10 +79,14 @@ def test_cli_index_search_slice_context_leak_nothing_and_never_hang(hostile, eng
     root = str(hostile.root)
     indexed = _engram(engram_home, "index", root)
     assert indexed.returncode == 0, indexed.stderr
-    for args in (("search", "needle", "--path", root), ("search", MARKER, "--path", root),
-                 ("search", "needle", "--mode", "exact", "--path", root),
-                 ("context", "where is needle defined? see .env and notes.txt", "--path", root),
-                 ("slice", "needle", "--path", root), ("graph", "needle", "--path", root)):
+    for args in (
+        ("search", "needle", "--path", root),
+        ("search", MARKER, "--path", root),
+        ("search", "needle", "--mode", "exact", "--path", root),
+        ("context", "where is needle defined? see .env and notes.txt", "--path", root),
+        ("slice", "needle", "--path", root),
+        ("graph", "needle", "--path", root),
+    ):
         result = _engram(engram_home, *args)
         assert MARKER not in result.stdout + result.stderr, args
         assert "Traceback" not in result.stderr, args
@@ -80,8 +97,9 @@ def test_cli_index_search_slice_context_leak_nothing_and_never_hang(hostile, eng
 
 
 async def test_mcp_tools_refuse_every_variant_with_a_reason(hostile, engram_home):
-    params = StdioServerParameters(command=ENGRAM, args=["mcp", "--path", str(hostile.root)],
-                                   env=_env(engram_home))
+    params = StdioServerParameters(
+        command=ENGRAM, args=["mcp", "--path", str(hostile.root)], env=_env(engram_home)
+    )
     async with Client(params) as client:
         for _, rel in hostile.refused:
             result = await client.call_tool("read_file", {"path": rel})
@@ -105,7 +123,9 @@ async def test_mcp_tools_refuse_every_variant_with_a_reason(hostile, engram_home
 def test_a_fifo_does_not_hang_a_run_of_the_tools_through_the_graph(hostile, engram_home):
     if not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs on this OS")
-    result = _engram(engram_home, "search", "needle", "--mode", "exact", "--path", str(hostile.root))
+    result = _engram(
+        engram_home, "search", "needle", "--mode", "exact", "--path", str(hostile.root)
+    )
     assert result.returncode == 0 and "src/app.py" in result.stdout
 
 

@@ -20,11 +20,25 @@ RISKY = "Drop the legacy sessions table in the production database with a migrat
 
 def _run(project: Path, home: Path, base_url: str, *args: str, answer: str | None = None):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
-    env.update({"ENGRAM_HOME": str(home), "ENGRAM_MODEL": "stub-model", "OPENAI_API_KEY": "x",
-                "ENGRAM_BASE_URL": base_url, "ENGRAM_EMBEDDING_PROVIDER": "hash",
-                "NO_COLOR": "1", "COLUMNS": "200"})
-    return subprocess.run([ENGRAM, "run", "--path", str(project), *args, RISKY],
-                          input=answer, capture_output=True, text=True, timeout=240, env=env)
+    env.update(
+        {
+            "ENGRAM_HOME": str(home),
+            "ENGRAM_MODEL": "stub-model",
+            "OPENAI_API_KEY": "x",
+            "ENGRAM_BASE_URL": base_url,
+            "ENGRAM_EMBEDDING_PROVIDER": "hash",
+            "NO_COLOR": "1",
+            "COLUMNS": "200",
+        }
+    )
+    return subprocess.run(
+        [ENGRAM, "run", "--path", str(project), *args, RISKY],
+        input=answer,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+    )
 
 
 @pytest.fixture()
@@ -48,8 +62,12 @@ def test_approve_reject_constrain_and_yes(project: Path, engram_home: Path):
         assert "migration written" in approved.stdout
         assert len(stub.requests) == 1
 
-        constrained = _run(project, engram_home, stub.base_url,
-                           answer="constrain\nkeep a backup of the table first\n")
+        constrained = _run(
+            project,
+            engram_home,
+            stub.base_url,
+            answer="constrain\nkeep a backup of the table first\n",
+        )
         assert "migration written" in constrained.stdout
         sent = json.dumps(stub.requests[-1]["messages"])
         assert "keep a backup of the table first" in sent

@@ -51,7 +51,7 @@ FILES = {
     "src/app/headers.py": (
         "from app.util import strip\n\n\n"
         "def parse_header(line):\n"
-        "    \"\"\"Split one header line into name and value.\"\"\"\n"
+        '    """Split one header line into name and value."""\n'
         "    name, value = line.split(':', 1)\n"
         "    return strip(name), strip(value)\n\n\n"
         "def parse_headers(lines):\n"
@@ -89,8 +89,9 @@ def index(root: Path, home: Path) -> None:
     update_graph(root)
 
 
-def compose(deps: Deps, *, store: Any = None, semantic: Any = search_semantic,
-            agent: bool = False) -> Any:
+def compose(
+    deps: Deps, *, store: Any = None, semantic: Any = search_semantic, agent: bool = False
+) -> Any:
     """The context pipeline from the real nodes (and, with ``agent``, the model loop)."""
 
     def bind(node: Any) -> Any:
@@ -101,9 +102,15 @@ def compose(deps: Deps, *, store: Any = None, semantic: Any = search_semantic,
     graph.add_node("retrieve_memory", bind(retrieve_memory))
     graph.add_edge(START, "load_rules")
     graph.add_edge("load_rules", "retrieve_memory")
-    wire_retrieval(graph, deps, sources=["retrieve_memory"], search_exact=search_exact,
-                   search_semantic=semantic, expand_relations=_expand_relations(),
-                   pack_context=pack_context)
+    wire_retrieval(
+        graph,
+        deps,
+        sources=["retrieve_memory"],
+        search_exact=search_exact,
+        search_semantic=semantic,
+        expand_relations=_expand_relations(),
+        pack_context=pack_context,
+    )
     if agent:  # the model loop as it was before the builder had learning nodes
         graph.add_node("call_model", bind(call_model))
         graph.add_edge("pack_context", "call_model")
@@ -147,7 +154,12 @@ def test_json_contract_on_an_indexed_repo(repo, engram_home, cli):
     assert set(pack) >= {"text", "sections", "tokens", "budget", "notes", "plan"}
     assert pack["budget"] == 1500 and 0 < pack["tokens"] <= 1500
     assert [s["name"] for s in pack["sections"]] == [
-        "rules", "memory", "code_map", "slices", "history"]
+        "rules",
+        "memory",
+        "code_map",
+        "slices",
+        "history",
+    ]
     for section in pack["sections"]:
         assert set(section) >= {"name", "tokens", "budget", "items"}
         assert section["tokens"] <= section["budget"]
@@ -208,8 +220,13 @@ def test_semantic_branch_timeout_keeps_the_pack_within_timeout_plus_slack(repo, 
 
     deps = ensure_openers(Deps())
     graph = compose(deps, semantic=stuck)
-    context = Context(project=str(repo), engram_home=str(engram_home), mode="context",
-                      embedding_provider="hash", branch_timeout_ms=300)
+    context = Context(
+        project=str(repo),
+        engram_home=str(engram_home),
+        mode="context",
+        embedding_provider="hash",
+        branch_timeout_ms=300,
+    )
     run_pack_graph(graph, context, "warm up")  # opens the index and graph once
     started = time.perf_counter()
     pack = run_pack_graph(graph, context, TASK)
@@ -224,15 +241,18 @@ def test_agent_mode_appends_the_pack_to_the_user_turn(repo, engram_home, monkeyp
     index(repo, engram_home)
     store = InMemoryStore()
     with OpenAIStub([{"content": "parse_header needs a colon check."}]) as stub:
-        context = Context(project=str(repo), engram_home=str(engram_home), mode="agent",
-                          model="stub-model", base_url=stub.base_url,
-                          embedding_provider="hash")
+        context = Context(
+            project=str(repo),
+            engram_home=str(engram_home),
+            mode="agent",
+            model="stub-model",
+            base_url=stub.base_url,
+            embedding_provider="hash",
+        )
         deps = ensure_openers(Deps(model_factory=make_model, store=store))
         probe = build_graph(deps, store=store)
-        graph = probe if "pack_context" in probe.nodes else compose(deps, store=store,
-                                                                     agent=True)
-        state = asyncio.run(graph.ainvoke({"messages": [HumanMessage(TASK)]},
-                                          context=context))
+        graph = probe if "pack_context" in probe.nodes else compose(deps, store=store, agent=True)
+        state = asyncio.run(graph.ainvoke({"messages": [HumanMessage(TASK)]}, context=context))
         (request,) = stub.requests
     user = next(m for m in reversed(request["messages"]) if m["role"] == "user")
     system = request["messages"][0]["content"]

@@ -34,8 +34,10 @@ def stub_script(body: dict[str, Any]) -> dict[str, Any]:
     last = (body.get("messages") or [{}])[-1]
     if last.get("role") == "tool":
         return {"content": ANSWER}
-    return {"content": "", "tool_calls": [
-        {"name": "read_file", "args": {"path": "src/shop/cart.py"}}]}
+    return {
+        "content": "",
+        "tool_calls": [{"name": "read_file", "args": {"path": "src/shop/cart.py"}}],
+    }
 
 
 @pytest.fixture
@@ -61,19 +63,31 @@ def project(tmp_path: Path) -> Path:
 def indexed(project: Path) -> Path:
     """The project indexed by ``engram index`` (what the README asks for first)."""
     engram = Path(sys.executable).parent / "engram"
-    done = subprocess.run([str(engram), "index", str(project)], capture_output=True, text=True,
-                          timeout=RUN_TIMEOUT_S,
-                          env={**os.environ, "ENGRAM_EMBEDDING_PROVIDER": "hash"})
+    done = subprocess.run(
+        [str(engram), "index", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        env={**os.environ, "ENGRAM_EMBEDDING_PROVIDER": "hash"},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return project
 
 
 def run_example(name: str, *args: str, **env: str) -> str:
-    full_env = {**os.environ, "OPENAI_API_KEY": "sk-test", "ENGRAM_EMBEDDING_PROVIDER": "hash",
-                **env}
+    full_env = {
+        **os.environ,
+        "OPENAI_API_KEY": "sk-test",
+        "ENGRAM_EMBEDDING_PROVIDER": "hash",
+        **env,
+    }
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True,
-        timeout=RUN_TIMEOUT_S, env=full_env, cwd=str(ROOT),
+        [sys.executable, str(EXAMPLES / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        env=full_env,
+        cwd=str(ROOT),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
@@ -94,8 +108,13 @@ def test_retrievers_find_code_and_facts(indexed: Path, engram_home: Path) -> Non
     from engram.stores.project_key import project_key
 
     with open_memory_store(engram_home) as store:
-        FactStore(store).add(FACT, scope="project", project_key=project_key(indexed),
-                             source="user", now=datetime.now(UTC))
+        FactStore(store).add(
+            FACT,
+            scope="project",
+            project_key=project_key(indexed),
+            source="user",
+            now=datetime.now(UTC),
+        )
     out = run_example("retrievers.py", str(indexed), "cart total prices")
     assert out.startswith("code src/shop/cart.py:4-5 cart_total(prices: list[int])")
     assert "(fused)" in out  # hybrid search over the index
@@ -105,8 +124,13 @@ def test_retrievers_find_code_and_facts(indexed: Path, engram_home: Path) -> Non
 
 def test_invoke_graph_runs_sync_async_and_as_a_subgraph(project: Path) -> None:
     with OpenAIStub(stub_script) as stub:
-        out = run_example("invoke_graph.py", str(project), TASK,
-                          ENGRAM_MODEL="stub-model", ENGRAM_BASE_URL=stub.base_url)
+        out = run_example(
+            "invoke_graph.py",
+            str(project),
+            TASK,
+            ENGRAM_MODEL="stub-model",
+            ENGRAM_BASE_URL=stub.base_url,
+        )
     assert out.count(ANSWER) == 3, out
     assert [line.split(":")[0] for line in out.splitlines()] == ["invoke", "ainvoke", "subgraph"]
     assert not stub.rejected
@@ -119,8 +143,13 @@ def test_invoke_graph_runs_sync_async_and_as_a_subgraph(project: Path) -> None:
 
 def test_middleware_agent_gets_tools_pack_and_budget(indexed: Path) -> None:
     with OpenAIStub(stub_script) as stub:
-        out = run_example("middleware_agent.py", str(indexed), TASK,
-                          ENGRAM_MODEL="stub-model", ENGRAM_BASE_URL=stub.base_url)
+        out = run_example(
+            "middleware_agent.py",
+            str(indexed),
+            TASK,
+            ENGRAM_MODEL="stub-model",
+            ENGRAM_BASE_URL=stub.base_url,
+        )
     assert f"answer: {ANSWER}" in out
     assert "budget: " in out and " of 32000 tokens" in out and out.rstrip().endswith(": ok")
     assert not stub.rejected
@@ -128,6 +157,9 @@ def test_middleware_agent_gets_tools_pack_and_budget(indexed: Path) -> None:
     user = next(m for m in first["messages"] if m["role"] == "user")
     assert user["content"].startswith(TASK)
     assert "[engram context]" in user["content"] and '<section name="slices">' in user["content"]
-    assert {t["function"]["name"] for t in first["tools"]} >= {"read_file", "grep_code",
-                                                                "search_code"}
+    assert {t["function"]["name"] for t in first["tools"]} >= {
+        "read_file",
+        "grep_code",
+        "search_code",
+    }
     assert WRAPPED in second["messages"][-1]["content"]

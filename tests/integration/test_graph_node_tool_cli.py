@@ -37,14 +37,21 @@ def deps_for_graph() -> Deps:
 
 
 def hit(path: str, start: int, end: int, score: float = 1.0) -> dict:
-    return {"path": path, "start_line": start, "end_line": end, "symbol": "", "score": score,
-            "source": "exact"}
+    return {
+        "path": path,
+        "start_line": start,
+        "end_line": end,
+        "symbol": "",
+        "score": score,
+        "source": "exact",
+    }
 
 
 async def test_expand_relations_adds_neighbours_and_slices(shop):
     update_graph(shop)
-    state = State(task="why does placing an order log twice?",
-                  code_hits=[hit("shop/service.py", 13, 14)])
+    state = State(
+        task="why does placing an order log twice?", code_hits=[hit("shop/service.py", 13, 14)]
+    )
     runtime = Runtime(context=Context(project=str(shop)))
     update = expand_relations(state, runtime, deps=deps_for_graph())
     related = update["related_symbols"]
@@ -54,8 +61,10 @@ async def test_expand_relations_adds_neighbours_and_slices(shop):
     assert ("OrderService.place", "callers") not in by_symbol
     assert ("main", "callers") not in by_symbol  # main does not call place (untyped result)
     assert ("fmt_line", "slice:calls") in by_symbol
-    assert all({"path", "start_line", "end_line", "symbol", "kind", "relation", "score"}
-               <= set(r) for r in related)
+    assert all(
+        {"path", "start_line", "end_line", "symbol", "kind", "relation", "score"} <= set(r)
+        for r in related
+    )
     assert related == sorted(related, key=lambda r: -r["score"])
 
 
@@ -72,8 +81,9 @@ async def test_expand_relations_rebuilds_a_corrupt_graph(shop):
     (shop / GRAPH_FILE).parent.mkdir(parents=True)
     (shop / GRAPH_FILE).write_bytes(b"garbage")
     state = State(task="x", code_hits=[hit("shop/service.py", 13, 14)])
-    update = expand_relations(state, Runtime(context=Context(project=str(shop))),
-                              deps=deps_for_graph())
+    update = expand_relations(
+        state, Runtime(context=Context(project=str(shop))), deps=deps_for_graph()
+    )
     assert not any(n.startswith("graph expansion unavailable") for n in update.get("notes", []))
     assert (shop / GRAPH_FILE).read_bytes().startswith(b'{"format":"engram-code-graph"')
 
@@ -105,15 +115,38 @@ def cli() -> typer.Typer:
 
 def test_cli_graph_json_schema_and_on_the_fly_build(shop):
     runner = CliRunner()
-    result = runner.invoke(cli(), ["graph", "Repository", "-p", str(shop), "--relation",
-                                   "subclasses", "--depth", "2", "--json"])
+    result = runner.invoke(
+        cli(),
+        [
+            "graph",
+            "Repository",
+            "-p",
+            str(shop),
+            "--relation",
+            "subclasses",
+            "--depth",
+            "2",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert set(data) == {"query", "symbol", "candidates", "suggestions", "relation", "depth",
-                         "results", "path", "problem"}
+    assert set(data) == {
+        "query",
+        "symbol",
+        "candidates",
+        "suggestions",
+        "relation",
+        "depth",
+        "results",
+        "path",
+        "problem",
+    }
     assert data["symbol"]["id"] == "shop/repo.py::Repository"
     assert [(r["symbol"]["qualname"], r["depth"]) for r in data["results"]] == [
-        ("SqlRepository", 1), ("MemoryRepository", 2)]
+        ("SqlRepository", 1),
+        ("MemoryRepository", 2),
+    ]
     assert (shop / GRAPH_FILE).exists()
 
 
@@ -126,11 +159,11 @@ def test_cli_graph_ambiguous_exits_nonzero_with_candidates(shop):
 
 def test_cli_graph_tree_and_slice(shop):
     runner = CliRunner()
-    tree = runner.invoke(cli(), ["graph", "OrderService.place", "-p", str(shop), "-r",
-                                 "callees"])
+    tree = runner.invoke(cli(), ["graph", "OrderService.place", "-p", str(shop), "-r", "callees"])
     assert tree.exit_code == 0 and "Repository.save" in tree.stdout
-    sliced = runner.invoke(cli(), ["slice", "OrderService.cancel", "-p", str(shop),
-                                   "--budget", "500", "--json"])
+    sliced = runner.invoke(
+        cli(), ["slice", "OrderService.cancel", "-p", str(shop), "--budget", "500", "--json"]
+    )
     assert sliced.exit_code == 0, sliced.output
     data = json.loads(sliced.stdout)
     assert data["pieces"][0]["reason"] == "target"

@@ -34,11 +34,10 @@ pytestmark = pytest.mark.integration
 def small_project(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "db.py").write_text(
-        "def open_connection(dsn):\n    \"\"\"Connect to the database.\"\"\"\n"
-        "    return connect(dsn)\n"
+        'def open_connection(dsn):\n    """Connect to the database."""\n    return connect(dsn)\n'
     )
     (root / "mail.py").write_text(
-        "def send_email(to, subject):\n    \"\"\"Deliver an email message.\"\"\"\n"
+        'def send_email(to, subject):\n    """Deliver an email message."""\n'
         "    return smtp(to, subject)\n"
     )
     return root
@@ -46,13 +45,11 @@ def small_project(root: Path) -> Path:
 
 async def test_chroma_server_down_degrades_to_notes_and_exact_search(tmp_path):
     root = small_project(tmp_path / "p")
-    context = Context(project=str(root), embedding_provider="hash",
-                      chroma_url="http://127.0.0.1:9")
+    context = Context(project=str(root), embedding_provider="hash", chroma_url="http://127.0.0.1:9")
     with pytest.raises(BackendUnavailableError):
         open_project_index(context, create=True)
     deps = Deps(open_code_index=lambda c: open_project_index(c, create=True))
-    out = search_semantic(State(task="database connection"), Runtime(context=context),
-                          deps=deps)
+    out = search_semantic(State(task="database connection"), Runtime(context=context), deps=deps)
     assert out["notes"][0].startswith("semantic search unavailable")
     text = build_search_code_tool(context, deps).invoke({"query": "open_connection"})
     assert "code index unavailable" in text and "db.py:1-3" in text
@@ -98,8 +95,10 @@ def test_make_embedder_rejects_unknown_provider(tmp_path):
 class _Embeddings(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        data = [{"index": i, "embedding": [float(len(t)), 1.0, 0.0]}
-                for i, t in enumerate(body["input"])]
+        data = [
+            {"index": i, "embedding": [float(len(t)), 1.0, 0.0]}
+            for i, t in enumerate(body["input"])
+        ]
         payload = json.dumps({"data": list(reversed(data)), "model": body["model"]}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")

@@ -60,18 +60,18 @@ def test_index_then_search_json_contract(app, project):
     summary = run_json(app, ["index", str(project)])
     assert summary["files"] == 3 and summary["chunks"] >= 4 and summary["parsed_files"] == 3
     assert {"embedded", "cache_hits", "seconds", "graph"} <= set(summary)
-    rows = run_json(app, ["search", "fetch a page with retries", "--path", str(project),
-                          "-k", "2"])
+    rows = run_json(app, ["search", "fetch a page with retries", "--path", str(project), "-k", "2"])
     assert len(rows) == 2 and all(set(r) == CHUNK_KEYS for r in rows)
     assert rows[0]["path"] == "pkg/http.py" and rows[0]["source"] == "fused"
     assert rows[0]["score"] >= rows[1]["score"]
-    semantic = run_json(app, ["search", "cache eviction", "--mode", "semantic", "--path",
-                              str(project)])
+    semantic = run_json(
+        app, ["search", "cache eviction", "--mode", "semantic", "--path", str(project)]
+    )
     assert {r["source"] for r in semantic} == {"dense"}
-    files = run_json(app, ["search", "cache eviction oldest", "--files", "--path",
-                           str(project)])
-    assert [f["path"] for f in files] == sorted({f["path"] for f in files},
-                                                 key=[f["path"] for f in files].index)
+    files = run_json(app, ["search", "cache eviction oldest", "--files", "--path", str(project)])
+    assert [f["path"] for f in files] == sorted(
+        {f["path"] for f in files}, key=[f["path"] for f in files].index
+    )
     assert set(files[0]) == {"path", "score", "reasons"}
     assert files[0]["path"] in {"pkg/cache.py", "notes.md"}
     again = run_json(app, ["index", str(project)])
@@ -86,8 +86,7 @@ def test_hybrid_without_index_falls_back_to_exact_with_a_note(app, project):
 
 
 def test_semantic_without_index_fails_with_a_hint(app, project):
-    result = CliRunner().invoke(app, ["search", "x", "--mode", "semantic", "--path",
-                                      str(project)])
+    result = CliRunner().invoke(app, ["search", "x", "--mode", "semantic", "--path", str(project)])
     assert result.exit_code == 2 and "engram index" in result.stderr
 
 
@@ -99,8 +98,9 @@ def test_unknown_mode_is_rejected(app, project):
 def test_search_says_when_the_index_was_embedded_with_another_model(app, project, monkeypatch):
     run_json(app, ["index", str(project)])  # embedded with the hash test embedder
     monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "default")
-    result = CliRunner().invoke(app, ["search", "oldest cache entry", "--path", str(project),
-                                      "--json"])
+    result = CliRunner().invoke(
+        app, ["search", "oldest cache entry", "--path", str(project), "--json"]
+    )
     assert result.exit_code == 0, result.output
     note = " ".join(result.stderr.split())
     assert "embedded with hash-" in note and "engram index" in note

@@ -41,8 +41,9 @@ def make_project(root: Path, files: int = 12) -> None:
 
 def kill_after(root: Path, marker: Path, embedded: int) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_INDEXER, str(root), str(marker)],
-                            env=env, cwd=REPO)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_INDEXER, str(root), str(marker)], env=env, cwd=REPO
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if marker.exists() and marker.read_text() and int(marker.read_text()) >= embedded:

@@ -34,8 +34,9 @@ def minified_bundle(chars: int) -> str:
     size = 0
     i = 0
     while size < chars:
-        parts.append(f"function f{i}(a,b){{var c=a+b*{i};return c>{i}?g{i % 7}(c):"
-                     f"[a,b,\"s{i}\"].join(\",\")}}")
+        parts.append(
+            f'function f{i}(a,b){{var c=a+b*{i};return c>{i}?g{i % 7}(c):[a,b,"s{i}"].join(",")}}'
+        )
         size += len(parts[-1]) + 1
         i += 1
     return ";".join(parts)[:chars]
@@ -46,7 +47,10 @@ def peak_index_rss(project: Path) -> tuple[int, float, str]:
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-c", MEASURE, ENGRAM, "index", str(project), "--json"],
-        capture_output=True, text=True, env=os.environ.copy(), timeout=MAX_SECONDS * 3,
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        timeout=MAX_SECONDS * 3,
     )
     seconds = time.monotonic() - started
     code, peak_kb = done.stdout.split()
@@ -68,7 +72,7 @@ def test_a_one_line_minified_bundle_is_indexed_in_bounded_memory(tmp_path, monke
     (bundled / "static" / "bundle.min.js").write_text(minified_bundle(BUNDLE_CHARS))
     peak_mb, seconds, output = peak_index_rss(bundled)
 
-    summary = json.loads(output[output.index("{"):])
+    summary = json.loads(output[output.index("{") :])
     assert summary["files"] == 2
     assert peak_mb - baseline_mb < MAX_GROWTH_MB, (peak_mb, baseline_mb)
     assert seconds < MAX_SECONDS

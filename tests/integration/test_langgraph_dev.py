@@ -55,11 +55,22 @@ def agent_script(body: dict[str, Any]) -> dict[str, Any]:
     if last.get("role") == "tool" and last.get("tool_call_id") == SAVE_ID:
         return {"content": "Saved."}
     if any(REMEMBER in str(m.get("content")) for m in messages if m.get("role") == "user"):
-        return {"content": "", "tool_calls": [
-            {"id": SAVE_ID, "name": "save_memory",
-             "args": {"text": "Deploys go through the staging cluster"}}]}
-    return {"content": "", "tool_calls": [
-        {"id": GREP_ID, "name": "grep_code", "args": {"pattern": "def render_total"}}]}
+        return {
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": SAVE_ID,
+                    "name": "save_memory",
+                    "args": {"text": "Deploys go through the staging cluster"},
+                }
+            ],
+        }
+    return {
+        "content": "",
+        "tool_calls": [
+            {"id": GREP_ID, "name": "grep_code", "args": {"pattern": "def render_total"}}
+        ],
+    }
 
 
 @pytest.fixture
@@ -68,15 +79,21 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     (root / "billing").mkdir(parents=True)
     (root / "billing" / "invoice.py").write_text(
-        "def render_total(lines):\n"
-        "    return f\"{sum(line.amount for line in lines):.2f}\"\n",
+        'def render_total(lines):\n    return f"{sum(line.amount for line in lines):.2f}"\n',
         encoding="utf-8",
     )
     (root / "billing" / "__init__.py").write_text("", encoding="utf-8")
     index_home = tmp_path / "index-home"
-    done = subprocess.run([str(ENGRAM), "index"], cwd=root, capture_output=True, text=True,
-                          env={**os.environ, "ENGRAM_HOME": str(index_home)}, timeout=300,
-                          stdin=subprocess.DEVNULL, check=False)
+    done = subprocess.run(
+        [str(ENGRAM), "index"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ENGRAM_HOME": str(index_home)},
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return root
 
@@ -99,19 +116,26 @@ def _server_env(tmp_path: Path, **engram: str) -> dict[str, str]:
     """The server's environment: its own HOME (to catch writes to ~/.engram) and ENGRAM_*."""
     fake_home = tmp_path / "user-home"
     fake_home.mkdir(exist_ok=True)
-    return {"HOME": str(fake_home), "OPENAI_API_KEY": "test-key",
-            # Generous, so a first open of Chroma on a loaded machine does not time out.
-            "ENGRAM_BRANCH_TIMEOUT_MS": "60000",
-            **{f"ENGRAM_{name.upper()}": value for name, value in engram.items()}}
+    return {
+        "HOME": str(fake_home),
+        "OPENAI_API_KEY": "test-key",
+        # Generous, so a first open of Chroma on a loaded machine does not time out.
+        "ENGRAM_BRANCH_TIMEOUT_MS": "60000",
+        **{f"ENGRAM_{name.upper()}": value for name, value in engram.items()},
+    }
 
 
 async def _run(client: Any, task: str, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run one task on a new thread; return its final values and thread state."""
     thread = await client.threads.create()
     values = await asyncio.wait_for(
-        client.runs.wait(thread["thread_id"], "engram",
-                         input={"messages": [{"role": "user", "content": task}]},
-                         raise_error=False, **kwargs),
+        client.runs.wait(
+            thread["thread_id"],
+            "engram",
+            input={"messages": [{"role": "user", "content": task}]},
+            raise_error=False,
+            **kwargs,
+        ),
         RUN_TIMEOUT_S,
     )
     return values, await client.threads.get_state(thread["thread_id"])
@@ -127,13 +151,16 @@ async def _exercise_configured(url: str, project: Path) -> dict[str, Any]:
     found["runs"] = await client.runs.list(thread_id)
     # The run context wins; its empty strings mean "not set" (base_url stays the server's).
     found["override"], _ = await _run(
-        client, TASK, context={"model": "model-from-context", "base_url": "", "project": "",
-                               "engram_home": ""})
+        client,
+        TASK,
+        context={"model": "model-from-context", "base_url": "", "project": "", "engram_home": ""},
+    )
     # A relative project is the server's folder (resolved off the event loop too).
     found["relative"], _ = await _run(client, TASK, context={"project": "."})
     # Studio's sample files pasted as they are: the placeholder project is refused clearly.
     found["sample"], found["sample_state"] = await _run(
-        client, STUDIO_INPUT["messages"][0]["content"], context=STUDIO_CONTEXT)
+        client, STUDIO_INPUT["messages"][0]["content"], context=STUDIO_CONTEXT
+    )
     found["saved"], _ = await _run(client, REMEMBER, context={"project": str(project)})
     found["facts"] = await client.store.search_items(("facts",), limit=50)
     return found
@@ -143,8 +170,13 @@ def test_langgraph_dev_runs_the_graph_with_the_servers_settings(
     tmp_path: Path, stub: OpenAIStub, project: Path
 ) -> None:
     server_home = tmp_path / "server-engram-home"
-    env = _server_env(tmp_path, model="stub-model", base_url=stub.base_url,
-                      home=str(server_home), project=str(project))
+    env = _server_env(
+        tmp_path,
+        model="stub-model",
+        base_url=stub.base_url,
+        home=str(server_home),
+        project=str(project),
+    )
     log = tmp_path / "langgraph-dev.log"
     with langgraph_dev(_workdir(tmp_path), log, env) as url:
         found = asyncio.run(_exercise_configured(url, project))
@@ -175,7 +207,8 @@ def test_langgraph_dev_runs_the_graph_with_the_servers_settings(
     # another model; the empty base_url kept ENGRAM_BASE_URL.
     calls = [b for b in stub.requests if TASK in str(b["messages"]) and b.get("tools")]
     assert [b["model"] for b in calls] == (
-        ["stub-model"] * 2 + ["model-from-context"] * 2 + ["stub-model"] * 2)
+        ["stub-model"] * 2 + ["model-from-context"] * 2 + ["stub-model"] * 2
+    )
     assert stub.rejected == []
     assert all(history_problems(b["messages"]) == [] for b in calls)
     assert found["override"]["messages"][-1]["content"] == ANSWER
@@ -194,8 +227,9 @@ def test_langgraph_dev_runs_the_graph_with_the_servers_settings(
     assert sample["messages"][-1]["content"].startswith("Stopped before starting:")
     assert sample["error"] in sample["notes"]
     assert found["sample_state"]["next"] == []
-    assert not [b for b in stub.requests if STUDIO_INPUT["messages"][0]["content"]
-                in str(b["messages"])]
+    assert not [
+        b for b in stub.requests if STUDIO_INPUT["messages"][0]["content"] in str(b["messages"])
+    ]
 
     saved = found["saved"]
     assert isinstance(saved, dict) and "__error__" not in saved, tail(log)
@@ -207,16 +241,16 @@ def test_langgraph_dev_runs_the_graph_with_the_servers_settings(
 async def _exercise_unconfigured(url: str, project: Path) -> dict[str, Any]:
     client = get_client(url=url)
     found: dict[str, Any] = {}
-    found["agent"], found["agent_state"] = await _run(client, TASK,
-                                                      context={"project": str(project)})
-    found["context"], _ = await _run(client, TASK,
-                                     context={"project": str(project), "mode": "context"})
+    found["agent"], found["agent_state"] = await _run(
+        client, TASK, context={"project": str(project)}
+    )
+    found["context"], _ = await _run(
+        client, TASK, context={"project": str(project), "mode": "context"}
+    )
     return found
 
 
-def test_agent_mode_without_a_model_ends_with_a_clear_note(
-    tmp_path: Path, project: Path
-) -> None:
+def test_agent_mode_without_a_model_ends_with_a_clear_note(tmp_path: Path, project: Path) -> None:
     server_home = tmp_path / "server-engram-home"
     env = _server_env(tmp_path, home=str(server_home))
     log = tmp_path / "langgraph-dev.log"

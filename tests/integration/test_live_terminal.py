@@ -24,13 +24,31 @@ needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux
 
 ENGRAM = str(Path(sys.executable).parent / "engram")
 WAIT_S = 240
-ANSWER = ("The greeting is fixed and the command printed two lines; this answer is long "
-          "enough to arrive in many small pieces.")
+ANSWER = (
+    "The greeting is fixed and the command printed two lines; this answer is long "
+    "enough to arrive in many small pieces."
+)
 EDIT_AND_COMMAND = [
-    {"content": "Fixing it.", "tool_calls": [{"id": "e1", "name": "edit_file", "args": {
-        "path": "app.py", "old_string": "'helo'", "new_string": "'hello'"}}]},
-    {"content": "", "tool_calls": [{"id": "c1", "name": "run_command", "args": {
-        "command": "echo line-one; sleep 1; echo line-two"}}]},
+    {
+        "content": "Fixing it.",
+        "tool_calls": [
+            {
+                "id": "e1",
+                "name": "edit_file",
+                "args": {"path": "app.py", "old_string": "'helo'", "new_string": "'hello'"},
+            }
+        ],
+    },
+    {
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "name": "run_command",
+                "args": {"command": "echo line-one; sleep 1; echo line-two"},
+            }
+        ],
+    },
     {"content": ANSWER, "chunk_delay_s": 0.1},
 ]
 
@@ -71,11 +89,18 @@ def _wait_until(ready: Any) -> None:
 
 
 def _start(session: str, project: Path, home: Path, base_url: str, args: str) -> None:
-    env = {"ENGRAM_HOME": str(home), "ENGRAM_MODEL": "stub-model", "OPENAI_API_KEY": "x",
-           "ENGRAM_BASE_URL": base_url, "ENGRAM_EMBEDDING_PROVIDER": "hash"}
+    env = {
+        "ENGRAM_HOME": str(home),
+        "ENGRAM_MODEL": "stub-model",
+        "OPENAI_API_KEY": "x",
+        "ENGRAM_BASE_URL": base_url,
+        "ENGRAM_EMBEDDING_PROVIDER": "hash",
+    }
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    command = (f"cd {shlex.quote(str(project))} && env -u COLUMNS {exports} "
-               f"{shlex.quote(ENGRAM)} run {args}; echo FINISHED-$?; sleep 30")
+    command = (
+        f"cd {shlex.quote(str(project))} && env -u COLUMNS {exports} "
+        f"{shlex.quote(ENGRAM)} run {args}; echo FINISHED-$?; sleep 30"
+    )
     _tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
 
 
@@ -104,8 +129,16 @@ def test_a_terminal_sees_text_stream_diffs_and_command_output_live(tmp_path, eng
 def test_without_a_terminal_the_output_stays_plain(tmp_path, engram_home):
     project = _project(tmp_path)
     with OpenAIStub(EDIT_AND_COMMAND) as stub:
-        done = run_engram(project, engram_home, stub.base_url, "run", "fix the greeting",
-                          "--policy", "yolo", env={"TERM": "xterm-256color"})
+        done = run_engram(
+            project,
+            engram_home,
+            stub.base_url,
+            "run",
+            "fix the greeting",
+            "--policy",
+            "yolo",
+            env={"TERM": "xterm-256color"},
+        )
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout + done.stderr
     assert done.stdout.strip() == ANSWER
@@ -140,8 +173,16 @@ def _group_gone(group: int, wait_s: float = 10.0) -> bool:
 def test_ctrl_c_stops_a_command_and_the_session_resumes(tmp_path, engram_home):
     project = _project(tmp_path)
     script = [
-        {"content": "", "tool_calls": [{"id": "c1", "name": "run_command", "args": {
-            "command": "echo started-cmd; echo $$ > cmd.pid; sleep 120"}}]},
+        {
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "name": "run_command",
+                    "args": {"command": "echo started-cmd; echo $$ > cmd.pid; sleep 120"},
+                }
+            ],
+        },
         {"content": "The command was stopped; nothing else to do."},
     ]
     session = f"engram-stop-{os.getpid()}"
@@ -149,8 +190,12 @@ def test_ctrl_c_stops_a_command_and_the_session_resumes(tmp_path, engram_home):
         _start(session, project, engram_home, stub.base_url, "'run it' --thread s1 --policy yolo")
         try:
             _wait_for(session, "started-cmd")
-            _wait_until(lambda: (project / "cmd.pid").exists()
-                        and (project / "cmd.pid").read_text().strip() != "")
+            _wait_until(
+                lambda: (
+                    (project / "cmd.pid").exists()
+                    and (project / "cmd.pid").read_text().strip() != ""
+                )
+            )
             _tmux("send-keys", "-t", session, "C-c")
             screen = _wait_for(session, "FINISHED-")
         finally:
@@ -163,9 +208,11 @@ def test_ctrl_c_stops_a_command_and_the_session_resumes(tmp_path, engram_home):
         records = [json.loads(line) for line in log.read_text().splitlines()]
         # what the stopped command changed was snapshotted: it can be undone
         assert [(r["kind"], r["tool"], r["paths"]) for r in records] == [
-            ("command", "run_command", ["cmd.pid"])]
-        resumed = run_engram(project, engram_home, stub.base_url, "sessions", "resume", "s1",
-                             "--json")
+            ("command", "run_command", ["cmd.pid"])
+        ]
+        resumed = run_engram(
+            project, engram_home, stub.base_url, "sessions", "resume", "s1", "--json"
+        )
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["answer"] == "The command was stopped; nothing else to do."
     assert stub.rejected == []
@@ -176,17 +223,30 @@ def test_ctrl_c_stops_a_command_and_the_session_resumes(tmp_path, engram_home):
 
 def test_sigint_during_a_slow_model_call_leaves_a_session_that_goes_on(tmp_path, engram_home):
     project = _project(tmp_path)
-    script: list[dict[str, Any]] = [{"content": "too late", "delay_s": 60},
-                                    {"content": "second answer"}]
+    script: list[dict[str, Any]] = [
+        {"content": "too late", "delay_s": 60},
+        {"content": "second answer"},
+    ]
     with OpenAIStub(script) as stub:
         environ = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
-        environ.update({"ENGRAM_HOME": str(engram_home), "ENGRAM_MODEL": "stub-model",
-                        "OPENAI_API_KEY": "x", "ENGRAM_BASE_URL": stub.base_url,
-                        "ENGRAM_EMBEDDING_PROVIDER": "hash", "NO_COLOR": "1"})
+        environ.update(
+            {
+                "ENGRAM_HOME": str(engram_home),
+                "ENGRAM_MODEL": "stub-model",
+                "OPENAI_API_KEY": "x",
+                "ENGRAM_BASE_URL": stub.base_url,
+                "ENGRAM_EMBEDDING_PROVIDER": "hash",
+                "NO_COLOR": "1",
+            }
+        )
         process = subprocess.Popen(
             [ENGRAM, "run", "first task", "--thread", "s2", "--path", str(project)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=environ)
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environ,
+        )
         deadline = time.monotonic() + WAIT_S
         while not stub.requests and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -196,8 +256,9 @@ def test_sigint_during_a_slow_model_call_leaves_a_session_that_goes_on(tmp_path,
         assert time.monotonic() - started < 20
         assert process.returncode == 130, err
         assert "stopped the model call" in err and "Traceback" not in err
-        done = run_engram(project, engram_home, stub.base_url, "run", "next task", "--thread",
-                          "s2", "--json")
+        done = run_engram(
+            project, engram_home, stub.base_url, "run", "next task", "--thread", "s2", "--json"
+        )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["answer"] == "second answer"
     assert stub.rejected == []
@@ -207,8 +268,13 @@ def test_sigint_during_a_slow_model_call_leaves_a_session_that_goes_on(tmp_path,
 
 def test_run_shell_passes_output_on_while_the_command_runs(tmp_path):
     pieces: list[tuple[float, str]] = []
-    result = run_shell(tmp_path, "printf 'a\\033[31mb\\n'; sleep 1; echo c", 30, dict(os.environ),
-                       lambda text: pieces.append((time.monotonic(), text)))
+    result = run_shell(
+        tmp_path,
+        "printf 'a\\033[31mb\\n'; sleep 1; echo c",
+        30,
+        dict(os.environ),
+        lambda text: pieces.append((time.monotonic(), text)),
+    )
     assert result.exit_code == 0 and result.output == "ab\nc\n"
     assert "".join(text for _, text in pieces) == "ab\nc\n"
     assert pieces[-1][0] - pieces[0][0] > 0.5  # the first line came before the command ended
@@ -217,16 +283,25 @@ def test_run_shell_passes_output_on_while_the_command_runs(tmp_path):
 @needs_tmux
 def test_ctrl_c_in_chat_stops_the_model_call_and_the_next_turn_works(tmp_path, engram_home):
     project = _project(tmp_path)
-    script: list[dict[str, Any]] = [{"content": "too late", "delay_s": 60},
-                                    {"content": "the second answer streamed"}]
+    script: list[dict[str, Any]] = [
+        {"content": "too late", "delay_s": 60},
+        {"content": "the second answer streamed"},
+    ]
     session = f"engram-chat-{os.getpid()}"
-    env = {"ENGRAM_HOME": str(engram_home), "ENGRAM_MODEL": "stub-model", "OPENAI_API_KEY": "x",
-           "ENGRAM_EMBEDDING_PROVIDER": "hash"}
+    env = {
+        "ENGRAM_HOME": str(engram_home),
+        "ENGRAM_MODEL": "stub-model",
+        "OPENAI_API_KEY": "x",
+        "ENGRAM_EMBEDDING_PROVIDER": "hash",
+    }
     with OpenAIStub(script) as stub:
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in
-                           {**env, "ENGRAM_BASE_URL": stub.base_url}.items())
-        command = (f"cd {shlex.quote(str(project))} && env {exports} {shlex.quote(ENGRAM)} "
-                   "chat --thread c1; echo FINISHED-$?; sleep 30")
+        exports = " ".join(
+            f"{k}={shlex.quote(v)}" for k, v in {**env, "ENGRAM_BASE_URL": stub.base_url}.items()
+        )
+        command = (
+            f"cd {shlex.quote(str(project))} && env {exports} {shlex.quote(ENGRAM)} "
+            "chat --thread c1; echo FINISHED-$?; sleep 30"
+        )
         _tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", command)
         try:
             _wait_for(session, "engram>")
@@ -264,11 +339,22 @@ def test_ctrl_c_at_an_approval_question_stops_with_the_question_pending(tmp_path
             subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
         assert "FINISHED-130" in screen and "stopped at the approval question" in screen
         assert (project / "app.py").read_text() == "def greet():\n    return 'helo'\n"
-        shown = json.loads(run_engram(project, engram_home, stub.base_url, "sessions", "show",
-                                      "q1", "--json").stdout)
+        shown = json.loads(
+            run_engram(
+                project, engram_home, stub.base_url, "sessions", "show", "q1", "--json"
+            ).stdout
+        )
         assert shown["interrupts"], shown  # the question waits for the next resume
-        resumed = run_engram(project, engram_home, stub.base_url, "sessions", "resume", "q1",
-                             "--json", env={"ENGRAM_POLICY": "auto-edit"})
+        resumed = run_engram(
+            project,
+            engram_home,
+            stub.base_url,
+            "sessions",
+            "resume",
+            "q1",
+            "--json",
+            env={"ENGRAM_POLICY": "auto-edit"},
+        )
     assert resumed.returncode == 0, resumed.stderr
     assert stub.rejected == [] and len(stub.requests) == 2
     assert json.loads(resumed.stdout)["answer"] == "Fixed after all."

@@ -35,8 +35,9 @@ async def test_stdio_server_lists_and_runs_tools(tmp_path: Path, engram_home: Pa
         refused = await client.call_tool("read_file", {"path": "../outside.txt"})
         assert refused.is_error and "outside the project" in refused.content[0].text
         assert {"build_context", "search_memory", "search_code", "code_graph"} <= names
-        pack = await client.call_tool("build_context", {"task": "fix check_token in auth.py",
-                                                        "budget": 2000})
+        pack = await client.call_tool(
+            "build_context", {"task": "fix check_token in auth.py", "budget": 2000}
+        )
         assert not pack.is_error
         assert "auth.py" in pack.content[0].text
         memory = await client.call_tool("search_memory", {"query": "token"})
@@ -86,8 +87,11 @@ def test_a_client_that_leaves_before_listing_lets_the_server_exit(tmp_path: Path
     project.mkdir()
     done = subprocess.run(
         [str(Path(sys.executable).parent / "engram"), "mcp", "--path", str(project)],
-        env={"ENGRAM_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin",
-             "HF_HUB_OFFLINE": "1"},
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False,
+        env={"ENGRAM_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr

@@ -38,8 +38,11 @@ TASK = "Look the answer up with the test tools"
 
 def _server(many: int = 0, log: Path | None = None) -> dict[str, Any]:
     env = {"PYTHONPATH": str(REPO), **({"MCP_TEST_LOG": str(log)} if log else {})}
-    return {"command": sys.executable,
-            "args": ["-m", "tests.support.mcp_tools_server", "--many", str(many)], "env": env}
+    return {
+        "command": sys.executable,
+        "args": ["-m", "tests.support.mcp_tools_server", "--many", str(many)],
+        "env": env,
+    }
 
 
 def _configure(project: Path, servers: dict[str, Any] | str) -> None:
@@ -68,11 +71,13 @@ def _tool_names(body: dict[str, Any]) -> list[str]:
     return [t["function"]["name"] for t in body.get("tools") or []]
 
 
-def _engram(project: Path, home: Path, base_url: str, *args: str,
-            env: dict[str, str] | None = None):
+def _engram(
+    project: Path, home: Path, base_url: str, *args: str, env: dict[str, str] | None = None
+):
     """Run engram on a project whose servers the user trusted (``ENGRAM_TRUST_PROJECT``)."""
-    return run_engram(project, home, base_url, *args,
-                      env={"ENGRAM_TRUST_PROJECT": "1", **(env or {})})
+    return run_engram(
+        project, home, base_url, *args, env={"ENGRAM_TRUST_PROJECT": "1", **(env or {})}
+    )
 
 
 def _configure_user(home: Path, servers: dict[str, Any]) -> None:
@@ -81,13 +86,13 @@ def _configure_user(home: Path, servers: dict[str, Any]) -> None:
     (home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
 
 
-def test_yolo_calls_the_server_and_its_result_comes_back_wrapped_untrusted(project,
-                                                                            engram_home):
+def test_yolo_calls_the_server_and_its_result_comes_back_wrapped_untrusted(project, engram_home):
     _configure(project, {"t": _server()})
     script = [_call("t__forge", "f1"), _call("t__add", "a1", a=2, b=40), {"content": "42"}]
     with OpenAIStub(script) as stub:
-        done = _engram(project, engram_home, stub.base_url, "run", TASK, "--policy", "yolo",
-                       "--json")
+        done = _engram(
+            project, engram_home, stub.base_url, "run", TASK, "--policy", "yolo", "--json"
+        )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert json.loads(done.stdout)["answer"] == "42"
@@ -104,13 +109,15 @@ def test_yolo_calls_the_server_and_its_result_comes_back_wrapped_untrusted(proje
 
 
 def test_ask_without_a_terminal_refuses_the_call_and_the_allowlist_lets_it_run(
-        project, engram_home, tmp_path):
+    project, engram_home, tmp_path
+):
     log = tmp_path / "echo.log"
     _configure(project, {"t": _server(log=log)})
     script = [_call("t__echo", "e1", text="hello"), {"content": "done"}]
     with OpenAIStub(script) as stub:
-        refused = _engram(project, engram_home, stub.base_url, "run", TASK,
-                          env={"ENGRAM_POLICY": "ask"})
+        refused = _engram(
+            project, engram_home, stub.base_url, "run", TASK, env={"ENGRAM_POLICY": "ask"}
+        )
     assert refused.returncode == 0, refused.stderr
     assert "there is no terminal to ask for approval" in refused.stderr
     assert "[mcp] allow" in refused.stderr
@@ -138,13 +145,26 @@ def test_many_tools_go_behind_find_tools(project, engram_home):
             found = last["content"]
             if "t__inventory_17" not in found:
                 return {"content": "not found: " + found[:300]}
-            return _call("call_tool", "call", name="t__inventory_17",
-                         arguments={"warehouse": "W1", "sku": "A-7", "quantity": 3})
+            return _call(
+                "call_tool",
+                "call",
+                name="t__inventory_17",
+                arguments={"warehouse": "W1", "sku": "A-7", "quantity": 3},
+            )
         return {"content": "recorded: " + last["content"]}
 
     with OpenAIStub(script) as stub:
-        done = _engram(project, engram_home, stub.base_url, "run", TASK, "--policy", "yolo",
-                       "--json", env={"ENGRAM_CONTEXT_WINDOW": "32000"})
+        done = _engram(
+            project,
+            engram_home,
+            stub.base_url,
+            "run",
+            TASK,
+            "--policy",
+            "yolo",
+            "--json",
+            env={"ENGRAM_CONTEXT_WINDOW": "32000"},
+        )
     assert done.returncode == 0, done.stderr
     names = _tool_names(stub.requests[0])
     assert "find_tools" in names and "call_tool" in names
@@ -157,8 +177,16 @@ def test_many_tools_go_behind_find_tools(project, engram_home):
 
 def test_a_bad_config_is_one_note_and_the_run_goes_on(project, engram_home):
     _configure(project, '{"mcpServers": {"t": ')
-    (engram_home / "mcp.json").write_text(json.dumps({"mcpServers": {
-        "nocmd": {"args": ["x"]}, "gone": {"command": "/nonexistent/mcp-server"}}}))
+    (engram_home / "mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "nocmd": {"args": ["x"]},
+                    "gone": {"command": "/nonexistent/mcp-server"},
+                }
+            }
+        )
+    )
     with OpenAIStub([{"content": "fine"}]) as stub:
         done = _engram(project, engram_home, stub.base_url, "run", TASK, "--json")
     assert done.returncode == 0, done.stderr
@@ -173,25 +201,33 @@ def test_a_bad_config_is_one_note_and_the_run_goes_on(project, engram_home):
 
 
 async def test_graph_asks_under_ask_and_auto_edit_and_flags_external_content(
-        project, engram_home, monkeypatch):
+    project, engram_home, monkeypatch
+):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     _configure(project, {"t": _server()})
     script = [_call("t__add", "a1", a=1, b=2), {"content": "3"}]
     for policy in ("ask", "auto-edit"):
         with OpenAIStub(list(script)) as stub:
-            context = Context(project=str(project), model="stub-model", base_url=stub.base_url,
-                              policy=policy, engram_home=str(engram_home))
+            context = Context(
+                project=str(project),
+                model="stub-model",
+                base_url=stub.base_url,
+                policy=policy,
+                engram_home=str(engram_home),
+            )
             deps = Deps(model_factory=make_model, open_mcp_tools=open_mcp_toolset)
             app = builder(deps).compile(checkpointer=InMemorySaver())
             config = {"configurable": {"thread_id": policy}}
-            first = await app.ainvoke({"messages": [HumanMessage(content=TASK)]}, config,
-                                      context=context)
+            first = await app.ainvoke(
+                {"messages": [HumanMessage(content=TASK)]}, config, context=context
+            )
             payload = first["__interrupt__"][0].value
             assert payload["category"] == "mcp" and payload["mcp_tool"] == "t__add"
             assert payload["question"] == "Call this MCP server tool?"
             assert payload["args"] == {"a": 1, "b": 2}
-            final = await app.ainvoke(Command(resume={"action": "approve"}), config,
-                                      context=context)
+            final = await app.ainvoke(
+                Command(resume={"action": "approve"}), config, context=context
+            )
         assert final["messages"][-1].content == "3"
         assert final["external_content_seen"] is True
         assert "t__add" in final["untrusted_sources"]
@@ -201,14 +237,29 @@ async def test_graph_asks_under_ask_and_auto_edit_and_flags_external_content(
 def _http_server(sse: bool, token: str) -> Iterator[str]:
     """Run the test tools over HTTP on a free port; yield the base URL."""
     port = free_port()
-    command = [sys.executable, "-m", "tests.support.mcp_tools_server", "--http", str(port),
-               *(["--sse"] if sse else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "tests.support.mcp_tools_server",
+        "--http",
+        str(port),
+        *(["--sse"] if sse else []),
+    ]
     env = {**os.environ, "PYTHONPATH": str(REPO), "MCP_TEST_TOKEN": token}
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
-        wait_until_ready(lambda: socket.create_connection(("127.0.0.1", port), 1).close(),
-                         proc, "the HTTP MCP test server", timeout_s=60)
+        wait_until_ready(
+            lambda: socket.create_connection(("127.0.0.1", port), 1).close(),
+            proc,
+            "the HTTP MCP test server",
+            timeout_s=60,
+        )
         yield f"http://127.0.0.1:{port}"
     finally:
         stop_group(proc)
@@ -216,18 +267,35 @@ def _http_server(sse: bool, token: str) -> Iterator[str]:
 
 @pytest.mark.parametrize("kind", ["http", "sse"])
 def test_a_remote_server_is_reached_by_url_with_headers_from_the_environment(
-        project, engram_home, kind):
+    project, engram_home, kind
+):
     token = "tok-" + kind
     with _http_server(sse=kind == "sse", token=token) as base:
         path = "/sse" if kind == "sse" else "/mcp"
-        _configure_user(engram_home, {
-            "remote": {"type": kind, "url": base + path,
-                       "headers": {"X-Test-Token": "${MCP_REMOTE_TOKEN}"}},
-            "nokey": {"url": base + path, "headers": {"X-Test-Token": "${MCP_UNSET_TOKEN}"}}})
+        _configure_user(
+            engram_home,
+            {
+                "remote": {
+                    "type": kind,
+                    "url": base + path,
+                    "headers": {"X-Test-Token": "${MCP_REMOTE_TOKEN}"},
+                },
+                "nokey": {"url": base + path, "headers": {"X-Test-Token": "${MCP_UNSET_TOKEN}"}},
+            },
+        )
         script = [_call("remote__add", "a1", a=2, b=40), {"content": "42"}]
         with OpenAIStub(script) as stub:
-            done = _engram(project, engram_home, stub.base_url, "run", TASK, "--policy", "yolo",
-                           "--json", env={"MCP_REMOTE_TOKEN": token})
+            done = _engram(
+                project,
+                engram_home,
+                stub.base_url,
+                "run",
+                TASK,
+                "--policy",
+                "yolo",
+                "--json",
+                env={"MCP_REMOTE_TOKEN": token},
+            )
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
         assert result["answer"] == "42"
@@ -243,5 +311,6 @@ def test_a_remote_server_is_reached_by_url_with_headers_from_the_environment(
             refused = _engram(project, engram_home, stub.base_url, "run", TASK, "--json")
         assert refused.returncode == 0, refused.stderr
         assert "MCP server 'remote' (http://127.0.0.1:" in " ".join(
-            json.loads(refused.stdout)["notes"])
+            json.loads(refused.stdout)["notes"]
+        )
         assert not any("__" in n for n in _tool_names(stub.requests[0]))

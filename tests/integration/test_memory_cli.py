@@ -76,8 +76,13 @@ def test_conflict_is_reported_and_force_keeps_both(cli, project):
 
 
 def test_secret_is_refused(cli, project):
-    result = cli("save", "deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-                 "--path", str(project), ok=False)
+    result = cli(
+        "save",
+        "deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "--path",
+        str(project),
+        ok=False,
+    )
     assert result.exit_code == 2
     assert json.loads(cli("list", "--path", str(project), "--json").output) == []
 
@@ -86,8 +91,9 @@ def test_verify_replace_delete(cli, project):
     p = str(project)
     fact = json.loads(cli("save", "CI runs on Jenkins", "--path", p, "--json").output)
     cli("verify", fact["id"], "--path", p)
-    replaced = json.loads(cli("replace", fact["id"], "CI runs on GitHub Actions", "--path", p,
-                              "--json").output)
+    replaced = json.loads(
+        cli("replace", fact["id"], "CI runs on GitHub Actions", "--path", p, "--json").output
+    )
     assert replaced["id"] == fact["id"] and replaced["text"] == "CI runs on GitHub Actions"
     cli("delete", fact["id"], "--path", p)
     assert json.loads(cli("list", "--path", p, "--json").output) == []
@@ -122,26 +128,31 @@ def test_import_minimal_lines_keeps_ids_and_batch_search(cli, project, tmp_path)
     )
     cli("import", str(data), "--path", p)
     queries = tmp_path / "q.jsonl"
-    queries.write_text('{"id": "q1", "query": "support group"}\n'
-                       '{"id": "q2", "query": "what did Melanie paint"}\n')
+    queries.write_text(
+        '{"id": "q1", "query": "support group"}\n{"id": "q2", "query": "what did Melanie paint"}\n'
+    )
     out = cli("search", "--batch", str(queries), "--path", p, "-k", "1").output
     rows = [json.loads(line) for line in out.splitlines()]
     assert [(r["id"], [f["id"] for f in r["results"]]) for r in rows] == [
-        ("q1", ["D1:1"]), ("q2", ["D1:2"])]
+        ("q1", ["D1:1"]),
+        ("q2", ["D1:2"]),
+    ]
     other = tmp_path / "elsewhere"
     other.mkdir()
     out = cli("search", "--batch", str(queries), "--path", str(other)).output
     assert all(json.loads(line)["results"] == [] for line in out.splitlines())
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (None, "cannot read"),
-    ('{"id": "q1", "query": "x"}\nnot json\n', "line 2 is not JSON"),
-    ('{"id": "q1"}\n', 'line 1 has no "query" text'),
-    ('["q1", "x"]\n', 'line 1 has no "query" text'),
-])
-def test_batch_search_rejects_a_bad_file_before_answering(cli, project, tmp_path, content,
-                                                          message):
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read"),
+        ('{"id": "q1", "query": "x"}\nnot json\n', "line 2 is not JSON"),
+        ('{"id": "q1"}\n', 'line 1 has no "query" text'),
+        ('["q1", "x"]\n', 'line 1 has no "query" text'),
+    ],
+)
+def test_batch_search_rejects_a_bad_file_before_answering(cli, project, tmp_path, content, message):
     queries = tmp_path / "q.jsonl"
     if content is not None:
         queries.write_text(content)
@@ -175,8 +186,12 @@ def test_two_processes_writing_500_facts_each(cli, project, tmp_path):
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
     procs = [
-        subprocess.Popen([sys.executable, str(script), name, str(project), "500"], cwd=ROOT,
-                         stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, str(script), name, str(project), "500"],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for name in ("alpha", "beta")
     ]
     for proc in procs:
@@ -186,7 +201,8 @@ def test_two_processes_writing_500_facts_each(cli, project, tmp_path):
     assert len(facts) == 1000
     assert len({f["id"] for f in facts}) == 1000
     assert {f["text"] for f in facts} == {
-        f"note {i} written by {name}" for i in range(500) for name in ("alpha", "beta")}
+        f"note {i} written by {name}" for i in range(500) for name in ("alpha", "beta")
+    }
 
 
 SAVER = textwrap.dedent(
@@ -221,8 +237,26 @@ SAVER = textwrap.dedent(
 
 @pytest.mark.slow
 def test_two_processes_saving_the_same_facts_store_each_once(cli, project, tmp_path):
-    words = ["alpha", "bravo", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "indigo",
-             "juniper", "kelp", "lagoon", "marble", "nectar", "onyx", "pepper", "quartz", "raven"]
+    words = [
+        "alpha",
+        "bravo",
+        "cobalt",
+        "delta",
+        "ember",
+        "fjord",
+        "garnet",
+        "harbor",
+        "indigo",
+        "juniper",
+        "kelp",
+        "lagoon",
+        "marble",
+        "nectar",
+        "onyx",
+        "pepper",
+        "quartz",
+        "raven",
+    ]
     texts, index = [], ConflictIndex([])
     for i in range(len(words) ** 2):
         first, second = words[i % len(words)], words[(i * 7 + 3) % len(words)]
@@ -236,9 +270,16 @@ def test_two_processes_saving_the_same_facts_store_each_once(cli, project, tmp_p
     data.write_text(json.dumps(texts))
     script = tmp_path / "saver.py"
     script.write_text(SAVER)
-    procs = [subprocess.Popen([sys.executable, str(script), str(data), str(project)], cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(data), str(project)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     deadline = time.monotonic() + 120
     while len(list(tmp_path.glob("texts.json.ready*"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -257,18 +298,22 @@ def test_two_processes_saving_the_same_facts_store_each_once(cli, project, tmp_p
 
 def test_dense_search_over_a_large_scope_is_the_default(cli, project, tmp_path):
     data = tmp_path / "many.jsonl"
-    rows = [{"id": f"n{i}", "text": f"note about topic{i} and item{i * 7}", "scope": "project"}
-            for i in range(320)]
-    rows.append({"id": "target", "text": "The release train leaves on Thursdays",
-                 "scope": "project"})
+    rows = [
+        {"id": f"n{i}", "text": f"note about topic{i} and item{i * 7}", "scope": "project"}
+        for i in range(320)
+    ]
+    rows.append(
+        {"id": "target", "text": "The release train leaves on Thursdays", "scope": "project"}
+    )
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     cli("import", str(data), "--path", str(project))
     query = "when does the release train leave"
     found = json.loads(cli("search", query, "--path", str(project), "--json").output)
     # The bundled embedder fills up the results past the one lexical match.
     assert found[0]["id"] == "target" and len(found) == 10
-    lexical = json.loads(cli("search", query, "--no-dense", "--path", str(project),
-                             "--json").output)
+    lexical = json.loads(
+        cli("search", query, "--no-dense", "--path", str(project), "--json").output
+    )
     # Without embeddings: the match and, in a memory this large, its recorded neighbours.
     assert [f["id"] for f in lexical] == ["target", "n319", "n318"]
 

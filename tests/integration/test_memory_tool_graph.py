@@ -33,13 +33,18 @@ def script(body: dict[str, Any]) -> dict[str, Any]:
     last = (body.get("messages") or [{}])[-1]
     if last.get("role") == "tool":
         return {"content": ANSWER}
-    return {"content": "", "tool_calls": [
-        {"id": CALL_ID, "name": "save_memory", "args": {"text": "This project uses Java 21"}}]}
+    return {
+        "content": "",
+        "tool_calls": [
+            {"id": CALL_ID, "name": "save_memory", "args": {"text": "This project uses Java 21"}}
+        ],
+    }
 
 
 def engram(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(ENGRAM), *args], env=env, capture_output=True, text=True,
-                          timeout=180, check=False)
+    return subprocess.run(
+        [str(ENGRAM), *args], env=env, capture_output=True, text=True, timeout=180, check=False
+    )
 
 
 def test_conflicting_save_memory_comes_back_to_the_model(tmp_path):
@@ -56,8 +61,12 @@ def test_conflicting_save_memory_comes_back_to_the_model(tmp_path):
         env.update(ENGRAM_MODEL="stub-model", ENGRAM_BASE_URL=stub.base_url)
         done = engram(["run", "Remember that we moved to Java 21", "--path", str(project)], env)
     assert done.returncode == 0, done.stderr
-    tool_messages = [m for body in stub.requests for m in body.get("messages", [])
-                     if m.get("role") == "tool" and m.get("tool_call_id") == CALL_ID]
+    tool_messages = [
+        m
+        for body in stub.requests
+        for m in body.get("messages", [])
+        if m.get("role") == "tool" and m.get("tool_call_id") == CALL_ID
+    ]
     assert tool_messages
     content = tool_messages[-1]["content"]
     assert "NOT SAVED" in content and "Java 17" in content and "Java 21" in content

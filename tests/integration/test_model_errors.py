@@ -25,8 +25,13 @@ def _project(tmp_path: Path) -> Path:
 
 async def test_context_overflow_compacts_once_and_retries(tmp_path: Path):
     root = _project(tmp_path)
-    overflow = {"status": 400, "error": {"message": "This model's maximum context length is 8192 "
-                                                   "tokens", "code": "context_length_exceeded"}}
+    overflow = {
+        "status": 400,
+        "error": {
+            "message": "This model's maximum context length is 8192 tokens",
+            "code": "context_length_exceeded",
+        },
+    }
     script = [
         {"tool_calls": [{"name": "read_file", "args": {"path": "big.txt", "end_line": 300}}]},
         {"content": "first answer"},
@@ -35,13 +40,16 @@ async def test_context_overflow_compacts_once_and_retries(tmp_path: Path):
         {"content": "second answer"},
     ]
     with OpenAIStub(script) as stub:
-        context = Context(project=str(root), model="stub-model", base_url=stub.base_url,
-                          engram_home=str(tmp_path / "home"))
+        context = Context(
+            project=str(root),
+            model="stub-model",
+            base_url=stub.base_url,
+            engram_home=str(tmp_path / "home"),
+        )
         graph = build_graph(make_default_deps(), checkpointer=InMemorySaver())
         config = {"configurable": {"thread_id": "t"}}
         await graph.ainvoke({"messages": [("user", "question one")]}, config, context=context)
-        out = await graph.ainvoke({"messages": [("user", "question two")]}, config,
-                                  context=context)
+        out = await graph.ainvoke({"messages": [("user", "question two")]}, config, context=context)
         assert out["messages"][-1].content == "second answer"
         assert any("too long" in note for note in out["notes"])
         assert out["compaction_log"][-1]["tier"] == "emergency"
@@ -49,7 +57,8 @@ async def test_context_overflow_compacts_once_and_retries(tmp_path: Path):
         assert history_problems(retry) == []
         assert len(str(retry)) < len(str(stub.requests[-2]["messages"])) - 10_000
         assert "question two" in retry[-3]["content"] or any(
-            "question two" in str(m.get("content")) for m in retry)
+            "question two" in str(m.get("content")) for m in retry
+        )
 
 
 async def test_large_tool_output_is_spilled_and_readable(tmp_path: Path):
@@ -59,11 +68,18 @@ async def test_large_tool_output_is_spilled_and_readable(tmp_path: Path):
         {"content": "done"},
     ]
     with OpenAIStub(script) as stub:
-        context = Context(project=str(root), model="stub-model", base_url=stub.base_url,
-                          engram_home=str(tmp_path / "home"))
+        context = Context(
+            project=str(root),
+            model="stub-model",
+            base_url=stub.base_url,
+            engram_home=str(tmp_path / "home"),
+        )
         graph = build_graph(make_default_deps(), checkpointer=InMemorySaver())
-        out = await graph.ainvoke({"messages": [("user", "read big.txt")]},
-                                  {"configurable": {"thread_id": "s"}}, context=context)
+        out = await graph.ainvoke(
+            {"messages": [("user", "read big.txt")]},
+            {"configurable": {"thread_id": "s"}},
+            context=context,
+        )
     tool_message = out["messages"][2]
     assert "full output saved to .engram/tool-outputs/" in tool_message.content
     assert len(tool_message.content) < 32_000

@@ -46,8 +46,21 @@ def wheel(tmp_path_factory) -> Path:
         elif origin.is_file():
             shutil.copy2(origin, copy)
     out = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-          "-w", str(out), str(source)], cwd=out)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(source),
+        ],
+        cwd=out,
+    )
     (built,) = out.glob("engram-*.whl")
     return built
 
@@ -70,10 +83,26 @@ def test_a_host_app_with_its_own_graph_nodes_and_stores_imports_engram(
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                     cwd=tmp_path).stdout.strip())
-    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
-          str(wheel)], cwd=tmp_path)
+    site = Path(
+        _run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            cwd=tmp_path,
+        ).stdout.strip()
+    )
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            str(wheel),
+        ],
+        cwd=tmp_path,
+    )
     # engram's dependencies come from this test's environment (plain path entry: no .pth files of
     # that environment run, so the editable engram of the checkout stays out of sight).
     (site / "engram_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
@@ -83,7 +112,8 @@ def test_a_host_app_with_its_own_graph_nodes_and_stores_imports_engram(
     (host / "graph.py").write_text("WHO = 'host graph'\n")
     (host / "nodes.py").write_text("WHO = 'host nodes'\n")
     (host / "stores" / "__init__.py").write_text("WHO = 'host stores'\n")
-    (host / "app.py").write_text(textwrap.dedent("""
+    (host / "app.py").write_text(
+        textwrap.dedent("""
         import json
         import graph, nodes, stores
         import engram
@@ -98,7 +128,8 @@ def test_a_host_app_with_its_own_graph_nodes_and_stores_imports_engram(
             "nodes": sorted(compiled.get_graph().nodes),
             "index": ProjectCodeIndex.__module__,
         }))
-    """))
+    """)
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = _run([str(python), "app.py"], cwd=host, env=env)
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -110,8 +141,11 @@ def test_a_host_app_with_its_own_graph_nodes_and_stores_imports_engram(
     # The README's library example, run from the host app's folder by the installed wheel.
     shutil.copy(ROOT / "examples" / "build_context.py", host / "build_context.py")
     (host / "calc.py").write_text("def add_numbers(a, b):\n    return a + b\n")
-    done = _run([str(python), "build_context.py", ".", "where is add_numbers defined?", "1000"],
-                cwd=host, env={**env, "ENGRAM_HOME": str(tmp_path / "home")})
+    done = _run(
+        [str(python), "build_context.py", ".", "where is add_numbers defined?", "1000"],
+        cwd=host,
+        env={**env, "ENGRAM_HOME": str(tmp_path / "home")},
+    )
     assert "slice calc.py:1-2 add_numbers(a, b)" in done.stdout, done.stdout
     assert "def add_numbers(a, b):" in done.stdout
 

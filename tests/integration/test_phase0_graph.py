@@ -48,15 +48,36 @@ def store(tmp_path, project):
     with open_memory_store(tmp_path / "home") as opened:
         repo = ExperienceStore(opened, project_key(project))
         now = datetime.now(UTC)
-        repo.put(Strategy(id="st-auth", principle="Keep old hashes verifiable during rollout",
-                          applies_to=("auth",), priority="high"))
-        repo.put(Pattern(id="pat-auth", name="Auth change without a login test",
-                         trigger=Trigger(features=("auth",)), prevention="add a login test first",
-                         confidence=3, last_validated=now))
-        repo.put(Episode(id="ep-lockout", date=now - timedelta(days=3), task_type="feature",
-                         summary="hash change locked users out", outcome="failure",
-                         files=("auth/passwords.py",), lesson="migrate hashes lazily",
-                         severity=1))
+        repo.put(
+            Strategy(
+                id="st-auth",
+                principle="Keep old hashes verifiable during rollout",
+                applies_to=("auth",),
+                priority="high",
+            )
+        )
+        repo.put(
+            Pattern(
+                id="pat-auth",
+                name="Auth change without a login test",
+                trigger=Trigger(features=("auth",)),
+                prevention="add a login test first",
+                confidence=3,
+                last_validated=now,
+            )
+        )
+        repo.put(
+            Episode(
+                id="ep-lockout",
+                date=now - timedelta(days=3),
+                task_type="feature",
+                summary="hash change locked users out",
+                outcome="failure",
+                files=("auth/passwords.py",),
+                lesson="migrate hashes lazily",
+                severity=1,
+            )
+        )
         yield opened
 
 
@@ -76,8 +97,9 @@ async def test_interrupt_constrain_resume_then_learn(project, store, monkeypatch
         context = _context(project, stub)
         app = _graph(Deps(model_factory=make_model, store=store), context, store)
         config = {"configurable": {"thread_id": "t-high"}}
-        first = await app.ainvoke({"messages": [HumanMessage(content=HIGH_TASK)]}, config,
-                                  context=context)
+        first = await app.ainvoke(
+            {"messages": [HumanMessage(content=HIGH_TASK)]}, config, context=context
+        )
         interrupts = first["__interrupt__"]
         payload = interrupts[0].value
         assert payload["profile"]["risk"] == "high"
@@ -86,15 +108,18 @@ async def test_interrupt_constrain_resume_then_learn(project, store, monkeypatch
 
         final = await app.ainvoke(
             Command(resume={"action": "constrain", "constraints": "staging only, no prod"}),
-            config, context=context)
+            config,
+            context=context,
+        )
         assert final["approval"]["action"] == "constrain"
         sent = _user_text(stub.requests[0])
         assert "staging only, no prod" in sent and "add a login test first" in sent
         learned = final["memory_report"]["learned"]
         assert learned["outcome"] == "unknown" and learned["patterns"] == {}
         repo = ExperienceStore(store, project_key(project))
-        assert repo.get("episode", learned["episode"]).task_type == final["task_profile"][
-            "task_type"]
+        assert (
+            repo.get("episode", learned["episode"]).task_type == final["task_profile"]["task_type"]
+        )
 
 
 async def test_reject_ends_the_task_without_calling_the_model(project, store, monkeypatch):
@@ -103,8 +128,7 @@ async def test_reject_ends_the_task_without_calling_the_model(project, store, mo
         context = _context(project, stub)
         app = _graph(Deps(model_factory=make_model, store=store), context, store)
         config = {"configurable": {"thread_id": "t-reject"}}
-        await app.ainvoke({"messages": [HumanMessage(content=HIGH_TASK)]}, config,
-                          context=context)
+        await app.ainvoke({"messages": [HumanMessage(content=HIGH_TASK)]}, config, context=context)
         final = await app.ainvoke(Command(resume={"action": "reject"}), config, context=context)
         assert final["approval"]["approved"] is False
         assert stub.requests == []
@@ -117,9 +141,11 @@ async def test_low_risk_and_auto_approve_skip_the_interrupt(project, store, monk
         for task, kw in ((LOW_TASK, {}), (HIGH_TASK, {"auto_approve": True})):
             context = _context(project, stub, **kw)
             app = _graph(Deps(model_factory=make_model, store=store), context, store)
-            out = await app.ainvoke({"messages": [HumanMessage(content=task)]},
-                                    {"configurable": {"thread_id": f"t-{len(task)}"}},
-                                    context=context)
+            out = await app.ainvoke(
+                {"messages": [HumanMessage(content=task)]},
+                {"configurable": {"thread_id": f"t-{len(task)}"}},
+                context=context,
+            )
             assert "__interrupt__" not in out
         assert len(stub.requests) == 2
 
@@ -137,16 +163,18 @@ async def test_learning_after_success_and_failure(project, store, monkeypatch):
         deps = Deps(model_factory=make_model, store=store)
         # A failing tool call: the episode is a failure, confidence is not touched.
         app = _graph(deps, context, store)
-        out = await app.ainvoke({"messages": [HumanMessage(content=HIGH_TASK)]},
-                                {"configurable": {"thread_id": "t-fail"}}, context=context)
+        out = await app.ainvoke(
+            {"messages": [HumanMessage(content=HIGH_TASK)]},
+            {"configurable": {"thread_id": "t-fail"}},
+            context=context,
+        )
         episode = repo.get("episode", out["memory_report"]["learned"]["episode"])
         assert episode.outcome == "failure" and episode.files == ("missing.py",)
         assert repo.get("pattern", "pat-auth").confidence == 3
         # The user's verdict (/good) before learning: confidence +1.
         app = _graph(deps, context, store, interrupt_before=["learn_from_task"])
         config = {"configurable": {"thread_id": "t-good"}}
-        await app.ainvoke({"messages": [HumanMessage(content=HIGH_TASK)]}, config,
-                          context=context)
+        await app.ainvoke({"messages": [HumanMessage(content=HIGH_TASK)]}, config, context=context)
         await app.aupdate_state(config, {"outcome": "success"})
         out = await app.ainvoke(None, config, context=context)
         assert out["memory_report"]["learned"]["patterns"]["pat-auth"]["confidence"] == 4

@@ -73,7 +73,9 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     (workdir / "phase0_graph.py").write_text(GRAPH_MODULE, encoding="utf-8")
     (workdir / "langgraph.json").write_text(
         '{"dependencies": ["."], "graphs": {"phase0": "./phase0_graph.py:graph"}, '
-        '"python_version": "3.11"}', encoding="utf-8")
+        '"python_version": "3.11"}',
+        encoding="utf-8",
+    )
     log = tmp_path / "langgraph-dev.log"
     with langgraph_dev(workdir, log, {}) as url:
         yield url, log
@@ -81,25 +83,45 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 async def _exercise(url: str, project: Path) -> dict[str, Any]:
     client = get_client(url=url)
-    pattern = Pattern(id="pat-lock", name="Migration locks a hot table",
-                      trigger=Trigger(features=("schema",)), prevention="batch the backfill",
-                      confidence=4)
+    pattern = Pattern(
+        id="pat-lock",
+        name="Migration locks a hot table",
+        trigger=Trigger(features=("schema",)),
+        prevention="batch the backfill",
+        confidence=4,
+    )
     value = {**record_to_dict(pattern), TIMESTAMP_KEY: pattern.created.timestamp()}
     namespace = ["experience", "patterns", namespace_label(project_key(project))]
     await client.store.put_item(namespace, key=pattern.id, value=value, index=False)
     thread = await client.threads.create()
     context = {"project": str(project), "engram_home": str(project.parent / "home")}
-    first = await asyncio.wait_for(client.runs.wait(
-        thread["thread_id"], "phase0",
-        input={"messages": [{"role": "user", "content": HIGH_TASK}]},
-        context=context, raise_error=False), RUN_TIMEOUT_S)
+    first = await asyncio.wait_for(
+        client.runs.wait(
+            thread["thread_id"],
+            "phase0",
+            input={"messages": [{"role": "user", "content": HIGH_TASK}]},
+            context=context,
+            raise_error=False,
+        ),
+        RUN_TIMEOUT_S,
+    )
     paused = await client.threads.get_state(thread["thread_id"])
-    final = await asyncio.wait_for(client.runs.wait(
-        thread["thread_id"], "phase0",
-        command={"resume": {"action": "constrain", "constraints": "off-peak only"}},
-        context=context, raise_error=False), RUN_TIMEOUT_S)
-    return {"first": first, "paused": paused, "final": final,
-            "done": await client.threads.get_state(thread["thread_id"])}
+    final = await asyncio.wait_for(
+        client.runs.wait(
+            thread["thread_id"],
+            "phase0",
+            command={"resume": {"action": "constrain", "constraints": "off-peak only"}},
+            context=context,
+            raise_error=False,
+        ),
+        RUN_TIMEOUT_S,
+    )
+    return {
+        "first": first,
+        "paused": paused,
+        "final": final,
+        "done": await client.threads.get_state(thread["thread_id"]),
+    }
 
 
 def test_interrupt_round_trip_through_the_api(server, tmp_path):

@@ -37,8 +37,9 @@ def test_reads_and_export_work(read_only_home):
     project, home = read_only_home
     exported = engram(("memory", "export"), project, home, {})
     assert exported.returncode == 0, exported.stderr
-    assert sorted(json.loads(line)["text"] for line in exported.stdout.splitlines()) == \
-        sorted(FACTS)
+    assert sorted(json.loads(line)["text"] for line in exported.stdout.splitlines()) == sorted(
+        FACTS
+    )
     listed = engram(("memory", "list", "--json"), project, home, {})
     assert listed.returncode == 0, listed.stderr
     assert {fact["text"] for fact in json.loads(listed.stdout)} == set(FACTS)
@@ -51,10 +52,13 @@ def test_reads_and_export_work(read_only_home):
     assert {row["store"]: row["status"] for row in json.loads(doctor.stdout)}["memory"] == "ok"
 
 
-@pytest.mark.parametrize("command", [
-    ("memory", "save", "Builds use Gradle 8"),
-    ("memory", "import", "facts.jsonl"),
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("memory", "save", "Builds use Gradle 8"),
+        ("memory", "import", "facts.jsonl"),
+    ],
+)
 def test_writes_give_one_clear_message(read_only_home, command):
     project, home = read_only_home
     (project / "facts.jsonl").write_text(json.dumps({"text": "Builds use Gradle 8"}) + "\n")

@@ -37,12 +37,16 @@ def script(body: dict[str, Any]) -> dict[str, Any]:
     """Edit app.py for the first task, run the generating command for the second."""
     last = (body.get("messages") or [{}])[-1]
     if last.get("role") == "tool":
-        return {"content": {"edit": "Set it to 42.", "gen": "Regenerated."}.get(
-            str(last.get("tool_call_id")), "(unexpected)")}
+        return {
+            "content": {"edit": "Set it to 42.", "gen": "Regenerated."}.get(
+                str(last.get("tool_call_id")), "(unexpected)"
+            )
+        }
     if COMMAND_TASK in str(last.get("content")):
         return _call("run_command", "gen", command=COMMAND)
-    return _call("edit_file", "edit", path="app.py", old_string="ANSWER = 1",
-                 new_string="ANSWER = 42")
+    return _call(
+        "edit_file", "edit", path="app.py", old_string="ANSWER = 1", new_string="ANSWER = 42"
+    )
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
@@ -56,15 +60,21 @@ def tree_hashes(root: Path) -> dict[str, str]:
 
 
 def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def git_view(root: Path) -> tuple[str, ...]:
     """What the user sees of git: status, HEAD, branches, the index, stashes and refs."""
-    return (_git(root, "status", "--porcelain"), _git(root, "rev-parse", "HEAD"),
-            _git(root, "branch", "-a"), _git(root, "ls-files", "-s"),
-            _git(root, "stash", "list"), _git(root, "symbolic-ref", "HEAD"))
+    return (
+        _git(root, "status", "--porcelain"),
+        _git(root, "rev-parse", "HEAD"),
+        _git(root, "branch", "-a"),
+        _git(root, "ls-files", "-s"),
+        _git(root, "stash", "list"),
+        _git(root, "symbolic-ref", "HEAD"),
+    )
 
 
 @pytest.fixture(params=["git", "plain"])
@@ -78,8 +88,11 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     (root / "keep" / "same.txt").write_text("unchanged\n")
     if request.param == "git":
         (root / ".gitignore").write_text(".engram/\n")
-        for args in (["init", "-q", "-b", "main"], ["add", "-A"],
-                     ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]):
+        for args in (
+            ["init", "-q", "-b", "main"],
+            ["add", "-A"],
+            ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
+        ):
             _git(root, *args)
         (root / "app.py").write_text("ANSWER = 1\n# staged later\n")  # the user's own work
         _git(root, "add", "app.py")
@@ -87,17 +100,36 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     return root
 
 
-def _engram(project: Path, home: Path, base_url: str, *args: str,
-            stdin: str | None = None, env: dict[str, str] | None = None,
-            ) -> subprocess.CompletedProcess[str]:
+def _engram(
+    project: Path,
+    home: Path,
+    base_url: str,
+    *args: str,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
-    environ.update({"ENGRAM_HOME": str(home), "ENGRAM_MODEL": "stub-model",
-                    "OPENAI_API_KEY": "x", "ENGRAM_BASE_URL": base_url,
-                    "ENGRAM_EMBEDDING_PROVIDER": "hash", "NO_COLOR": "1", "COLUMNS": "200",
-                    **(env or {})})
-    return subprocess.run([ENGRAM, *args, "--path", str(project)], input=stdin,
-                          stdin=None if stdin is not None else subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=300, env=environ)
+    environ.update(
+        {
+            "ENGRAM_HOME": str(home),
+            "ENGRAM_MODEL": "stub-model",
+            "OPENAI_API_KEY": "x",
+            "ENGRAM_BASE_URL": base_url,
+            "ENGRAM_EMBEDDING_PROVIDER": "hash",
+            "NO_COLOR": "1",
+            "COLUMNS": "200",
+            **(env or {}),
+        }
+    )
+    return subprocess.run(
+        [ENGRAM, *args, "--path", str(project)],
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environ,
+    )
 
 
 def _ok(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
@@ -108,14 +140,28 @@ def _ok(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[s
 
 def _two_tasks(project: Path, home: Path, url: str) -> tuple[str, str]:
     """Run the edit task then the command task in one session; return it and the middle."""
-    first = json.loads(_ok(_engram(project, home, url, "run", EDIT_TASK, "--policy", "yolo",
-                                   "--json")).stdout)
+    first = json.loads(
+        _ok(_engram(project, home, url, "run", EDIT_TASK, "--policy", "yolo", "--json")).stdout
+    )
     thread = first["thread_id"]
-    history = json.loads(_ok(_engram(project, home, url, "sessions", "history", thread,
-                                     "--json")).stdout)
+    history = json.loads(
+        _ok(_engram(project, home, url, "sessions", "history", thread, "--json")).stdout
+    )
     middle = history[0]["checkpoint_id"]
-    _ok(_engram(project, home, url, "run", COMMAND_TASK, "--thread", thread, "--policy",
-                "yolo", "--json"))
+    _ok(
+        _engram(
+            project,
+            home,
+            url,
+            "run",
+            COMMAND_TASK,
+            "--thread",
+            thread,
+            "--policy",
+            "yolo",
+            "--json",
+        )
+    )
     return thread, middle
 
 
@@ -133,13 +179,24 @@ def test_rewind_to_a_middle_checkpoint_and_to_the_start(project, engram_home):
         after_tree = tree_hashes(project)
         assert "old.txt" not in after_tree and "gen/new.txt" in after_tree
         assert (project / "app.py").read_text() == "ANSWER = 42\n"
-        middle_messages = [m["content"] for m in
-                           _messages(project, engram_home, stub.base_url, thread)[:4]]
+        middle_messages = [
+            m["content"] for m in _messages(project, engram_home, stub.base_url, thread)[:4]
+        ]
 
-        back = _ok(_engram(project, engram_home, stub.base_url, "sessions", "rewind",
-                           thread[:8], "--to", middle[:24], "--json"))
-        assert sorted(json.loads(back.stdout)["files"]) == ["data.txt", "gen/new.txt",
-                                                            "old.txt"]
+        back = _ok(
+            _engram(
+                project,
+                engram_home,
+                stub.base_url,
+                "sessions",
+                "rewind",
+                thread[:8],
+                "--to",
+                middle[:24],
+                "--json",
+            )
+        )
+        assert sorted(json.loads(back.stdout)["files"]) == ["data.txt", "gen/new.txt", "old.txt"]
         middle_tree = tree_hashes(project)
         assert middle_tree == {**start_tree, "app.py": middle_tree["app.py"]}
         assert (project / "app.py").read_text() == "ANSWER = 42\n"
@@ -147,17 +204,33 @@ def test_rewind_to_a_middle_checkpoint_and_to_the_start(project, engram_home):
         rewound = _messages(project, engram_home, stub.base_url, thread)
         assert [m["content"] for m in rewound] == middle_messages  # the second task is gone
 
-        _ok(_engram(project, engram_home, stub.base_url, "sessions", "rewind", thread,
-                    "--to", "start"))
+        _ok(
+            _engram(
+                project, engram_home, stub.base_url, "sessions", "rewind", thread, "--to", "start"
+            )
+        )
         assert tree_hashes(project) == start_tree
         assert _messages(project, engram_home, stub.base_url, thread) == []
         if is_git:
             assert git_view(project) == start_git  # index, HEAD and branches untouched
 
         # the conversation goes on from the rewound point
-        again = json.loads(_ok(_engram(project, engram_home, stub.base_url, "run", EDIT_TASK,
-                                       "--thread", thread, "--policy", "yolo",
-                                       "--json")).stdout)
+        again = json.loads(
+            _ok(
+                _engram(
+                    project,
+                    engram_home,
+                    stub.base_url,
+                    "run",
+                    EDIT_TASK,
+                    "--thread",
+                    thread,
+                    "--policy",
+                    "yolo",
+                    "--json",
+                )
+            ).stdout
+        )
     assert again["answer"] == "Set it to 42."
     assert (project / "app.py").read_text() == "ANSWER = 42\n"
 
@@ -169,15 +242,36 @@ def test_rewind_refuses_to_overwrite_the_users_changes_unless_forced(project, en
         (project / "app.py").write_text("ANSWER = 7  # mine\n")
         (project / "notes.md").write_text("the user's own file\n")
         before = tree_hashes(project)
-        refused = _engram(project, engram_home, stub.base_url, "sessions", "rewind", thread,
-                          "--to", "start", "--code")
+        refused = _engram(
+            project,
+            engram_home,
+            stub.base_url,
+            "sessions",
+            "rewind",
+            thread,
+            "--to",
+            "start",
+            "--code",
+        )
         assert refused.returncode != 0 and "Traceback" not in refused.stderr
         assert "app.py" in refused.stderr and "--force" in refused.stderr
         assert "data.txt" not in refused.stderr  # only the files the user changed are named
         assert tree_hashes(project) == before  # nothing was written
 
-        _ok(_engram(project, engram_home, stub.base_url, "sessions", "rewind", thread,
-                    "--to", "start", "--code", "--force"))
+        _ok(
+            _engram(
+                project,
+                engram_home,
+                stub.base_url,
+                "sessions",
+                "rewind",
+                thread,
+                "--to",
+                "start",
+                "--code",
+                "--force",
+            )
+        )
         assert len(_messages(project, engram_home, stub.base_url, thread)) > 0  # code only
     # the session's changes are undone; the user's untouched new file stays
     assert tree_hashes(project) == {**start_tree, "notes.md": before["notes.md"]}
@@ -186,20 +280,49 @@ def test_rewind_refuses_to_overwrite_the_users_changes_unless_forced(project, en
 def test_undo_and_rewind_in_chat(project, engram_home):
     start_tree = tree_hashes(project)
     with OpenAIStub(script) as stub:
-        chat = _ok(_engram(project, engram_home, stub.base_url, "chat", "--policy", "yolo",
-                           stdin=f"{EDIT_TASK}\n{COMMAND_TASK}\n/undo\n/exit\n"))
+        chat = _ok(
+            _engram(
+                project,
+                engram_home,
+                stub.base_url,
+                "chat",
+                "--policy",
+                "yolo",
+                stdin=f"{EDIT_TASK}\n{COMMAND_TASK}\n/undo\n/exit\n",
+            )
+        )
         assert "undid run_command" in chat.stdout
         assert (project / "old.txt").exists() and not (project / "gen").exists()
         assert (project / "app.py").read_text() == "ANSWER = 42\n"  # only the last change
 
         thread = re.search(r"session (\S+)", chat.stdout).group(1)  # type: ignore[union-attr]
-        chat = _ok(_engram(project, engram_home, stub.base_url, "chat", "--thread", thread,
-                           "--policy", "yolo", stdin="/undo\n/undo\n/exit\n"))
+        chat = _ok(
+            _engram(
+                project,
+                engram_home,
+                stub.base_url,
+                "chat",
+                "--thread",
+                thread,
+                "--policy",
+                "yolo",
+                stdin="/undo\n/undo\n/exit\n",
+            )
+        )
         assert "undid edit_file: app.py" in chat.stdout
         assert "no change of this session is left to undo" in chat.stdout
         assert tree_hashes(project) == start_tree
 
-        chat = _ok(_engram(project, engram_home, stub.base_url, "chat", "--policy", "yolo",
-                           stdin=f"{COMMAND_TASK}\n/rewind\n/exit\n"))
+        chat = _ok(
+            _engram(
+                project,
+                engram_home,
+                stub.base_url,
+                "chat",
+                "--policy",
+                "yolo",
+                stdin=f"{COMMAND_TASK}\n/rewind\n/exit\n",
+            )
+        )
     assert "restored 3 file(s)" in chat.stdout and "conversation back at start" in chat.stdout
     assert tree_hashes(project) == start_tree

@@ -39,39 +39,97 @@ def test_files_the_verify_loop_writes_are_rewound_too(project, engram_home):
     (project / ".engram" / "settings.toml").write_text(f'[verify]\ncommands = ["{CHECK}"]\n')
     start_tree = tree_hashes(project)
     with OpenAIStub(script) as stub:
-        done = json.loads(_ok(_engram(project, engram_home, stub.base_url, "run", EDIT_TASK,
-                                      "--policy", "yolo", "--json",
-                                      env={"ENGRAM_TRUST_PROJECT": "1"})).stdout)
+        done = json.loads(
+            _ok(
+                _engram(
+                    project,
+                    engram_home,
+                    stub.base_url,
+                    "run",
+                    EDIT_TASK,
+                    "--policy",
+                    "yolo",
+                    "--json",
+                    env={"ENGRAM_TRUST_PROJECT": "1"},
+                )
+            ).stdout
+        )
         assert done["tests"] == "passed"
         assert (project / "check-report.txt").exists()
         assert (project / "data.txt").read_text() == "1x"
-        records = [json.loads(line) for line in (project / ".engram" / "snapshots" / "log" /
-                   f"{done['thread_id']}.jsonl").read_text().splitlines()]
+        records = [
+            json.loads(line)
+            for line in (project / ".engram" / "snapshots" / "log" / f"{done['thread_id']}.jsonl")
+            .read_text()
+            .splitlines()
+        ]
         verify = [r for r in records if r["tool"] == "verify"]
         assert [(r["kind"], r["paths"]) for r in verify] == [
-            ("command", ["check-report.txt", "data.txt"])]
-        back = json.loads(_ok(_engram(project, engram_home, stub.base_url, "sessions", "rewind",
-                                      done["thread_id"], "--to", "start", "--json")).stdout)
+            ("command", ["check-report.txt", "data.txt"])
+        ]
+        back = json.loads(
+            _ok(
+                _engram(
+                    project,
+                    engram_home,
+                    stub.base_url,
+                    "sessions",
+                    "rewind",
+                    done["thread_id"],
+                    "--to",
+                    "start",
+                    "--json",
+                )
+            ).stdout
+        )
     assert sorted(back["files"]) == ["app.py", "check-report.txt", "data.txt"]
     assert tree_hashes(project) == start_tree
 
 
 def test_a_conversation_rewound_to_the_start_queues_nothing(project, engram_home):
     with OpenAIStub(script) as stub:
-        first = json.loads(_ok(_engram(project, engram_home, stub.base_url, "run", EDIT_TASK,
-                                       "--policy", "yolo", "--json")).stdout)
+        first = json.loads(
+            _ok(
+                _engram(
+                    project,
+                    engram_home,
+                    stub.base_url,
+                    "run",
+                    EDIT_TASK,
+                    "--policy",
+                    "yolo",
+                    "--json",
+                )
+            ).stdout
+        )
         thread = first["thread_id"]
-        _ok(_engram(project, engram_home, stub.base_url, "sessions", "rewind", thread,
-                    "--to", "start"))
+        _ok(
+            _engram(
+                project, engram_home, stub.base_url, "sessions", "rewind", thread, "--to", "start"
+            )
+        )
         calls = len(stub.requests)
         resumed = _engram(project, engram_home, stub.base_url, "sessions", "resume", thread)
         assert resumed.returncode == 1 and "has nothing pending" in resumed.stderr
         assert len(stub.requests) == calls  # the first request did not run again
         assert (project / "app.py").read_text() == "ANSWER = 1\n"
         assert _messages(project, engram_home, stub.base_url, thread) == []
-        again = json.loads(_ok(_engram(project, engram_home, stub.base_url, "run", COMMAND_TASK,
-                                       "--thread", thread, "--policy", "yolo",
-                                       "--json")).stdout)
+        again = json.loads(
+            _ok(
+                _engram(
+                    project,
+                    engram_home,
+                    stub.base_url,
+                    "run",
+                    COMMAND_TASK,
+                    "--thread",
+                    thread,
+                    "--policy",
+                    "yolo",
+                    "--json",
+                )
+            ).stdout
+        )
     assert again["answer"] == "Regenerated."
     users = [m["content"] for m in stub.requests[-1]["messages"] if m["role"] == "user"]
     assert len(users) == 1 and users[0].startswith(COMMAND_TASK)  # the old request is gone
@@ -80,8 +138,17 @@ def test_a_conversation_rewound_to_the_start_queues_nothing(project, engram_home
 def test_undo_after_rewind_goes_on_from_what_the_rewind_kept(project, engram_home):
     start_tree = tree_hashes(project)
     with OpenAIStub(script) as stub:
-        chat = _ok(_engram(project, engram_home, stub.base_url, "chat", "--policy", "yolo",
-                           stdin=f"{EDIT_TASK}\n{COMMAND_TASK}\n/rewind\n/undo\n/undo\n/exit\n"))
+        chat = _ok(
+            _engram(
+                project,
+                engram_home,
+                stub.base_url,
+                "chat",
+                "--policy",
+                "yolo",
+                stdin=f"{EDIT_TASK}\n{COMMAND_TASK}\n/rewind\n/undo\n/undo\n/exit\n",
+            )
+        )
     out = chat.stdout
     # /rewind undid the command's turn; /undo then reverts the edit (the change still in
     # effect), not the command the rewind already took back; then nothing is left

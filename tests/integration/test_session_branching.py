@@ -67,18 +67,23 @@ def project(tmp_path: Path) -> Path:
     (root / "app").mkdir(parents=True)
     (root / "app" / "settings.py").write_text(
         "import tomllib\n\n\ndef load_settings(path):\n"
-        "    with open(path, 'rb') as handle:\n        return tomllib.load(handle)\n")
+        "    with open(path, 'rb') as handle:\n        return tomllib.load(handle)\n"
+    )
     (root / "app" / "main.py").write_text(
-        "from app.settings import load_settings\n\nSETTINGS = load_settings('app.toml')\n")
+        "from app.settings import load_settings\n\nSETTINGS = load_settings('app.toml')\n"
+    )
     return root
 
 
 @pytest.fixture
 def stub(monkeypatch: pytest.MonkeyPatch):
     with OpenAIStub(script) as server:
-        for name, value in {"ENGRAM_MODEL": "stub-model", "ENGRAM_BASE_URL": server.base_url,
-                            "OPENAI_API_KEY": "test-key",
-                            "ENGRAM_EMBEDDING_PROVIDER": "hash"}.items():
+        for name, value in {
+            "ENGRAM_MODEL": "stub-model",
+            "ENGRAM_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": "test-key",
+            "ENGRAM_EMBEDDING_PROVIDER": "hash",
+        }.items():
             monkeypatch.setenv(name, value)
         yield server
 
@@ -104,9 +109,14 @@ def episodes(project: Path) -> int:
 def test_fork_and_replay_at_every_checkpoint_then_a_new_task(project: Path, stub: OpenAIStub):
     # A remembered fact, so the first request carries an appended memory block.
     cli(project, "memory", "save", "The settings file app.toml is parsed by load_settings")
-    done = subprocess.run([str(ENGRAM), "run", TASK, "--thread", THREAD, "--path", str(project),
-                           "--json"], env=dict(os.environ), capture_output=True, text=True,
-                          timeout=300, check=False)
+    done = subprocess.run(
+        [str(ENGRAM), "run", TASK, "--thread", THREAD, "--path", str(project), "--json"],
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["answer"] == ANSWER
     first_requests = list(stub.requests)
@@ -122,14 +132,26 @@ def test_fork_and_replay_at_every_checkpoint_then_a_new_task(project: Path, stub
     for number, row in enumerate(history):
         fork_id = f"fork-{number}"
         short = unique_prefixes(checkpoints_now(project), CHECKPOINT_PREFIX_MIN)
-        forked = cli(project, "sessions", "fork", THREAD[:5], "--checkpoint",
-                     short[row["checkpoint_id"]], "--to", fork_id)
+        forked = cli(
+            project,
+            "sessions",
+            "fork",
+            THREAD[:5],
+            "--checkpoint",
+            short[row["checkpoint_id"]],
+            "--to",
+            fork_id,
+        )
         assert forked["checkpoint_id"] == row["checkpoint_id"]
-        assert cli(project, "run", f"{NEW_TASK} fork {number}",
-                   "--thread", fork_id)["answer"] == NEW_ANSWER
+        assert (
+            cli(project, "run", f"{NEW_TASK} fork {number}", "--thread", fork_id)["answer"]
+            == NEW_ANSWER
+        )
         cli(project, "sessions", "replay", THREAD, short[row["checkpoint_id"]])
-        assert cli(project, "run", f"{NEW_TASK} replay {number}",
-                   "--thread", THREAD)["answer"] == NEW_ANSWER
+        assert (
+            cli(project, "run", f"{NEW_TASK} replay {number}", "--thread", THREAD)["answer"]
+            == NEW_ANSWER
+        )
         assert stub.rejected == [], f"checkpoint {number} ({row['next']}): {stub.rejected[-1:]}"
     assert all(history_problems(body["messages"]) == [] for body in stub.requests)
 
@@ -144,7 +166,7 @@ def test_fork_and_replay_at_every_checkpoint_then_a_new_task(project: Path, stub
         events = list(Ledger.for_project(project).read(f"fork-{number}"))
         assert events[0]["kind"] == "fork" and events[0]["from_thread"] == THREAD
         assert events[0]["checkpoint_id"] == row["checkpoint_id"]
-        inherited = [e for e in events[1:1 + row["messages"]] if e["kind"] == "message"]
+        inherited = [e for e in events[1 : 1 + row["messages"]] if e["kind"] == "message"]
         assert len(inherited) == row["messages"]
     replays = [e for e in Ledger.for_project(project).read(THREAD) if e["kind"] == "replay"]
     assert [e["checkpoint_id"] for e in replays] == ids
@@ -157,14 +179,17 @@ def assert_ledger_matches(calls: list[dict[str, Any]], requests: list[dict[str, 
         sent = [(m["role"], m.get("content") or "") for m in body["messages"]]
         assert [(ROLES[m["role"]], m["content"]) for m in call["messages"]] == sent
         assert [t["function"]["name"] for t in call["tools"]] == [
-            t["function"]["name"] for t in body.get("tools") or []]
+            t["function"]["name"] for t in body.get("tools") or []
+        ]
     assert TURN_CONTEXT_MARK.strip() in calls[0]["messages"][1]["content"]
 
 
-def test_prompt_views_python_threads_update_state_and_repair(project: Path, stub: OpenAIStub,
-                                                             monkeypatch: pytest.MonkeyPatch):
-    shown = CliRunner().invoke(app, ["run", TASK, "--thread", "shown", "--path", str(project),
-                                     "--show-prompt"])
+def test_prompt_views_python_threads_update_state_and_repair(
+    project: Path, stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch
+):
+    shown = CliRunner().invoke(
+        app, ["run", TASK, "--thread", "shown", "--path", str(project), "--show-prompt"]
+    )
     assert shown.exit_code == 0, shown.output
     first = stub.requests[0]["messages"]
     assert "prompt of model call 1" in shown.stderr and "prompt of model call 4" in shown.stderr
@@ -176,10 +201,16 @@ def test_prompt_views_python_threads_update_state_and_repair(project: Path, stub
     config = {"configurable": {"thread_id": "from-python"}}
     with open_checkpointer(context.home_path) as saver:
         graph = build_graph(make_default_deps(), checkpointer=saver)
-        asyncio.run(graph.ainvoke({"messages": [HumanMessage(content=f"{NEW_TASK} api")]},
-                                  config, context=context))
-        graph.update_state(config, {"messages": [HumanMessage(content="added", id="upd-1")]},
-                           as_node="check_budget")
+        asyncio.run(
+            graph.ainvoke(
+                {"messages": [HumanMessage(content=f"{NEW_TASK} api")]}, config, context=context
+            )
+        )
+        graph.update_state(
+            config,
+            {"messages": [HumanMessage(content="added", id="upd-1")]},
+            as_node="check_budget",
+        )
     listed = {row["thread_id"]: row for row in cli(project, "sessions", "list")}
     assert listed["from-python"]["title"] == f"{NEW_TASK} api"
     # The history [.., user "added"] is pending at call_model: resume sends it and the ledger
@@ -193,34 +224,46 @@ def test_prompt_views_python_threads_update_state_and_repair(project: Path, stub
     assert approved["answer"]
     approvals = [e for e in Ledger.for_project(project).read("risky") if e["kind"] == "approval"]
     assert [(a["action"], a.get("auto")) for a in approvals] == [("approve", True)]
-    refused = CliRunner().invoke(app, ["run", RISKY, "--thread", "refused", "--path",
-                                       str(project)])
+    refused = CliRunner().invoke(app, ["run", RISKY, "--thread", "refused", "--path", str(project)])
     assert refused.exit_code == 0, refused.output
     events = list(Ledger.for_project(project).read("refused"))
     assert [e["action"] for e in events if e["kind"] == "approval"] == ["reject"]
 
 
-def test_an_old_broken_session_resumes_and_a_history_400_says_so(project: Path,
-                                                                  stub: OpenAIStub):
+def test_an_old_broken_session_resumes_and_a_history_400_says_so(project: Path, stub: OpenAIStub):
     cli(project, "run", TASK, "--thread", "old")
     history = cli(project, "sessions", "history", "old")
     pending = next(r for r in history if r["next"] == ["run_tools"])
-    cli(project, "sessions", "fork", "old", "--checkpoint", pending["checkpoint_id"], "--to",
-        "broken")
+    cli(
+        project,
+        "sessions",
+        "fork",
+        "old",
+        "--checkpoint",
+        pending["checkpoint_id"],
+        "--to",
+        "broken",
+    )
     # What an older version did: the new request went after the unanswered calls.
     context = Context.from_env(project=str(project))
     with open_checkpointer(context.home_path) as saver:
         graph = build_graph(make_default_deps(), checkpointer=saver)
         config = {"configurable": {"thread_id": "broken"}}
-        graph.update_state(config, {"messages": [HumanMessage(content=f"{NEW_TASK} x")]},
-                           as_node="check_budget")
+        graph.update_state(
+            config, {"messages": [HumanMessage(content=f"{NEW_TASK} x")]}, as_node="check_budget"
+        )
         assert validate_history(graph.get_state(config).values["messages"])
     assert cli(project, "sessions", "resume", "broken")["answer"] == NEW_ANSWER
     assert stub.rejected == []
 
-    stub.script = lambda body: {"status": 400, "error": {
-        "message": "messages[3]: tool calls ['call_x'] were not answered",
-        "type": "invalid_request_error", "code": "invalid_messages"}}
+    stub.script = lambda body: {
+        "status": 400,
+        "error": {
+            "message": "messages[3]: tool calls ['call_x'] were not answered",
+            "type": "invalid_request_error",
+            "code": "invalid_messages",
+        },
+    }
     failed = CliRunner().invoke(app, ["run", "anything", "--path", str(project)])
     assert failed.exit_code == 1
     flat = " ".join(failed.output.split())

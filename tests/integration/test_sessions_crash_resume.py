@@ -56,12 +56,20 @@ class HoldingScript:
                 self._held = True
                 self.holding.set()
                 self.release.wait(WAIT_TIMEOUT_S)
-            return {"content": "", "tool_calls": [
-                {"id": READ_ID, "name": "read_file", "args": {"path": "app/settings.py"}}]}
+            return {
+                "content": "",
+                "tool_calls": [
+                    {"id": READ_ID, "name": "read_file", "args": {"path": "app/settings.py"}}
+                ],
+            }
         if last.get("role") == "tool" and last.get("tool_call_id") == READ_ID:
             return {"content": ANSWER}
-        return {"content": "", "tool_calls": [
-            {"id": GREP_ID, "name": "grep_code", "args": {"pattern": "def load_settings"}}]}
+        return {
+            "content": "",
+            "tool_calls": [
+                {"id": GREP_ID, "name": "grep_code", "args": {"pattern": "def load_settings"}}
+            ],
+        }
 
 
 def is_agent_request(body: dict[str, Any]) -> bool:
@@ -98,17 +106,28 @@ def project(tmp_path: Path) -> Path:
 def engram_env(base_url: str) -> dict[str, str]:
     """The test's environment (its own ENGRAM_HOME) pointed at the scripted model server."""
     env = dict(os.environ)
-    env.update({"ENGRAM_MODEL": "stub-model", "ENGRAM_BASE_URL": base_url,
-                "OPENAI_API_KEY": "test-key", "COLUMNS": "200", "NO_COLOR": "1",
-                "ENGRAM_EMBEDDING_PROVIDER": "hash"})
+    env.update(
+        {
+            "ENGRAM_MODEL": "stub-model",
+            "ENGRAM_BASE_URL": base_url,
+            "OPENAI_API_KEY": "test-key",
+            "COLUMNS": "200",
+            "NO_COLOR": "1",
+            "ENGRAM_EMBEDDING_PROVIDER": "hash",
+        }
+    )
     return env
 
 
 def engram_json(args: list[str], env: dict[str, str], project: Path) -> Any:
     """Run an ``engram`` command with ``--json``, check it succeeded and parse its output."""
     done = subprocess.run(
-        [str(ENGRAM), *args, "--path", str(project), "--json"], env=env,
-        capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False,
+        [str(ENGRAM), *args, "--path", str(project), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
     )
     assert done.returncode == 0, f"engram {' '.join(args)} failed:\n{done.stderr}"
     assert "Traceback" not in done.stderr
@@ -124,8 +143,10 @@ def checkpointed_tool_results(home: Path, thread_id: str) -> int:
     try:
         saver = SqliteSaver(conn)
         counts = [
-            sum(isinstance(m, ToolMessage) for m in item.checkpoint["channel_values"].get(
-                "messages", []))
+            sum(
+                isinstance(m, ToolMessage)
+                for m in item.checkpoint["channel_values"].get("messages", [])
+            )
             for item in saver.list({"configurable": {"thread_id": thread_id}})
         ]
     except sqlite3.OperationalError:
@@ -152,13 +173,19 @@ def run_until_killed(env: dict[str, str], project: Path, script: HoldingScript) 
     home = Path(env["ENGRAM_HOME"])
     proc = subprocess.Popen(
         [str(ENGRAM), "run", TASK, "--path", str(project), "--thread", THREAD, "--json"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         start_new_session=True,
     )
     try:
         wait_for(script.holding.is_set, "the second model request", proc)
-        wait_for(lambda: checkpointed_tool_results(home, THREAD) >= 1,
-                 "the first tool result to be checkpointed", proc)
+        wait_for(
+            lambda: checkpointed_tool_results(home, THREAD) >= 1,
+            "the first tool result to be checkpointed",
+            proc,
+        )
     finally:
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
@@ -198,7 +225,9 @@ def test_killed_run_resumes_and_its_history_replays_and_forks(project: Path) -> 
         assert finished["next"] == []
         assert finished["messages"][-1]["content"] == ANSWER
         assert [m.get("tool_call_id") for m in finished["messages"] if m["role"] == "tool"] == [
-            GREP_ID, READ_ID]
+            GREP_ID,
+            READ_ID,
+        ]
 
         history = engram_json(["sessions", "history", THREAD], env, project)
         assert len(history) >= 6
@@ -210,7 +239,8 @@ def test_killed_run_resumes_and_its_history_replays_and_forks(project: Path) -> 
 
         sent = len(agent_requests(stub))
         replayed = engram_json(
-            ["sessions", "replay", THREAD, before_tools[0]["checkpoint_id"]], env, project)
+            ["sessions", "replay", THREAD, before_tools[0]["checkpoint_id"]], env, project
+        )
         assert replayed["answer"] == ANSWER
         new_requests = agent_requests(stub)[sent:]
         assert len(new_requests) == 2
@@ -224,7 +254,8 @@ def test_killed_run_resumes_and_its_history_replays_and_forks(project: Path) -> 
         original = engram_json(["sessions", "show", THREAD], env, project)
         copy = engram_json(["sessions", "show", FORK], env, project)
         assert [(m["role"], m["content"], m.get("tool_call_id")) for m in copy["messages"]] == [
-            (m["role"], m["content"], m.get("tool_call_id")) for m in original["messages"]]
+            (m["role"], m["content"], m.get("tool_call_id")) for m in original["messages"]
+        ]
         assert copy["next"] == []
 
         listed = engram_json(["sessions", "list"], env, project)
@@ -244,8 +275,11 @@ def test_fork_at_an_earlier_checkpoint_continues_from_that_point(project: Path) 
         after_grep = [r for r in history if r["messages"] == 3][-1]
         assert after_grep["next"]
 
-        forked = engram_json(["sessions", "fork", THREAD, "--checkpoint",
-                              after_grep["checkpoint_id"], "--to", FORK], env, project)
+        forked = engram_json(
+            ["sessions", "fork", THREAD, "--checkpoint", after_grep["checkpoint_id"], "--to", FORK],
+            env,
+            project,
+        )
         assert forked["thread_id"] == FORK
         copy = engram_json(["sessions", "show", FORK], env, project)
         assert roles(copy) == ["human", "ai", "tool"]

@@ -31,6 +31,7 @@ def test_git_add_all_leaves_engram_data_out(tmp_path):
     Ledger.for_project(tmp_path).append("t1", "event", {"secret": "transcript"})
     (tmp_path / ".engram" / "ENGRAM.md").write_text("team rules\n")
     subprocess.run([*subprocess_git, "-C", str(tmp_path), "add", "-A"], check=True)
-    listed = subprocess.run(["git", "-C", str(tmp_path), "ls-files"], check=True,
-                            capture_output=True, text=True).stdout.split()
+    listed = subprocess.run(
+        ["git", "-C", str(tmp_path), "ls-files"], check=True, capture_output=True, text=True
+    ).stdout.split()
     assert listed == [".engram/ENGRAM.md"]

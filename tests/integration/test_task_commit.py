@@ -16,18 +16,29 @@ pytestmark = pytest.mark.integration
 
 TASK = "Fix the greeting and add a farewell module"
 SCRIPT = [
-    {"content": "", "tool_calls": [
-        {"id": "e1", "name": "edit_file", "args": {
-            "path": "app.py", "old_string": "'helo'", "new_string": "'hello'"}},
-        {"id": "w1", "name": "write_file", "args": {
-            "path": "pkg/farewell.py", "content": "def bye():\n    return 'bye'\n"}}]},
+    {
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "e1",
+                "name": "edit_file",
+                "args": {"path": "app.py", "old_string": "'helo'", "new_string": "'hello'"},
+            },
+            {
+                "id": "w1",
+                "name": "write_file",
+                "args": {"path": "pkg/farewell.py", "content": "def bye():\n    return 'bye'\n"},
+            },
+        ],
+    },
     {"content": "Done: greeting fixed, farewell added."},
 ]
 
 
 def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def _repo(tmp_path: Path) -> Path:
@@ -54,9 +65,20 @@ def test_run_commits_only_the_files_the_task_changed(tmp_path, engram_home):
     (root / ".env").write_text("API_KEY=sk-not-for-git\n")
     start = _git(root, "rev-parse", "HEAD").strip()
     with OpenAIStub(SCRIPT) as stub:
-        done = run_engram(root, engram_home, stub.base_url, "run", TASK, "--commit",
-                          "--policy", "yolo", "--json", "--thread", "t1",
-                          env={"ENGRAM_TRUST_PROJECT": "1"})
+        done = run_engram(
+            root,
+            engram_home,
+            stub.base_url,
+            "run",
+            TASK,
+            "--commit",
+            "--policy",
+            "yolo",
+            "--json",
+            "--thread",
+            "t1",
+            env={"ENGRAM_TRUST_PROJECT": "1"},
+        )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     commit = result["commit"]
@@ -65,8 +87,9 @@ def test_run_commits_only_the_files_the_task_changed(tmp_path, engram_home):
     assert _git(root, "rev-parse", "HEAD~1").strip() == start  # one commit, on the branch
     assert sorted(commit["files"]) == ["app.py", "pkg/farewell.py"]
     shown = _git(root, "show", "--name-only", "--format=%B", "HEAD")
-    assert shown.startswith(f"{TASK}\n\nFiles changed:\n- app.py\n- pkg/farewell.py\n\n"
-                            "Tests: passed (true)\n")
+    assert shown.startswith(
+        f"{TASK}\n\nFiles changed:\n- app.py\n- pkg/farewell.py\n\nTests: passed (true)\n"
+    )
     assert sorted(shown.split("\n\n")[-1].split()) == ["app.py", "pkg/farewell.py"]
     # the user's staged change stays staged and uncommitted; untracked files stay untracked
     assert _git(root, "diff", "--cached", "--name-only").split() == ["notes.txt"]
@@ -81,19 +104,23 @@ def test_a_task_that_changes_nothing_commits_nothing(tmp_path, engram_home):
     root = _repo(tmp_path)
     start = _git(root, "rev-parse", "HEAD").strip()
     with OpenAIStub([{"content": "Nothing to change."}]) as stub:
-        done = run_engram(root, engram_home, stub.base_url, "run", "explain app.py",
-                          "--commit", "--json")
+        done = run_engram(
+            root, engram_home, stub.base_url, "run", "explain app.py", "--commit", "--json"
+        )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["commit"] is None
     assert _git(root, "rev-parse", "HEAD").strip() == start
 
 
-@pytest.mark.parametrize("setup, reason", [
-    ("not-git", "needs a git repository"),
-    ("detached", "HEAD is detached"),
-    ("merge", "a merge is in progress"),
-    ("rebase", "a rebase is in progress"),
-])
+@pytest.mark.parametrize(
+    "setup, reason",
+    [
+        ("not-git", "needs a git repository"),
+        ("detached", "HEAD is detached"),
+        ("merge", "a merge is in progress"),
+        ("rebase", "a rebase is in progress"),
+    ],
+)
 def test_commit_refuses_before_the_task_runs(tmp_path, engram_home, setup, reason):
     if setup == "not-git":
         root = tmp_path / "plain"
@@ -107,8 +134,9 @@ def test_commit_refuses_before_the_task_runs(tmp_path, engram_home, setup, reaso
     if setup == "rebase":
         (root / ".git" / "rebase-merge").mkdir()
     with OpenAIStub(SCRIPT) as stub:
-        done = run_engram(root, engram_home, stub.base_url, "run", TASK, "--commit",
-                          "--policy", "yolo")
+        done = run_engram(
+            root, engram_home, stub.base_url, "run", TASK, "--commit", "--policy", "yolo"
+        )
     assert done.returncode == 2
     assert reason in done.stderr and "hint:" in done.stderr and "Traceback" not in done.stderr
     assert stub.requests == []  # refused before any model call
@@ -121,8 +149,7 @@ def test_commit_task_in_a_project_below_the_repository_root(tmp_path):
     project.mkdir()
     (project / "main.py").write_text("x = 1\n")
     (project / ".env.local").write_text("TOKEN=abc\n")
-    made = commit_task(project, "Add the service", ["main.py", ".env.local", "gone.py"],
-                       "not-run")
+    made = commit_task(project, "Add the service", ["main.py", ".env.local", "gone.py"], "not-run")
     assert made is not None and made.files == ("main.py",)
     assert _git(root, "show", "--name-only", "--format=", "HEAD").split() == ["service/main.py"]
     assert commit_task(project, "again", ["main.py"], "passed") is None  # nothing left

@@ -80,15 +80,23 @@ while True:
 
 
 def _version(tag: str, lines: int) -> str:
-    return f"state = {tag}\n" + "".join(f"line {n:06d} of version {tag}\n"
-                                         for n in range(lines))
+    return f"state = {tag}\n" + "".join(f"line {n:06d} of version {tag}\n" for n in range(lines))
 
 
 def _patch(old: dict[str, str], new: dict[str, str]) -> str:
     import difflib
-    return "".join("".join(difflib.unified_diff(old[p].splitlines(keepends=True),
-                                                new[p].splitlines(keepends=True), f"a/{p}",
-                                                f"b/{p}")) for p in PATCHED)
+
+    return "".join(
+        "".join(
+            difflib.unified_diff(
+                old[p].splitlines(keepends=True),
+                new[p].splitlines(keepends=True),
+                f"a/{p}",
+                f"b/{p}",
+            )
+        )
+        for p in PATCHED
+    )
 
 
 def _setup(root: Path, kind: str) -> tuple[dict[str, set[bytes]], list[Path]]:
@@ -98,8 +106,10 @@ def _setup(root: Path, kind: str) -> tuple[dict[str, set[bytes]], list[Path]]:
     side = root.parent / "versions"
     side.mkdir()
     if kind == "edit_file":
-        first, second = _version("0", LINES), _version("0", LINES).replace("state = 0", "state = 1",
-                                                                            1)
+        first, second = (
+            _version("0", LINES),
+            _version("0", LINES).replace("state = 0", "state = 1", 1),
+        )
         (root / "big.txt").write_text(first)
         allowed = {"big.txt": {first.encode(), second.encode()}}
         args = [first, second]
@@ -110,9 +120,13 @@ def _setup(root: Path, kind: str) -> tuple[dict[str, set[bytes]], list[Path]]:
         args = [first, second]
     else:
         old = {p: _version(f"old {p}", 4_000) for p in PATCHED}
-        new = {p: "".join(line.replace("of version", "in version") if n % 40 == 0 else line
-                          for n, line in enumerate(o.splitlines(keepends=True)))
-               for p, o in old.items()}
+        new = {
+            p: "".join(
+                line.replace("of version", "in version") if n % 40 == 0 else line
+                for n, line in enumerate(o.splitlines(keepends=True))
+            )
+            for p, o in old.items()
+        }
         for path, text in old.items():
             (root / path).write_text(text)
         allowed = {p: {old[p].encode(), new[p].encode()} for p in PATCHED}
@@ -128,10 +142,14 @@ def test_a_patch_killed_between_two_files_is_put_back_by_the_next_session(tmp_pa
     root = tmp_path / "proj"
     allowed, versions = _setup(root, "apply_patch")
     old = {path: (root / path).read_bytes() for path in PATCHED}
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(root), "apply_patch",
-                             *map(str, versions)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "PAUSE_AFTER_FIRST_FILE": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), "apply_patch", *map(str, versions)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PAUSE_AFTER_FIRST_FILE": "1"},
+    )
     try:
         assert proc.stdout is not None
         lines = [proc.stdout.readline(), proc.stdout.readline()]
@@ -149,12 +167,17 @@ def test_a_patch_killed_between_two_files_is_put_back_by_the_next_session(tmp_pa
 
 def _kill_at(root: Path, kind: str, versions: list[Path], writes: int, delay_s: float) -> None:
     """Start a writer, let it finish ``writes`` writes, kill it ``delay_s`` into the next."""
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(root), kind, *map(str, versions)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), kind, *map(str, versions)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     try:
-        assert proc.stdout is not None and proc.stdout.readline() == "ready\n", \
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n", (
             proc.stderr.read() if proc.stderr else ""
+        )
         for _ in range(writes):
             assert proc.stdout.readline(), proc.stderr.read() if proc.stderr else ""
         time.sleep(delay_s)
@@ -172,8 +195,11 @@ def _one_version(root: Path) -> bool:
 
 
 def _project_files(root: Path) -> set[str]:
-    return {p.relative_to(root).as_posix() for p in root.rglob("*")
-            if p.is_file() and ".engram" not in p.relative_to(root).parts}
+    return {
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and ".engram" not in p.relative_to(root).parts
+    }
 
 
 @pytest.mark.parametrize("kind", ["edit_file", "write_file", "apply_patch"])

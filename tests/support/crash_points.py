@@ -30,24 +30,42 @@ NEW_SYMBOL = "reconcile_ledger_totals"
 THREAD = "crash-trial"
 TASK = "Which function parses the settings file?"
 ANSWER = "`load_settings` in app/settings.py parses the settings file."
-SUMMARY = "\n\n".join(f"## {name}\n- the settings loader is app/settings.py"
-                       for name in SUMMARY_SECTIONS)
+SUMMARY = "\n\n".join(
+    f"## {name}\n- the settings loader is app/settings.py" for name in SUMMARY_SECTIONS
+)
 COMPACTED = "[Compacted conversation summary]"
 Trial = Callable[[Path, random.Random], str]
 
 
-def cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 240,
-        ) -> subprocess.CompletedProcess[str]:
+def cli(
+    args: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    timeout: float = 240,
+) -> subprocess.CompletedProcess[str]:
     """Run ``engram`` to completion."""
-    return subprocess.run([ENGRAM, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [ENGRAM, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def killed(args: list[str], env: dict[str, str], cwd: Path, delay_s: float) -> bool:
     """Start ``engram``, ``kill -9`` it after ``delay_s``; return True if it was still running."""
-    proc = subprocess.Popen([ENGRAM, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [ENGRAM, *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         proc.wait(timeout=delay_s)
         return False
@@ -59,8 +77,13 @@ def killed(args: list[str], env: dict[str, str], cwd: Path, delay_s: float) -> b
 
 def base_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of every trial: its own home, the hash embedder, no colour."""
-    env = {**os.environ, "ENGRAM_HOME": str(home), "ENGRAM_EMBEDDING_PROVIDER": "hash",
-           "NO_COLOR": "1", **(extra or {})}
+    env = {
+        **os.environ,
+        "ENGRAM_HOME": str(home),
+        "ENGRAM_EMBEDDING_PROVIDER": "hash",
+        "NO_COLOR": "1",
+        **(extra or {}),
+    }
     env.pop("ENGRAM_PROJECT", None)
     return env
 
@@ -90,8 +113,10 @@ def make_code_project(root: Path, files: int = 120) -> Path:
     """Write a project big enough that indexing takes a few seconds."""
     for i in range(files):
         body = "\n\n".join(
-            f"def step_{i}_{j}(value):\n    \"\"\"Step {j} of stage {i}.\"\"\"\n"
-            f"    return value * {j} + {i}" for j in range(8))
+            f'def step_{i}_{j}(value):\n    """Step {j} of stage {i}."""\n'
+            f"    return value * {j} + {i}"
+            for j in range(8)
+        )
         folder = root / f"pkg_{i % 6}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"mod_{i}.py").write_text(f'"""Stage {i}."""\n\n{body}\n', encoding="utf-8")
@@ -104,7 +129,8 @@ def index_trial(work: Path, rng: random.Random) -> str:
     if problem := failed(cli(["index", "."], env, project), "first index"):
         return problem
     (project / "pkg_0" / "ledger.py").write_text(
-        f"def {NEW_SYMBOL}(rows):\n    return sum(r.total for r in rows)\n", encoding="utf-8")
+        f"def {NEW_SYMBOL}(rows):\n    return sum(r.total for r in rows)\n", encoding="utf-8"
+    )
     for i in range(0, 120, 3):  # enough changed files that the update takes a while
         path = project / f"pkg_{i % 6}" / f"mod_{i}.py"
         path.write_text(path.read_text(encoding="utf-8") + f"\n\nEXTRA_{i} = {i}\n")
@@ -127,9 +153,16 @@ def import_trial(work: Path, rng: random.Random) -> str:
     """Kill ``memory import`` of several batches; each batch is stored whole or not at all."""
     project, env = work / "project", base_env(work / "home")
     project.mkdir(parents=True)
-    lines = [json.dumps({"id": f"fact{n:05d}", "scope": "global",
-                         "text": f"Service {n} listens on port {10_000 + n}"})
-             for n in range(IMPORT_FACTS)]
+    lines = [
+        json.dumps(
+            {
+                "id": f"fact{n:05d}",
+                "scope": "global",
+                "text": f"Service {n} listens on port {10_000 + n}",
+            }
+        )
+        for n in range(IMPORT_FACTS)
+    ]
     (project / "facts.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     killed(["memory", "import", "facts.jsonl"], env, project, rng.uniform(0.3, 5.0))
     listed = cli(["memory", "list", "--json"], env, project)
@@ -158,12 +191,28 @@ def scripted_model(body: dict[str, Any]) -> dict[str, Any]:
     if "grep_code" not in {t["function"]["name"] for t in body.get("tools") or []}:
         return {"content": "[]"}  # fact extraction and other side calls
     if last.get("role") == "tool" and str(last.get("tool_call_id", "")).startswith("grep"):
-        return {"content": "", "tool_calls": [{"id": f"read{len(messages)}", "name": "read_file",
-                                               "args": {"path": "app/settings.py"}}]}
+        return {
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": f"read{len(messages)}",
+                    "name": "read_file",
+                    "args": {"path": "app/settings.py"},
+                }
+            ],
+        }
     if last.get("role") == "tool":
         return {"content": ANSWER}
-    return {"content": "", "tool_calls": [{"id": f"grep{len(messages)}", "name": "grep_code",
-                                           "args": {"pattern": "def load_settings"}}]}
+    return {
+        "content": "",
+        "tool_calls": [
+            {
+                "id": f"grep{len(messages)}",
+                "name": "grep_code",
+                "args": {"pattern": "def load_settings"},
+            }
+        ],
+    }
 
 
 def make_app_project(root: Path) -> Path:
@@ -171,9 +220,13 @@ def make_app_project(root: Path) -> Path:
     (root / "app").mkdir(parents=True)
     (root / "app" / "settings.py").write_text(
         "import tomllib\n\n\ndef load_settings(path):\n    with open(path, 'rb') as handle:\n"
-        "        return tomllib.load(handle)\n" + "".join(
+        "        return tomllib.load(handle)\n"
+        + "".join(
             f"\n\ndef option_{n}(settings):\n    return settings.get('option_{n}', {n})\n"
-            for n in range(60)), encoding="utf-8")
+            for n in range(60)
+        ),
+        encoding="utf-8",
+    )
     return root
 
 
@@ -194,8 +247,10 @@ def run_trial(work: Path, rng: random.Random) -> str:
     """Kill ``engram run``; the session is absent or resumes to the model's answer."""
     project = make_app_project(work / "project")
     with OpenAIStub(scripted_model, delay_s=0.4) as stub:
-        env = base_env(work / "home", {"ENGRAM_MODEL": "stub-model", "OPENAI_API_KEY": "x",
-                                       "ENGRAM_BASE_URL": stub.base_url})
+        env = base_env(
+            work / "home",
+            {"ENGRAM_MODEL": "stub-model", "OPENAI_API_KEY": "x", "ENGRAM_BASE_URL": stub.base_url},
+        )
         killed(["run", TASK, "--thread", THREAD], env, project, rng.uniform(0.5, 8.0))
         shown, problem = session(env, project)
         if problem:
@@ -217,8 +272,10 @@ def compaction_trial(work: Path, rng: random.Random) -> str:
     """Kill ``sessions compact``; the session keeps its old or its compacted history, whole."""
     project = make_app_project(work / "project")
     with OpenAIStub(scripted_model) as stub:
-        env = base_env(work / "home", {"ENGRAM_MODEL": "stub-model", "OPENAI_API_KEY": "x",
-                                       "ENGRAM_BASE_URL": stub.base_url})
+        env = base_env(
+            work / "home",
+            {"ENGRAM_MODEL": "stub-model", "OPENAI_API_KEY": "x", "ENGRAM_BASE_URL": stub.base_url},
+        )
         for _ in range(3):
             if problem := failed(cli(["run", TASK, "--thread", THREAD], env, project), "run"):
                 return problem

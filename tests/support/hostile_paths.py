@@ -16,25 +16,71 @@ MARKER = "ZZSECRETMARKER"
 """Text present in every secret planted in the hostile project, and nowhere else."""
 
 CREDENTIAL_FILES = (
-    ".env", ".env.local", "config/prod.env", ".envrc", "certs/server.pem", "certs/tls.key",
-    "certs/client.p12", "certs/client.pfx", "android/release.jks", "android/app.keystore",
-    "putty/deploy.ppk", "vault.kdbx", "vpn/office.ovpn", "id_rsa", "id_dsa", "id_ecdsa",
-    "id_ed25519", "keys/deploy_rsa", ".netrc", "_netrc", ".pgpass", ".npmrc", ".pypirc",
-    ".yarnrc.yml", ".git-credentials", ".vault-token", ".s3cfg", ".boto", ".htpasswd",
-    ".dockercfg", ".my.cnf", ".authinfo", ".terraformrc", "kubeconfig", "credentials",
-    "credentials.json", "client_secret_1234.apps.json", "service-account-prod.json",
-    "application_default_credentials.json", "secrets.json", "secrets.yaml", "secrets.yml",
-    "config/secrets.toml", "infra/terraform.tfstate", "infra/terraform.tfstate.backup",
-    "infra/terraform.tfvars", "wordpress/wp-config.php", "home/.docker/config.json",
-    "home/.aws/credentials", "home/.aws/config", "home/.kube/config", "home/.ssh/config",
-    "home/.cargo/credentials", "home/.gem/credentials", "home/.m2/settings.xml",
-    "home/.composer/auth.json", "home/.config/gh/hosts.yml",
+    ".env",
+    ".env.local",
+    "config/prod.env",
+    ".envrc",
+    "certs/server.pem",
+    "certs/tls.key",
+    "certs/client.p12",
+    "certs/client.pfx",
+    "android/release.jks",
+    "android/app.keystore",
+    "putty/deploy.ppk",
+    "vault.kdbx",
+    "vpn/office.ovpn",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "keys/deploy_rsa",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".yarnrc.yml",
+    ".git-credentials",
+    ".vault-token",
+    ".s3cfg",
+    ".boto",
+    ".htpasswd",
+    ".dockercfg",
+    ".my.cnf",
+    ".authinfo",
+    ".terraformrc",
+    "kubeconfig",
+    "credentials",
+    "credentials.json",
+    "client_secret_1234.apps.json",
+    "service-account-prod.json",
+    "application_default_credentials.json",
+    "secrets.json",
+    "secrets.yaml",
+    "secrets.yml",
+    "config/secrets.toml",
+    "infra/terraform.tfstate",
+    "infra/terraform.tfstate.backup",
+    "infra/terraform.tfvars",
+    "wordpress/wp-config.php",
+    "home/.docker/config.json",
+    "home/.aws/credentials",
+    "home/.aws/config",
+    "home/.kube/config",
+    "home/.ssh/config",
+    "home/.cargo/credentials",
+    "home/.gem/credentials",
+    "home/.m2/settings.xml",
+    "home/.composer/auth.json",
+    "home/.config/gh/hosts.yml",
 )
 """Credential files by their common names (57 of them), relative to the project root."""
 
 PROTECTED_FILES = (
-    ".git/config", ".engram/ledger/other-session.jsonl",
-    ".engram/tool-outputs/other-session/grep_code-call1-abc.txt", "vendor/lib/.git/config",
+    ".git/config",
+    ".engram/ledger/other-session.jsonl",
+    ".engram/tool-outputs/other-session/grep_code-call1-abc.txt",
+    "vendor/lib/.git/config",
 )
 """Files inside VCS internals and engram's own folder."""
 
@@ -93,8 +139,12 @@ def build_hostile_project(base: Path) -> HostileProject:
         os.symlink(target.format(outside=outside), link)
         if name != "awsdir":  # a plain folder; what it holds is refused (below)
             project.refused.append(("symlink", name))
-    project.refused += [("symlink", "gitdir/config"), ("symlink", "engramdir/ledger/other-session.jsonl"),
-                        ("symlink", "awsdir/credentials"), ("symlink", "outdir/secret.txt")]
+    project.refused += [
+        ("symlink", "gitdir/config"),
+        ("symlink", "engramdir/ledger/other-session.jsonl"),
+        ("symlink", "awsdir/credentials"),
+        ("symlink", "outdir/secret.txt"),
+    ]
     try:
         os.link(outside / "secret.txt", root / "src" / "hardlinked.py")
         os.link(root / ".env", root / "env_copy.txt")

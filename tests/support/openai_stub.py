@@ -32,7 +32,9 @@ def history_problems(messages: list[dict[str, Any]]) -> list[str]:
         if role == "tool":
             call_id = message.get("tool_call_id")
             if call_id not in pending:
-                problems.append(f"messages[{index}]: tool message {call_id!r} answers no pending call")
+                problems.append(
+                    f"messages[{index}]: tool message {call_id!r} answers no pending call"
+                )
             pending.discard(call_id)
             continue
         if pending:
@@ -48,15 +50,17 @@ def history_problems(messages: list[dict[str, Any]]) -> list[str]:
 def _canonical(body: dict[str, Any]) -> str:
     return json.dumps(
         {"tools": body.get("tools"), "messages": body.get("messages")},
-        sort_keys=True, ensure_ascii=False,
+        sort_keys=True,
+        ensure_ascii=False,
     )
 
 
 class OpenAIStub:
     """Context manager running the stub on 127.0.0.1 in a background thread."""
 
-    def __init__(self, script: Script, *, port: int = 0, validate: bool = True,
-                 delay_s: float = 0.0) -> None:
+    def __init__(
+        self, script: Script, *, port: int = 0, validate: bool = True, delay_s: float = 0.0
+    ) -> None:
         self.script = script
         self.validate = validate
         self.delay_s = delay_s
@@ -120,7 +124,9 @@ class OpenAIStub:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:
-                self._json(200, {"object": "list", "data": [{"id": "stub-model", "object": "model"}]})
+                self._json(
+                    200, {"object": "list", "data": [{"id": "stub-model", "object": "model"}]}
+                )
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -132,9 +138,16 @@ class OpenAIStub:
                 if problems:
                     with stub._lock:
                         stub.rejected.append(body)
-                    self._json(400, {"error": {"message": "; ".join(problems),
-                                               "type": "invalid_request_error",
-                                               "code": "invalid_messages"}})
+                    self._json(
+                        400,
+                        {
+                            "error": {
+                                "message": "; ".join(problems),
+                                "type": "invalid_request_error",
+                                "code": "invalid_messages",
+                            }
+                        },
+                    )
                     return
                 with stub._lock:
                     stub.requests.append(body)
@@ -142,7 +155,10 @@ class OpenAIStub:
                 if stub.delay_s or reply.get("delay_s"):  # a slow endpoint, or one slow reply
                     time.sleep(float(reply.get("delay_s") or stub.delay_s))
                 if "status" in reply:
-                    self._json(int(reply["status"]), {"error": reply.get("error", {"message": "scripted error"})})
+                    self._json(
+                        int(reply["status"]),
+                        {"error": reply.get("error", {"message": "scripted error"})},
+                    )
                     return
                 usage = self._usage(body, reply)
                 if body.get("stream"):
@@ -165,21 +181,39 @@ class OpenAIStub:
             @staticmethod
             def _tool_calls(reply: Reply) -> list[dict[str, Any]]:
                 return [
-                    {"id": call.get("id") or f"call_{uuid.uuid4().hex[:12]}", "type": "function",
-                     "function": {"name": call["name"], "arguments": json.dumps(call.get("args", {}))}}
+                    {
+                        "id": call.get("id") or f"call_{uuid.uuid4().hex[:12]}",
+                        "type": "function",
+                        "function": {
+                            "name": call["name"],
+                            "arguments": json.dumps(call.get("args", {})),
+                        },
+                    }
                     for call in reply.get("tool_calls") or []
                 ]
 
-            def _completion(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any]) -> dict[str, Any]:
+            def _completion(
+                self, body: dict[str, Any], reply: Reply, usage: dict[str, Any]
+            ) -> dict[str, Any]:
                 calls = self._tool_calls(reply)
-                message: dict[str, Any] = {"role": "assistant", "content": reply.get("content") or ""}
+                message: dict[str, Any] = {
+                    "role": "assistant",
+                    "content": reply.get("content") or "",
+                }
                 if calls:
                     message["tool_calls"] = calls
                 return {
-                    "id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion",
-                    "created": int(time.time()), "model": body.get("model", "stub-model"),
-                    "choices": [{"index": 0, "message": message,
-                                 "finish_reason": "tool_calls" if calls else "stop"}],
+                    "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model", "stub-model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": message,
+                            "finish_reason": "tool_calls" if calls else "stop",
+                        }
+                    ],
                     "usage": usage,
                 }
 
@@ -187,8 +221,12 @@ class OpenAIStub:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                base = {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion.chunk",
-                        "created": int(time.time()), "model": body.get("model", "stub-model")}
+                base = {
+                    "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": body.get("model", "stub-model"),
+                }
 
                 def send(choices: list[dict[str, Any]], **extra: Any) -> None:
                     chunk = {**base, "choices": choices, **extra}
@@ -199,15 +237,49 @@ class OpenAIStub:
                 send([{"index": 0, "delta": {"role": "assistant", "content": ""}}])
                 content = reply.get("content") or ""
                 for start in range(0, len(content), 16):
-                    send([{"index": 0, "delta": {"content": content[start:start + 16]}}])
+                    send([{"index": 0, "delta": {"content": content[start : start + 16]}}])
                 calls = self._tool_calls(reply)
                 for index, call in enumerate(calls):
-                    send([{"index": 0, "delta": {"tool_calls": [
-                        {"index": index, "id": call["id"], "type": "function",
-                         "function": {"name": call["function"]["name"], "arguments": ""}}]}}])
-                    send([{"index": 0, "delta": {"tool_calls": [
-                        {"index": index, "function": {"arguments": call["function"]["arguments"]}}]}}])
-                send([{"index": 0, "delta": {}, "finish_reason": "tool_calls" if calls else "stop"}])
+                    send(
+                        [
+                            {
+                                "index": 0,
+                                "delta": {
+                                    "tool_calls": [
+                                        {
+                                            "index": index,
+                                            "id": call["id"],
+                                            "type": "function",
+                                            "function": {
+                                                "name": call["function"]["name"],
+                                                "arguments": "",
+                                            },
+                                        }
+                                    ]
+                                },
+                            }
+                        ]
+                    )
+                    send(
+                        [
+                            {
+                                "index": 0,
+                                "delta": {
+                                    "tool_calls": [
+                                        {
+                                            "index": index,
+                                            "function": {
+                                                "arguments": call["function"]["arguments"]
+                                            },
+                                        }
+                                    ]
+                                },
+                            }
+                        ]
+                    )
+                send(
+                    [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if calls else "stop"}]
+                )
                 if (body.get("stream_options") or {}).get("include_usage"):
                     send([], usage=usage)
                 self.wfile.write(b"data: [DONE]\n\n")

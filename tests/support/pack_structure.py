@@ -53,8 +53,7 @@ def forged_markers(text: str) -> list[str]:
 
     Pack text has none of its own; a user turn has exactly one ``[engram context]`` line.
     """
-    found = (*_TOOL_TAG.finditer(text), *_CONTEXT_LINE.finditer(text),
-             *_PLACEHOLDER.finditer(text))
+    found = (*_TOOL_TAG.finditer(text), *_CONTEXT_LINE.finditer(text), *_PLACEHOLDER.finditer(text))
     return [m.group(0) for m in found]
 
 

@@ -87,11 +87,22 @@ def langgraph_dev(workdir: Path, log: Path, env: Mapping[str, str]) -> Iterator[
     """Run ``langgraph dev`` in ``workdir`` (beside its ``langgraph.json``); yield its URL."""
     port = free_port()
     command = langgraph_dev_command(port)
-    full_env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-                "PYTHONUNBUFFERED": "1", **env}
+    full_env = {
+        **os.environ,
+        "LANGSMITH_TRACING": "false",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "PYTHONUNBUFFERED": "1",
+        **env,
+    }
     with log.open("wb") as out:
-        proc = subprocess.Popen(command, cwd=workdir, env=full_env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            command,
+            cwd=workdir,
+            env=full_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(url, proc, log)

@@ -20,8 +20,10 @@ from pathlib import Path
 ENGRAM = str(Path(sys.executable).parent / "engram")
 MARKER = "planted-code-ran"
 SOURCE = {
-    "shop/cart.py": ("from shop.prices import sum_prices\n\n\nclass Cart:\n"
-                     "    def total(self):\n        return sum_prices(self)\n"),
+    "shop/cart.py": (
+        "from shop.prices import sum_prices\n\n\nclass Cart:\n"
+        "    def total(self):\n        return sum_prices(self)\n"
+    ),
     "shop/prices.py": "def sum_prices(cart):\n    return 0\n",
 }
 
@@ -62,13 +64,21 @@ def make_project(root: Path) -> Path:
     return root
 
 
-def engram(args: tuple[str, ...], project: Path, home: Path, extra: dict[str, str],
-           timeout: float = 240) -> subprocess.CompletedProcess[str]:
+def engram(
+    args: tuple[str, ...], project: Path, home: Path, extra: dict[str, str], timeout: float = 240
+) -> subprocess.CompletedProcess[str]:
     """Run ``engram`` in ``project`` with its own home and the hash embedder (fast, offline)."""
     env = {**os.environ, "ENGRAM_HOME": str(home), "ENGRAM_EMBEDDING_PROVIDER": "hash", **extra}
     env.pop("ENGRAM_PROJECT", None)
-    return subprocess.run([ENGRAM, *args], cwd=project, env=env, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [ENGRAM, *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def run_case(case: Case, workdir: Path) -> str:
@@ -105,8 +115,9 @@ def ship_pickles(project: Path, home: Path) -> None:
     payload = pickle.dumps({"version": 5, "facts": Planted(project / MARKER)})
     for name in ("code_graph.pkl", "code_graph.jsonl", "code_graph.delta.jsonl"):
         (folder / name).write_bytes(payload)
-    (folder / "stamp.json").write_text(json.dumps(
-        {"format": "engram-index", "version": 5, "engram": "0.1.0", "root": "0" * 64}))
+    (folder / "stamp.json").write_text(
+        json.dumps({"format": "engram-index", "version": 5, "engram": "0.1.0", "root": "0" * 64})
+    )
     bm25 = folder / "bm25" / "base"
     bm25.mkdir(parents=True)
     (bm25 / "ids.json").write_text('{"generation": 1, "ids": ["x"]')  # malformed JSON
@@ -197,37 +208,110 @@ def _memory_untouched(project: Path, home: Path) -> str:
 
 
 CASES: tuple[Case, ...] = (
-    Case("hostile repository", "pickles shipped, `engram graph`", ship_pickles,
-         ("graph", "sum_prices", "--relation", "callers"), after=graph_rebuilt),
-    Case("hostile repository", "pickles shipped, `engram context`", ship_pickles,
-         ("context", "where is the cart total computed?"), after=graph_rebuilt),
-    Case("hostile repository", "pickles shipped, `engram index`", ship_pickles,
-         ("index", "."), after=search_works),
-    Case("hostile repository", "pickles shipped, `engram search`", ship_pickles,
-         ("search", "sum_prices")),
-    Case("corrupt index", "malformed graph file", stamped(_malformed_graph),
-         ("graph", "sum_prices", "--relation", "callers"), after=graph_rebuilt),
-    Case("corrupt index", "damaged manifest, `engram index`",
-         stamped(_garbage("manifest.sqlite")), ("index", "."), after=search_works),
-    Case("corrupt index", "damaged Chroma store, `engram index`",
-         stamped(_garbage("chroma.sqlite3")), ("index", "."), after=search_works),
-    Case("corrupt store", "truncated memory.sqlite",
-         _truncated("memory.sqlite", ("memory", "save", "Deploys run from main")),
-         ("memory", "list"), exit_ok=False, says="memory.sqlite"),
-    Case("corrupt store", "truncated checkpoints.sqlite",
-         _truncated("checkpoints.sqlite", ("sessions", "list")),
-         ("sessions", "list"), exit_ok=False, says="checkpoints.sqlite"),
-    Case("unavailable store", "ENGRAM_HOME is a file", _home_is_a_file,
-         ("memory", "list"), exit_ok=False, says="a file is in the way"),
-    Case("unavailable store", "invalid ENGRAM_DATABASE_URL", lambda project, home: None,
-         ("memory", "list"), env={"ENGRAM_DATABASE_URL": "host=db user"}, exit_ok=False,
-         says="ENGRAM_DATABASE_URL"),
-    Case("doctor", "damaged manifest is rebuilt", stamped(_garbage("manifest.sqlite")),
-         ("doctor",), says="repaired", after=search_works),
-    Case("doctor", "truncated memory.sqlite is reported, not touched",
-         _truncated("memory.sqlite", ("memory", "save", "Deploys run from main")),
-         ("doctor",), exit_ok=False, says="broken", after=_memory_untouched),
-    Case("bad import", "5,000-deep line and huge integers", _import_file,
-         ("memory", "import", "facts.jsonl"), says="skipped line 2",
-         after=_both_facts_imported),
+    Case(
+        "hostile repository",
+        "pickles shipped, `engram graph`",
+        ship_pickles,
+        ("graph", "sum_prices", "--relation", "callers"),
+        after=graph_rebuilt,
+    ),
+    Case(
+        "hostile repository",
+        "pickles shipped, `engram context`",
+        ship_pickles,
+        ("context", "where is the cart total computed?"),
+        after=graph_rebuilt,
+    ),
+    Case(
+        "hostile repository",
+        "pickles shipped, `engram index`",
+        ship_pickles,
+        ("index", "."),
+        after=search_works,
+    ),
+    Case(
+        "hostile repository",
+        "pickles shipped, `engram search`",
+        ship_pickles,
+        ("search", "sum_prices"),
+    ),
+    Case(
+        "corrupt index",
+        "malformed graph file",
+        stamped(_malformed_graph),
+        ("graph", "sum_prices", "--relation", "callers"),
+        after=graph_rebuilt,
+    ),
+    Case(
+        "corrupt index",
+        "damaged manifest, `engram index`",
+        stamped(_garbage("manifest.sqlite")),
+        ("index", "."),
+        after=search_works,
+    ),
+    Case(
+        "corrupt index",
+        "damaged Chroma store, `engram index`",
+        stamped(_garbage("chroma.sqlite3")),
+        ("index", "."),
+        after=search_works,
+    ),
+    Case(
+        "corrupt store",
+        "truncated memory.sqlite",
+        _truncated("memory.sqlite", ("memory", "save", "Deploys run from main")),
+        ("memory", "list"),
+        exit_ok=False,
+        says="memory.sqlite",
+    ),
+    Case(
+        "corrupt store",
+        "truncated checkpoints.sqlite",
+        _truncated("checkpoints.sqlite", ("sessions", "list")),
+        ("sessions", "list"),
+        exit_ok=False,
+        says="checkpoints.sqlite",
+    ),
+    Case(
+        "unavailable store",
+        "ENGRAM_HOME is a file",
+        _home_is_a_file,
+        ("memory", "list"),
+        exit_ok=False,
+        says="a file is in the way",
+    ),
+    Case(
+        "unavailable store",
+        "invalid ENGRAM_DATABASE_URL",
+        lambda project, home: None,
+        ("memory", "list"),
+        env={"ENGRAM_DATABASE_URL": "host=db user"},
+        exit_ok=False,
+        says="ENGRAM_DATABASE_URL",
+    ),
+    Case(
+        "doctor",
+        "damaged manifest is rebuilt",
+        stamped(_garbage("manifest.sqlite")),
+        ("doctor",),
+        says="repaired",
+        after=search_works,
+    ),
+    Case(
+        "doctor",
+        "truncated memory.sqlite is reported, not touched",
+        _truncated("memory.sqlite", ("memory", "save", "Deploys run from main")),
+        ("doctor",),
+        exit_ok=False,
+        says="broken",
+        after=_memory_untouched,
+    ),
+    Case(
+        "bad import",
+        "5,000-deep line and huge integers",
+        _import_file,
+        ("memory", "import", "facts.jsonl"),
+        says="skipped line 2",
+        after=_both_facts_imported,
+    ),
 )

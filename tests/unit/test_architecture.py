@@ -15,8 +15,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "engram"
 # Floors, lowest first: a module may import its own floor or a lower one.
-FLOORS = {"top": 0, "stores": 1, "graph": 2, "nodes": 3, "sessions": 4, "builder": 5, "cli": 5,
-          "api": 5}
+FLOORS = {
+    "top": 0,
+    "stores": 1,
+    "graph": 2,
+    "nodes": 3,
+    "sessions": 4,
+    "builder": 5,
+    "cli": 5,
+    "api": 5,
+}
 """``top`` is the package's own ``__init__`` and helpers (the version, the lazy faces)."""
 TOP_LEVEL = ("graph", "nodes", "stores", "studio", "cli", "api", "sessions", "builder")
 """Names a bare import would take from the repository root instead of the package."""
@@ -56,9 +64,14 @@ def test_every_floor_is_a_folder_or_the_builder():
         if floor == "top":
             continue
         assert (PACKAGE / floor).is_dir() or (PACKAGE / f"{floor}.py").is_file(), floor
-    extra = [p.name for p in PACKAGE.iterdir()
-             if p.name != "__pycache__" and p.stem not in FLOORS
-             and not p.name.startswith("_") and p.name != "py.typed"]
+    extra = [
+        p.name
+        for p in PACKAGE.iterdir()
+        if p.name != "__pycache__"
+        and p.stem not in FLOORS
+        and not p.name.startswith("_")
+        and p.name != "py.typed"
+    ]
     assert not extra, f"engram/ holds {extra}: put it in a floor"
 
 
@@ -100,8 +113,13 @@ def imports_of(path: Path, *, include_type_checking: bool) -> set[str]:
 def test_nothing_imports_the_bare_top_level_names():
     """Everything imports as ``engram.…``: a bare ``graph.…`` would load a file twice."""
     offenders = []
-    sources = [*MODULES.values(), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py"),
-               *(ROOT / "studio").rglob("*.py"), *(ROOT / "examples").rglob("*.py")]
+    sources = [
+        *MODULES.values(),
+        *(ROOT / "tests").rglob("*.py"),
+        *(ROOT / "bench").rglob("*.py"),
+        *(ROOT / "studio").rglob("*.py"),
+        *(ROOT / "examples").rglob("*.py"),
+    ]
     for path in sources:
         for name in imports_of(path, include_type_checking=True):
             if name.split(".")[0] in TOP_LEVEL:
@@ -123,7 +141,9 @@ def test_arrows_point_down_only():
 def test_no_import_circles():
     """No cycle among engram modules, counting imports inside functions too."""
     edges = {
-        module: {t for t in imports_of(path, include_type_checking=False) if t in MODULES and t != module}
+        module: {
+            t for t in imports_of(path, include_type_checking=False) if t in MODULES and t != module
+        }
         for module, path in MODULES.items()
     }
     # importing a submodule runs its package's __init__ first
@@ -141,7 +161,7 @@ def test_no_import_circles():
         stack.append(node)
         for target in sorted(edges[node]):
             if state.get(target) == 1:
-                cycles.append(stack[stack.index(target):] + [target])
+                cycles.append(stack[stack.index(target) :] + [target])
             elif target not in state:
                 visit(target)
         stack.pop()
@@ -153,7 +173,9 @@ def test_no_import_circles():
     assert not cycles, "\n".join(" -> ".join(cycle) for cycle in cycles)
 
 
-@pytest.mark.parametrize("package", sorted(m for m, p in MODULES.items() if p.name == "__init__.py"))
+@pytest.mark.parametrize(
+    "package", sorted(m for m, p in MODULES.items() if p.name == "__init__.py")
+)
 def test_every_package_declares_its_public_surface(package):
     """Each package has a docstring and an ``__all__`` whose every name imports."""
     import importlib

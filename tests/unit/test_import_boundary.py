@@ -15,8 +15,16 @@ import pytest
 pytestmark = pytest.mark.integration
 
 HEAVY = (
-    "langchain", "langchain_core", "langgraph", "chromadb", "torch", "model2vec", "tree_sitter",
-    "networkx", "openai", "langsmith",
+    "langchain",
+    "langchain_core",
+    "langgraph",
+    "chromadb",
+    "torch",
+    "model2vec",
+    "tree_sitter",
+    "networkx",
+    "openai",
+    "langsmith",
 )
 """Top-level packages that cost a noticeable part of a second (or more) to import."""
 
@@ -28,7 +36,10 @@ def loaded_modules(code: str) -> list[str]:
     """Run ``code`` in a fresh interpreter and return the modules loaded at its end."""
     done = subprocess.run(
         [sys.executable, "-c", f"import json, sys\n{code}\n{REPORT}"],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
@@ -39,8 +50,7 @@ def heavy_in(modules: list[str]) -> list[str]:
     return [name for name in modules if name.split(".")[0] in HEAVY]
 
 
-@pytest.mark.parametrize(
-    "module", ["engram.cli.entry", "engram.cli.app", "engram.cli.mcp_server"])
+@pytest.mark.parametrize("module", ["engram.cli.entry", "engram.cli.app", "engram.cli.mcp_server"])
 def test_importing_loads_no_heavy_library(module: str):
     heavy = heavy_in(loaded_modules(f"import {module}"))
     assert not heavy, (
@@ -62,8 +72,12 @@ def test_help_loads_no_run_settings():
 
 def test_version_loads_neither_the_app_nor_its_libraries():
     loaded = loaded_modules(run_command_code(["--version"]))
-    slow = [name for name in loaded if name.split(".")[0] in ("typer", "rich", "click")
-            or name.startswith(("importlib.metadata", "engram.cli.app"))]
+    slow = [
+        name
+        for name in loaded
+        if name.split(".")[0] in ("typer", "rich", "click")
+        or name.startswith(("importlib.metadata", "engram.cli.app"))
+    ]
     assert not slow, f"`engram --version` loads {slow}"
 
 
@@ -81,13 +95,17 @@ def run_command_code(args: list[str]) -> str:
 
 def test_exact_search_loads_no_index_machinery(tmp_path):
     (tmp_path / "app.py").write_text("def confine(path):\n    return path\n")
-    loaded = loaded_modules(run_command_code(
-        ["search", "def confine", "--mode", "exact", "--path", str(tmp_path), "--json"]))
+    loaded = loaded_modules(
+        run_command_code(
+            ["search", "def confine", "--mode", "exact", "--path", str(tmp_path), "--json"]
+        )
+    )
     heavy = [name for name in heavy_in(loaded) if not name.startswith("tree_sitter")]
     assert not heavy, f"`engram search --mode exact` loads {heavy}"
     assert "engram.stores.codeindex.code_index" not in loaded
-    walk_only = [name for name in ("pathspec", "engram.graph.tools.search_code_tool")
-                 if name in loaded]
+    walk_only = [
+        name for name in ("pathspec", "engram.graph.tools.search_code_tool") if name in loaded
+    ]
     assert not walk_only, f"`engram search --mode exact` loads {walk_only}"
 
 
@@ -114,8 +132,13 @@ def test_mcp_server_lists_its_tools_without_heavy_libraries(tmp_path):
     assert not heavy, f"building the MCP server and listing its tools loads {heavy}"
 
 
-MODEL_PATH = ("langchain", "langchain_openai", "openai", "engram.graph.tools",
-              "engram.graph.compaction.compaction_transaction")
+MODEL_PATH = (
+    "langchain",
+    "langchain_openai",
+    "openai",
+    "engram.graph.tools",
+    "engram.graph.compaction.compaction_transaction",
+)
 """What only a turn with a model needs: chat models, the agent's tools, compaction."""
 
 
@@ -124,11 +147,15 @@ def test_context_mode_loads_no_model_path(tmp_path, monkeypatch):
 
     monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "home"))
     (tmp_path / "app.py").write_text("def confine(path):\n    return path\n")
-    loaded = loaded_modules(run_command_code(
-        ["context", "fix confine", "--path", str(tmp_path), "--json"]))
+    loaded = loaded_modules(
+        run_command_code(["context", "fix confine", "--path", str(tmp_path), "--json"])
+    )
     unneeded = MODEL_PATH + tuple(f"engram.nodes.{name}" for name in MODEL_NODES)
-    found = [name for name in loaded
-             if name in unneeded or name.startswith(tuple(f"{u}." for u in unneeded))]
+    found = [
+        name
+        for name in loaded
+        if name in unneeded or name.startswith(tuple(f"{u}." for u in unneeded))
+    ]
     assert not found, f"`engram context` loads {found}"
     assert "engram.nodes.pack_context" in loaded  # it did build the pack
 
@@ -144,9 +171,12 @@ def test_hybrid_search_loads_no_langgraph_or_langchain(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "hash")
     (tmp_path / "app.py").write_text("def confine(path):\n    return path\n")
     loaded_modules(run_command_code(["index", str(tmp_path)]))
-    loaded = loaded_modules(run_command_code(
-        ["search", "confine a path", "--path", str(tmp_path), "--json"]))
+    loaded = loaded_modules(
+        run_command_code(["search", "confine a path", "--path", str(tmp_path), "--json"])
+    )
     assert "engram.stores.codeindex.code_index" in loaded  # it did search the index
-    framework = sorted({name.split(".")[0] for name in heavy_in(loaded)}
-                       & {"langchain", "langchain_core", "langgraph", "langsmith", "openai"})
+    framework = sorted(
+        {name.split(".")[0] for name in heavy_in(loaded)}
+        & {"langchain", "langchain_core", "langgraph", "langsmith", "openai"}
+    )
     assert not framework, f"`engram search` loads {framework}"

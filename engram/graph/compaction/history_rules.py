@@ -243,9 +243,7 @@ def missing_sections(summary: str) -> list[str]:
     return [s for s in SUMMARY_SECTIONS if s.lower() not in lowered]
 
 
-def rebuild_history(
-    messages: Sequence[BaseMessage], cut: int, summary: str
-) -> list[BaseMessage]:
+def rebuild_history(messages: Sequence[BaseMessage], cut: int, summary: str) -> list[BaseMessage]:
     """Build the compacted history: system messages, summary, acknowledgement, then the tail.
 
     Args:

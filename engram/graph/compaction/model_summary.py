@@ -106,5 +106,3 @@ async def model_summary(
         summaries="\n\n".join(f"### Part {i}\n{p}" for i, p in enumerate(parts, start=1)),
     )
     return await summarizer.checked([*head, HumanMessage(content=merged)]), len(chunks) + 1
-
-

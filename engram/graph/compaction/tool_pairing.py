@@ -47,8 +47,13 @@ class PairingRepair:
 
 
 def _not_run(call_id: str, name: str) -> ToolMessage:
-    return ToolMessage(content=NOT_RUN, tool_call_id=call_id, name=name, status="error",
-                       id=f"{NOT_RUN_ID_PREFIX}{call_id}")
+    return ToolMessage(
+        content=NOT_RUN,
+        tool_call_id=call_id,
+        name=name,
+        status="error",
+        id=f"{NOT_RUN_ID_PREFIX}{call_id}",
+    )
 
 
 def close_unanswered_calls(messages: Sequence[BaseMessage]) -> PairingRepair | None:

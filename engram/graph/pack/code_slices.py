@@ -106,8 +106,16 @@ def slice_items(
             if start > end or any(start <= b and a <= end for a, b in taken):
                 continue
             in_focus = number < focus
-            item = _slice(ranked, span, lines, start, end, count,
-                          focus_tokens if in_focus else max_tokens, terms)
+            item = _slice(
+                ranked,
+                span,
+                lines,
+                start,
+                end,
+                count,
+                focus_tokens if in_focus else max_tokens,
+                terms,
+            )
             if not in_focus:
                 rounds[len(taken)].append(item)
             elif not taken:

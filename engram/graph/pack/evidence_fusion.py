@@ -46,6 +46,8 @@ MAP_FILES = 20
 """Most files listed in the code map. Files past the twentieth rarely give a slice to the
 pack, and their map lines took a fifth of an 8K pack (locbench-dev: 40 lines cost 1,545
 tokens on average); the budget they free goes to the leading files' functions."""
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One located piece of evidence: a span of a file and the signal that found it."""

@@ -78,10 +78,14 @@ def pick_rows(
     scores = [sum(weight[term] for term in row_terms) for row_terms in found]
     kept = head_rows(costs, int(room * HEAD_SHARE))
     used = sum(costs[row] for row in kept)
-    for row in sorted((r for r, score in enumerate(scores) if score > 0),
-                      key=lambda r: (-scores[r], r)):
-        window = [r for r in range(max(0, row - WINDOW_BEFORE),
-                                   min(len(lines), row + WINDOW_AFTER + 1)) if r not in kept]
+    for row in sorted(
+        (r for r, score in enumerate(scores) if score > 0), key=lambda r: (-scores[r], r)
+    ):
+        window = [
+            r
+            for r in range(max(0, row - WINDOW_BEFORE), min(len(lines), row + WINDOW_AFTER + 1))
+            if r not in kept
+        ]
         cost = sum(costs[r] for r in window) + gap_cost
         if window and used + cost <= room:
             kept.update(window)
@@ -94,6 +98,9 @@ def pick_rows(
         kept.add(row)
         used += cost
     # A one-line gap whose line costs no more than its marker is shown instead.
-    kept.update(row for row in range(1, len(lines) - 1)
-                if row not in kept and {row - 1, row + 1} <= kept and costs[row] <= gap_cost)
+    kept.update(
+        row
+        for row in range(1, len(lines) - 1)
+        if row not in kept and {row - 1, row + 1} <= kept and costs[row] <= gap_cost
+    )
     return kept

@@ -115,8 +115,7 @@ def _exchanges(messages: Sequence[AnyMessage]) -> list[tuple[str, str]]:
     """Return earlier (request, final answer) pairs, leaving out the current request."""
     pairs: list[tuple[str, str]] = []
     request = ""
-    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)),
-                     default=-1)
+    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
     for message in messages[: max(0, last_human)]:
         if isinstance(message, HumanMessage):
             request = content_text(message.content)
@@ -146,8 +145,10 @@ def deepen(
     extra: list[CodeHitValue] = []
     notes: list[str] = []
     try:
-        extra.extend(code_hit_value(hit) for hit in
-                     index.localized_chunks(task, files=SLICE_FILES, prefer=prefer))
+        extra.extend(
+            code_hit_value(hit)
+            for hit in index.localized_chunks(task, files=SLICE_FILES, prefer=prefer)
+        )
     except (StoreError, OSError, RuntimeError, ValueError) as exc:
         notes.append(f"pack: file localization unavailable: {exc}")
     if len({h.get("path") for h in hits}) >= SLICE_FILES:
@@ -183,27 +184,35 @@ def assemble_pack(
         The filled pack, the budget plan it was filled against, and the fused file ranking.
     """
     root = context.project_path
-    plan = plan_budget(context.context_window, task_type_of(state), feedback,
-                       override=context.budget)
+    plan = plan_budget(
+        context.context_window, task_type_of(state), feedback, override=context.budget
+    )
     hits = [*state.code_hits, *extra]
     known = sorted({str(h.get("path")) for h in [*hits, *state.related_symbols]})
     named = [str(f) for f in state.task_profile.get("files", []) or []]
     rules = load_rules_files(root, context.home_path, project_rules=is_trusted(context))
     in_rules = {f.path for f in rules.files}  # already in the rules section
     evidence = [
-        e for e in evidence_of(hits, state.related_symbols, resolve_task_files(root, named, known))
+        e
+        for e in evidence_of(hits, state.related_symbols, resolve_task_files(root, named, known))
         if e.path not in in_rules
     ]
     weights = {**FUSION_WEIGHTS, FUSED_SOURCE: 0.0} if extra else FUSION_WEIGHTS
     is_test_task = state.task_profile.get("task_type") == "test"
-    ranked = rank_files(evidence, weights=weights, demote_tests=not is_test_task,
-                        lead=LOCALIZER_SOURCE)
+    ranked = rank_files(
+        evidence, weights=weights, demote_tests=not is_test_task, lead=LOCALIZER_SOURCE
+    )
     candidates: list[PackItem] = [
         *text_items("rules", rules.text),
         *text_items("memory", state.memory_block),
         *code_map_items(ranked),
-        *slice_items(ranked, _line_reader(root), count,
-                     depth_tokens=int(plan.budget * DEPTH_SHARE), terms=task_terms(state.task)),
+        *slice_items(
+            ranked,
+            _line_reader(root),
+            count,
+            depth_tokens=int(plan.budget * DEPTH_SHARE),
+            terms=task_terms(state.task),
+        ),
         *history_items(_exchanges(state.messages), state.task),
     ]
     all_notes = [*state.notes, *notes]

@@ -158,9 +158,7 @@ def record_hit(feedback: Feedback, used: bool) -> Feedback:
     return replace(feedback, hits=(*feedback.hits, bool(used))[-HIT_RATE_WINDOW:])
 
 
-def record_usage(
-    feedback: Feedback, *, task_type: str, planned: int, actual: int
-) -> Feedback:
+def record_usage(feedback: Feedback, *, task_type: str, planned: int, actual: int) -> Feedback:
     """Return ``feedback`` after one task used ``actual`` tokens of a ``planned`` budget.
 
     A task within DEVIATION_LIMIT of its plan ends the streak. The DEVIATION_STREAK-th

@@ -97,11 +97,17 @@ class PackItem:
     @classmethod
     def from_dict(cls, section: str, value: PackItemValue) -> PackItem:
         """Rebuild an item from its JSON form; its ``text`` stays empty (the pack's has it)."""
-        return cls(section=section, text="", path=value["path"],
-                   start_line=value["start_line"], end_line=value["end_line"],
-                   symbol=value["symbol"], score=value["score"],
-                   reasons=tuple(value["reasons"]),
-                   shown=tuple((a, b) for a, b in value.get("shown", ())))
+        return cls(
+            section=section,
+            text="",
+            path=value["path"],
+            start_line=value["start_line"],
+            end_line=value["end_line"],
+            symbol=value["symbol"],
+            score=value["score"],
+            reasons=tuple(value["reasons"]),
+            shown=tuple((a, b) for a, b in value.get("shown", ())),
+        )
 
     def to_dict(self) -> PackItemValue:
         """Return the item's JSON form (its text stays in the rendered pack)."""
@@ -133,9 +139,13 @@ class Section:
     def from_dict(cls, value: PackSectionValue) -> Section:
         """Rebuild a section from its JSON form."""
         name = value["name"]
-        return cls(name=name, budget=value["budget"], tokens=value["tokens"],
-                   items=tuple(PackItem.from_dict(name, item) for item in value["items"]),
-                   dropped=value.get("dropped", 0))
+        return cls(
+            name=name,
+            budget=value["budget"],
+            tokens=value["tokens"],
+            items=tuple(PackItem.from_dict(name, item) for item in value["items"]),
+            dropped=value.get("dropped", 0),
+        )
 
     def to_dict(self) -> PackSectionValue:
         """Return the section's JSON form."""
@@ -208,8 +218,8 @@ class _Filling:
         self.offered[name] = self.offered.get(name, 0) + allowance
         pending = self.pending.get(name, [])
         spent = 0
-        overhead = 0 if self.placed.get(name) else self.count(_open_tag(name)) + self.count(
-            _close_tag()
+        overhead = (
+            0 if self.placed.get(name) else self.count(_open_tag(name)) + self.count(_close_tag())
         )
         keep: list[PackItem] = []
         for index, item in enumerate(pending):

@@ -104,21 +104,30 @@ def load_experience(repo: ExperienceStore, profile: TaskProfile, now: datetime) 
     ones; severity-1 episodes and those referenced by a matching pattern are added back.
     """
     strategies = [r for r in repo.find("strategy") if isinstance(r, Strategy)]
-    patterns = [r for r in repo.find("pattern", where={"status": "active"})
-                if isinstance(r, Pattern)]
+    patterns = [
+        r for r in repo.find("pattern", where={"status": "active"}) if isinstance(r, Pattern)
+    ]
     if profile.risk != "high":
         return Experience(strategies, patterns, [])
     cutoff = archive_cutoff(now).timestamp()
     found: dict[str, Episode] = {}
-    for where in ({"outcome": "failure", TIMESTAMP_KEY: {"$gte": cutoff}},
-                  {"outcome": "failure", "severity": SEVERE}):
-        found.update((r.id, r) for r in repo.find("episode", where=where)
-                     if isinstance(r, Episode))
-    referenced = {episode_id for pattern in patterns if pattern_matches(profile, pattern)
-                  for episode_id in pattern.evidence} - found.keys()
+    for where in (
+        {"outcome": "failure", TIMESTAMP_KEY: {"$gte": cutoff}},
+        {"outcome": "failure", "severity": SEVERE},
+    ):
+        found.update((r.id, r) for r in repo.find("episode", where=where) if isinstance(r, Episode))
+    referenced = {
+        episode_id
+        for pattern in patterns
+        if pattern_matches(profile, pattern)
+        for episode_id in pattern.evidence
+    } - found.keys()
     if referenced:
-        found.update((r.id, r) for r in repo.find("episode", ids=referenced)
-                     if isinstance(r, Episode) and r.outcome == "failure")
+        found.update(
+            (r.id, r)
+            for r in repo.find("episode", ids=referenced)
+            if isinstance(r, Episode) and r.outcome == "failure"
+        )
     return Experience(strategies, patterns, sorted(found.values(), key=lambda e: e.date))
 
 
@@ -144,8 +153,9 @@ def run_phase0(
         located_files: Files already located for the task, counted toward its scope.
     """
     notes: list[str] = []
-    profile = profile_task(task, located_files=located_files,
-                           project_has_tests=project_has_tests(context.project_path))
+    profile = profile_task(
+        task, located_files=located_files, project_has_tests=project_has_tests(context.project_path)
+    )
     key = project_key(context.project_path)
     experience = Experience()
     facts: FactRecall | None = None
@@ -158,11 +168,22 @@ def run_phase0(
             notes.append(f"experience memory unreadable, skipped: {exc}")
         if recall is not None:
             try:
-                facts = recall(store, task, project_key=key, window=context.context_window,
-                               count_tokens=count_tokens, now=now)
+                facts = recall(
+                    store,
+                    task,
+                    project_key=key,
+                    window=context.context_window,
+                    count_tokens=count_tokens,
+                    now=now,
+                )
             except StoreError as exc:
                 notes.append(f"facts memory unavailable, skipped: {exc}")
-    selection = select_experience(profile, strategies=experience.strategies,
-                                  patterns=experience.patterns, episodes=experience.episodes,
-                                  now=now, count_tokens=count_tokens)
+    selection = select_experience(
+        profile,
+        strategies=experience.strategies,
+        patterns=experience.patterns,
+        episodes=experience.episodes,
+        now=now,
+        count_tokens=count_tokens,
+    )
     return Phase0Result(profile, selection, facts, tuple(notes))

@@ -133,10 +133,13 @@ def archive_cutoff(now: datetime) -> datetime:
 
 def pattern_matches(profile: TaskProfile, pattern: Pattern) -> bool:
     """Tell whether ``pattern``'s trigger matches the task's features."""
-    return pattern.trigger.matches(task_type=profile.task_type,
-                                   files_affected=profile.files_affected,
-                                   has_tests=profile.has_tests, production=profile.production,
-                                   features=profile.features)
+    return pattern.trigger.matches(
+        task_type=profile.task_type,
+        files_affected=profile.files_affected,
+        has_tests=profile.has_tests,
+        production=profile.production,
+        features=profile.features,
+    )
 
 
 def _clip(text: str) -> str:
@@ -182,8 +185,9 @@ def _episodes(
         if weight is None:
             continue
         shared = set(ep.files) & set(profile.files)
-        common = profile.terms & task_terms(" ".join((ep.summary, ep.lesson, ep.prevention,
-                                                      *ep.files)))
+        common = profile.terms & task_terms(
+            " ".join((ep.summary, ep.lesson, ep.prevention, *ep.files))
+        )
         if ep.task_type == profile.task_type:
             relevance, why = 1.0, f"failure on a {ep.task_type} task"
         elif shared or ep.id in referenced:
@@ -193,11 +197,19 @@ def _episodes(
             why = f"failure on related work ({', '.join(sorted(common)[:3])})"
         else:
             continue
-        score = weight * (relevance + (SHARED_FILE_BONUS if shared else 0.0)
-                          + SEVERITY_BONUS.get(ep.severity, 0.0)
-                          + TERM_BONUS * min(len(common), MAX_TERM_BONUS_TERMS))
-        scored.append((score, ep.date.timestamp(),
-                       Injected("episode", ep.id, f"{why}, weight {weight}", weight)))
+        score = weight * (
+            relevance
+            + (SHARED_FILE_BONUS if shared else 0.0)
+            + SEVERITY_BONUS.get(ep.severity, 0.0)
+            + TERM_BONUS * min(len(common), MAX_TERM_BONUS_TERMS)
+        )
+        scored.append(
+            (
+                score,
+                ep.date.timestamp(),
+                Injected("episode", ep.id, f"{why}, weight {weight}", weight),
+            )
+        )
     scored.sort(key=lambda t: (-t[0], -t[1], t[2].id))
     return [(score, item) for score, _, item in scored]
 
@@ -228,12 +240,21 @@ def select_experience(
     chosen_patterns, conflicts = _patterns(profile, patterns)
     candidates: list[tuple[Injected, int]] = []  # (item, per-kind cap)
     candidates += [(i, density.strategies) for i in _strategies(profile, strategies)]
-    candidates += [(Injected("pattern", p.id, f"trigger matched ({p.trigger.describe()}), "
-                             f"confidence {p.confidence}/5"), density.patterns)
-                   for p in chosen_patterns]
+    candidates += [
+        (
+            Injected(
+                "pattern",
+                p.id,
+                f"trigger matched ({p.trigger.describe()}), confidence {p.confidence}/5",
+            ),
+            density.patterns,
+        )
+        for p in chosen_patterns
+    ]
     if density.episodes:
-        candidates += [(i, density.episodes)
-                       for _, i in _episodes(profile, episodes, patterns, now)]
+        candidates += [
+            (i, density.episodes) for _, i in _episodes(profile, episodes, patterns, now)
+        ]
     records: dict[tuple[str, str], Record] = {("strategy", s.id): s for s in strategies}
     records.update({("pattern", p.id): p for p in patterns})
     records.update({("episode", e.id): e for e in episodes})
@@ -252,12 +273,19 @@ def select_experience(
         taken.append(item)
         per_kind[item.kind] = per_kind.get(item.kind, 0) + 1
     for winner, losers in conflicts:
-        skipped.extend(("pattern", loser, f"conflicts with {winner}, which wins")
-                       for loser in losers)
+        skipped.extend(
+            ("pattern", loser, f"conflicts with {winner}, which wins") for loser in losers
+        )
     block = render_block(profile, [records[(i.kind, i.id)] for i in taken], now) if taken else ""
-    return Selection(risk=profile.risk, block=block, tokens=count_tokens(block) if block else 0,
-                     budget=limit, items=tuple(taken), skipped=tuple(skipped),
-                     conflicts=tuple(conflicts))
+    return Selection(
+        risk=profile.risk,
+        block=block,
+        tokens=count_tokens(block) if block else 0,
+        budget=limit,
+        items=tuple(taken),
+        skipped=tuple(skipped),
+        conflicts=tuple(conflicts),
+    )
 
 
 def render_block(profile: TaskProfile, records: Sequence[Record], now: datetime) -> str:
@@ -265,8 +293,10 @@ def render_block(profile: TaskProfile, records: Sequence[Record], now: datetime)
     strategies = [r for r in records if isinstance(r, Strategy)]
     patterns = [r for r in records if isinstance(r, Pattern)]
     episodes = [r for r in records if isinstance(r, Episode)]
-    lines = [f"[Experience memory — {profile.task_type} task, {profile.risk} risk. Lessons from "
-             "past work on this project; check them against the current code before acting.]"]
+    lines = [
+        f"[Experience memory — {profile.task_type} task, {profile.risk} risk. Lessons from "
+        "past work on this project; check them against the current code before acting.]"
+    ]
     if strategies:
         lines.append("Strategies:")
         lines += [f"- [{s.priority}] {_clip(s.principle)} ({s.id})" for s in strategies]
@@ -274,23 +304,37 @@ def render_block(profile: TaskProfile, records: Sequence[Record], now: datetime)
         lines.append("Known failure patterns:")
         for p in patterns:
             mark = "; needs re-analysis" if p.needs_reanalysis else ""
-            lines.append(f"- {_clip(p.name)} ({p.id}; confidence {p.confidence}/5{mark}; "
-                         f"when: {p.trigger.describe()})")
-            lines += [f"  {label}: {_clip(text)}" for label, text in
-                      (("failure", p.failure), ("cause", p.root_cause),
-                       ("prevention", p.prevention)) if text]
+            lines.append(
+                f"- {_clip(p.name)} ({p.id}; confidence {p.confidence}/5{mark}; "
+                f"when: {p.trigger.describe()})"
+            )
+            lines += [
+                f"  {label}: {_clip(text)}"
+                for label, text in (
+                    ("failure", p.failure),
+                    ("cause", p.root_cause),
+                    ("prevention", p.prevention),
+                )
+                if text
+            ]
     if episodes:
         lines.append("Past failures:")
         for e in episodes:
-            lines.append(f"- {e.date:%Y-%m-%d} | {e.task_type} | severity {e.severity} | "
-                         f"{_clip(e.summary)} ({e.id})")
-            lines += [f"  {label}: {_clip(text)}" for label, text in
-                      (("lesson", e.lesson), ("prevention", e.prevention),
-                       ("files", ", ".join(e.files))) if text]
+            lines.append(
+                f"- {e.date:%Y-%m-%d} | {e.task_type} | severity {e.severity} | "
+                f"{_clip(e.summary)} ({e.id})"
+            )
+            lines += [
+                f"  {label}: {_clip(text)}"
+                for label, text in (
+                    ("lesson", e.lesson),
+                    ("prevention", e.prevention),
+                    ("files", ", ".join(e.files)),
+                )
+                if text
+            ]
     lines.append("[/Experience memory]")
     return "\n".join(lines)
-
-
 
 
 def retrieval_config() -> dict[str, Any]:

@@ -21,11 +21,31 @@ import re
 from engram.graph.profile.profile_keywords import TypeName
 
 __all__ = [
-    "BA_CONSTRUCTION", "CLAUSE_END", "DESTINATION", "DESTINATION_WEIGHT", "DETERMINERS",
-    "GENERIC_VERB", "INTENT_WEIGHT", "MODIFIER_AFTER", "MODIFIER_BEFORE", "MODIFIER_WEIGHT",
-    "TOPIC_LEAD_BONUS", "OBJECT_FAMILIES", "OBJECT_STOP", "OBJECT_WEIGHT", "OBJECT_WINDOW_EN",
-    "OBJECT_WINDOW_ZH", "QUOTED", "SYMPTOM_NAME", "PREFIXES", "PREFIX_WEIGHT",
-    "QUESTION_OPENING", "REQUEST_ANYWHERE", "REQUEST_QUESTION", "SYMPTOM_CUES", "SYMPTOM_WEIGHT",
+    "BA_CONSTRUCTION",
+    "CLAUSE_END",
+    "DESTINATION",
+    "DESTINATION_WEIGHT",
+    "DETERMINERS",
+    "GENERIC_VERB",
+    "INTENT_WEIGHT",
+    "MODIFIER_AFTER",
+    "MODIFIER_BEFORE",
+    "MODIFIER_WEIGHT",
+    "TOPIC_LEAD_BONUS",
+    "OBJECT_FAMILIES",
+    "OBJECT_STOP",
+    "OBJECT_WEIGHT",
+    "OBJECT_WINDOW_EN",
+    "OBJECT_WINDOW_ZH",
+    "QUOTED",
+    "SYMPTOM_NAME",
+    "PREFIXES",
+    "PREFIX_WEIGHT",
+    "QUESTION_OPENING",
+    "REQUEST_ANYWHERE",
+    "REQUEST_QUESTION",
+    "SYMPTOM_CUES",
+    "SYMPTOM_WEIGHT",
 ]
 
 _I = re.IGNORECASE
@@ -35,17 +55,40 @@ _E = r"(?![A-Za-z0-9_])"
 PREFIX_WEIGHT = 5.0
 """A conventional type prefix outweighs any single phrase in the text."""
 PREFIXES: tuple[tuple[TypeName, re.Pattern[str]], ...] = (
-    ("debug", re.compile(r"\s*(?:\[\s*)?(?:fix|bug|bugfix|hotfix|defect|crash|regression|"
-                         r"问题|缺陷|故障)(?:\([^)]*\))?\s*[\]:：]", _I)),
-    ("feature", re.compile(r"\s*(?:\[\s*)?(?:feat|feature|feature request|enhancement|rfe|"
-                           r"需求|新功能)(?:\([^)]*\))?\s*[\]:：]", _I)),
-    ("refactor", re.compile(r"\s*(?:\[\s*)?(?:refactor|refactoring|style|cleanup|重构)"
-                            r"(?:\([^)]*\))?\s*[\]:：]", _I)),
-    ("docs", re.compile(r"\s*(?:\[\s*)?(?:docs?|documentation|文档)(?:\([^)]*\))?\s*[\]:：]",
-                        _I)),
+    (
+        "debug",
+        re.compile(
+            r"\s*(?:\[\s*)?(?:fix|bug|bugfix|hotfix|defect|crash|regression|"
+            r"问题|缺陷|故障)(?:\([^)]*\))?\s*[\]:：]",
+            _I,
+        ),
+    ),
+    (
+        "feature",
+        re.compile(
+            r"\s*(?:\[\s*)?(?:feat|feature|feature request|enhancement|rfe|"
+            r"需求|新功能)(?:\([^)]*\))?\s*[\]:：]",
+            _I,
+        ),
+    ),
+    (
+        "refactor",
+        re.compile(
+            r"\s*(?:\[\s*)?(?:refactor|refactoring|style|cleanup|重构)"
+            r"(?:\([^)]*\))?\s*[\]:：]",
+            _I,
+        ),
+    ),
+    ("docs", re.compile(r"\s*(?:\[\s*)?(?:docs?|documentation|文档)(?:\([^)]*\))?\s*[\]:：]", _I)),
     ("test", re.compile(r"\s*(?:\[\s*)?(?:tests?|testing|测试)(?:\([^)]*\))?\s*[\]:：]", _I)),
-    ("ops", re.compile(r"\s*(?:\[\s*)?(?:ci|cd|build|deploy|release|ops|infra|devops|运维|部署)"
-                       r"(?:\([^)]*\))?\s*[\]:：]", _I)),
+    (
+        "ops",
+        re.compile(
+            r"\s*(?:\[\s*)?(?:ci|cd|build|deploy|release|ops|infra|devops|运维|部署)"
+            r"(?:\([^)]*\))?\s*[\]:：]",
+            _I,
+        ),
+    ),
     ("explain", re.compile(r"\s*(?:\[\s*)?(?:question|q|how ?to|疑问|请教)\s*[\]:：]", _I)),
 )
 
@@ -56,7 +99,8 @@ GENERIC_VERB = re.compile(
     r"improv(?:e|es|ed|ing)|increas(?:e|es|ed|ing)|bump|rais(?:e|es|ing)|bring|refresh|"
     r"set(?:ting)? up|make|need|expand|extend|generat(?:e|es|ing)|provide|put|get|have|"
     r"introduc(?:e|es|ing)|implement(?:s|ed|ing)?|build|"
-    r"fill in|flesh out|sets? up|want)" + _E
+    r"fill in|flesh out|sets? up|want)"
+    + _E
     + r"|写|补|加|添加|增加|新增|编写|更新|完善|补充|配置|搭建|做|提高|提升|生成",
     _I,
 )
@@ -64,15 +108,35 @@ GENERIC_VERB = re.compile(
 OBJECT_WINDOW_EN = 48
 OBJECT_WINDOW_ZH = 16
 OBJECT_FAMILIES: tuple[tuple[TypeName, re.Pattern[str]], ...] = (
-    ("test", re.compile(_W + r"(?:tests?|test cases?|testing|coverage|specs?|fixtures?|"
-                        r"assertions?|mocks?)" + _E + r"|测试|单测|用例|覆盖率", _I)),
-    ("docs", re.compile(_W + r"(?:docs?|documentation|readme|docstrings?|comments?|changelog|"
-                        r"guide|runbook|wiki|manual|faq|notes?|api reference|[\w-]+\.(?:md|rst))"
-                        + _E + r"|文档|注释|说明|手册|指南|README", _I)),
-    ("ops", re.compile(_W + r"(?:ci|cd|pipelines?|workflows?|dockerfile|docker images?|"
-                       r"containers?|helm charts?|charts?|alerts?|alerting|monitoring|dashboards?|"
-                       r"cron ?jobs?|health ?checks?|probes?|replicas?|terraform|manifests?)"
-                       + _E + r"|流水线|告警|监控|镜像|容器|定时任务|健康检查|副本|看板", _I)),
+    (
+        "test",
+        re.compile(
+            _W + r"(?:tests?|test cases?|testing|coverage|specs?|fixtures?|"
+            r"assertions?|mocks?)" + _E + r"|测试|单测|用例|覆盖率",
+            _I,
+        ),
+    ),
+    (
+        "docs",
+        re.compile(
+            _W + r"(?:docs?|documentation|readme|docstrings?|comments?|changelog|"
+            r"guide|runbook|wiki|manual|faq|notes?|api reference|[\w-]+\.(?:md|rst))"
+            + _E
+            + r"|文档|注释|说明|手册|指南|README",
+            _I,
+        ),
+    ),
+    (
+        "ops",
+        re.compile(
+            _W + r"(?:ci|cd|pipelines?|workflows?|dockerfile|docker images?|"
+            r"containers?|helm charts?|charts?|alerts?|alerting|monitoring|dashboards?|"
+            r"cron ?jobs?|health ?checks?|probes?|replicas?|terraform|manifests?)"
+            + _E
+            + r"|流水线|告警|监控|镜像|容器|定时任务|健康检查|副本|看板",
+            _I,
+        ),
+    ),
 )
 """The work products a generic verb can take, by the type of work they mean."""
 
@@ -86,7 +150,8 @@ SYMPTOM_CUES = re.compile(
     r"(?:upgrade|update|release|deploy\w*|merge|migration|restart)|steps to reproduce|repro\w*|"
     r"expected\W|actual(?:ly)?\W|figure out|find out why|what'?s going on|what is going on|"
     r"goes wrong|went wrong|blank|stuck|freez\w+|"
-    r"(?:status|http|error|exit)\s*(?:code\s*)?\d{3}|\d{3} (?:error|response|status))" + _E
+    r"(?:status|http|error|exit)\s*(?:code\s*)?\d{3}|\d{3} (?:error|response|status))"
+    + _E
     + r"|没有?(?:跑|执行|触发|反应|记录|收到|发出|显示|生效|更新|保存|返回)|偶尔|有时候?|时不时|"
     r"突然|一直|复现|莫名|飙|报\s*\d{3}|返回\s*\d{3}|踢|掉线|不了|不到|不上",
     _I,
@@ -96,7 +161,9 @@ MODIFIER_WEIGHT = 0.5
 """Weight factor for a phrase inside a modifier (it names a topic, not the intent)."""
 MODIFIER_BEFORE = re.compile(
     _W + r"(?:after|since|before|during|from|for|about|of|on|in|behind|via|through|like|under|"
-    r"with|without|when|while)\s+(?:[\w'-]+\s+){0,3}$", _I)
+    r"with|without|when|while)\s+(?:[\w'-]+\s+){0,3}$",
+    _I,
+)
 """Words just before a hit that put it in a modifier ("after the last release")."""
 SYMPTOM_NAME = re.compile(r"\w+(?:Error|Exception)|[45]\d\d")
 """An exception name or error status is evidence of a bug wherever it stands."""
@@ -104,28 +171,40 @@ MODIFIER_AFTER = re.compile(r"\s*(?:后|之后|以后|以来|时|的时候|期�
 """Chinese postpositions and the attributive 的 after a hit: it qualifies a noun (上线后,
 部署的时候, 重复的函数)."""
 
-DETERMINERS = re.compile(r"(?:(?:the|a|an|our|my|this|that|these|those|your|its)\s+|"
-                         r"这个|那个|这些|那些|我们的|现在的)*", _I)
+DETERMINERS = re.compile(
+    r"(?:(?:the|a|an|our|my|this|that|these|those|your|its)\s+|"
+    r"这个|那个|这些|那些|我们的|现在的)*",
+    _I,
+)
 """Words a subject phrase may open with before the word that carries the topic."""
 BA_CONSTRUCTION = re.compile(r"(?:把|将|给|为|對|对|替|帮)")
 """Chinese prepositions that put the object before the verb (把 X 改成 Y, 给 X 写测试)."""
 REQUEST_ANYWHERE = re.compile(
     r"(?:^|[,.;!?，。；！？]\s*)(?:(?:can|could|would|will|shall)\s+(?:we|you|someone)\s+|"
-    r"能不能|可以|能否|可不可以)", _I)
+    r"能不能|可以|能否|可不可以)",
+    _I,
+)
 """A request question after an observation ("X has grown to 40 methods, can we …?")."""
 REQUEST_QUESTION = re.compile(
     r"\s*(?:(?:can|could|would|will|shall)\s+(?:we|you|i|someone)\s+(?:please\s+)?|"
     r"is it possible to\s+|any chance (?:we|you) (?:could|can)\s+|how about\s+|"
-    r"能不能|可以|能否|是否可以|可不可以)", _I)
+    r"能不能|可以|能否|是否可以|可不可以)",
+    _I,
+)
 """A question that asks for an action: the verb after it states the intent."""
 QUESTION_OPENING = re.compile(
     r"\s*(?:(?:what|why|how|where|when|which|who|is|are|does|do|did|should|whats)\b|"
-    r"为什么|为啥|怎么|如何|哪里|哪些|什么|是否|是不是)", _I)
+    r"为什么|为啥|怎么|如何|哪里|哪些|什么|是否|是不是)",
+    _I,
+)
 """Words that open a question asking for information."""
-OBJECT_STOP = re.compile(_W + r"(?:to|that|which|so|because|when|for|in|on|of|from|by|before|"
-                         r"after|if|until|where|while|since|unless|then|pass|passing|green|"
-                         r"fail\w*)" + _E + r"|[,.;:!?](?=\s|$)|[，。；：！？]|"
-                         r"的时候|以便|用来|用于|然后|通过|失败", _I)
+OBJECT_STOP = re.compile(
+    _W + r"(?:to|that|which|so|because|when|for|in|on|of|from|by|before|"
+    r"after|if|until|where|while|since|unless|then|pass|passing|green|"
+    r"fail\w*)" + _E + r"|[,.;:!?](?=\s|$)|[，。；：！？]|"
+    r"的时候|以便|用来|用于|然后|通过|失败",
+    _I,
+)
 """Where the object of a generic verb ends ("add tests for X", "need to fix the tests")."""
 CLAUSE_END = re.compile(r"[,.;!?，。；！？\n]")
 """The end of the first clause (for finding the verb of a 把/给 construction)."""
@@ -138,8 +217,11 @@ DESTINATION_WEIGHT = 5.0
 """Writing into documentation ("explain X in the README") is documentation work."""
 DESTINATION = re.compile(
     _W + r"(?:in|into|to) (?:the |our |a )?(?:readme|docs?|documentation|wiki|user guide|"
-    r"changelog|runbook|[\w/-]+\.(?:md|rst))" + _E
-    + r"|(?:放到|写到|写进|加到|补到|更新到|写入)[^，。,]{0,10}(?:文档|README|docs|wiki)", _I)
+    r"changelog|runbook|[\w/-]+\.(?:md|rst))"
+    + _E
+    + r"|(?:放到|写到|写进|加到|补到|更新到|写入)[^，。,]{0,10}(?:文档|README|docs|wiki)",
+    _I,
+)
 """A documentation destination for what the task writes."""
 QUOTED = re.compile(r"`[^`]*`|(?<![A-Za-z])'[^']*'(?![A-Za-z])|\"[^\"]*\"|“[^”]*”|「[^」]*」")
 """Quoted text: an error message or identifier the task cites, not words of the request."""

@@ -53,7 +53,13 @@ __all__ = [
 TaskType = TypeName
 Risk = Literal["low", "medium", "high"]
 TASK_TYPES: tuple[TaskType, ...] = (
-    "debug", "refactor", "feature", "explain", "test", "docs", "ops",
+    "debug",
+    "refactor",
+    "feature",
+    "explain",
+    "test",
+    "docs",
+    "ops",
 )
 RISKS: tuple[Risk, ...] = ("low", "medium", "high")
 
@@ -61,6 +67,8 @@ MULTI_FILE_THRESHOLD = 5
 """More files than this make a task high risk."""
 MANY_FILES = 10
 """Files-affected estimate for wording like "every file" or "the whole codebase"."""
+
+
 @dataclass(frozen=True)
 class TaskProfile:
     """What Phase 0 knows about a task before any planning."""
@@ -151,8 +159,9 @@ def profile_task(
         high.append(f"deletes data ({deletions[0]})")
     if files_affected > MULTI_FILE_THRESHOLD:
         features.append("multi-file")
-        high.append(f"affects {files_affected} files, more than {MULTI_FILE_THRESHOLD} "
-                    f"({files_why})")
+        high.append(
+            f"affects {files_affected} files, more than {MULTI_FILE_THRESHOLD} ({files_why})"
+        )
     elif files_affected:
         reasons.append(f"affects {files_affected} file(s) ({files_why})")
 
@@ -167,9 +176,15 @@ def profile_task(
 
     risk = _grade(task_type, high, cosmetic, reasons)
     return TaskProfile(
-        task_type=task_type, risk=risk, files_affected=files_affected, files=files,
-        has_tests=has_tests, production=production, features=tuple(features),
-        reasons=tuple(reasons), terms=task_terms(text),
+        task_type=task_type,
+        risk=risk,
+        files_affected=files_affected,
+        files=files,
+        has_tests=has_tests,
+        production=production,
+        features=tuple(features),
+        reasons=tuple(reasons),
+        terms=task_terms(text),
     )
 
 
@@ -181,7 +196,7 @@ def task_terms(text: str) -> frozenset[str]:
             if word not in STOPWORDS:
                 terms.add(word)
         else:
-            terms.update(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+            terms.update(word[i : i + 2] for i in range(max(1, len(word) - 1)))
     return frozenset(terms)
 
 

@@ -74,7 +74,7 @@ def _lead_position(text: str, start: int = 0) -> int:
 def _in_modifier(text: str, match: re.Match[str]) -> bool:
     if SYMPTOM_NAME.fullmatch(match.group(0).strip()):
         return False
-    before = text[max(0, match.start() - 40):match.start()]
+    before = text[max(0, match.start() - 40) : match.start()]
     return bool(MODIFIER_BEFORE.search(before) or MODIFIER_AFTER.match(text, match.end()))
 
 
@@ -92,11 +92,15 @@ def _objects(text: str, start: int) -> list[tuple[int, TypeName, str]]:
     text = QUOTED.sub(lambda m: " " * len(m.group(0)), text)  # quoted text is cited, not asked
     for verb in GENERIC_VERB.finditer(text, start):
         size = OBJECT_WINDOW_EN if verb.group(0)[0].isascii() else OBJECT_WINDOW_ZH
-        window = text[verb.end():verb.end() + size]
+        window = text[verb.end() : verb.end() + size]
         stop = OBJECT_STOP.search(window)
-        window = window[:stop.start()] if stop else window
-        nouns = [(m.start(), t, m.group(0)) for t, rx in OBJECT_FAMILIES
-                 for m in [rx.search(window)] if m]
+        window = window[: stop.start()] if stop else window
+        nouns = [
+            (m.start(), t, m.group(0))
+            for t, rx in OBJECT_FAMILIES
+            for m in [rx.search(window)]
+            if m
+        ]
         if nouns:
             _, task_type, noun = min(nouns)
             found.append((verb.start(), task_type, f"{verb.group(0)} … {noun}"))
@@ -166,8 +170,12 @@ def classify_type(text: str) -> tuple[TypeName, str]:
                 score(task_type, weight, m.group(0).strip(), (-1, -1))  # a question, no verb
                 continue
             modifier = m.start() not in spots and _in_modifier(text, m)
-            score(task_type, weight * (MODIFIER_WEIGHT if modifier else 1.0),
-                  m.group(0).strip(), (-1, -1) if modifier else m.span())
+            score(
+                task_type,
+                weight * (MODIFIER_WEIGHT if modifier else 1.0),
+                m.group(0).strip(),
+                (-1, -1) if modifier else m.span(),
+            )
     for pos, task_type, phrase in _objects(text, start):
         score(task_type, OBJECT_WEIGHT, phrase, (pos, pos + 1))
     for m in DESTINATION.finditer(text, start):
@@ -187,8 +195,9 @@ def classify_type(text: str) -> tuple[TypeName, str]:
         if SYMPTOM.search(text):
             return "debug", "task type debug: describes a behaviour, no other intent found"
         return DEFAULT_TASK_TYPE, f"no type keyword found; defaulting to {DEFAULT_TASK_TYPE}"
-    scores = {t: best[t] + EXTRA_HIT_WEIGHT * (len(set(words[t])) - 1) + leading.get(t, 0.0)
-              for t in best}
+    scores = {
+        t: best[t] + EXTRA_HIT_WEIGHT * (len(set(words[t])) - 1) + leading.get(t, 0.0) for t in best
+    }
     top = max(scores.values())
     chosen = next(t for t in TIE_ORDER if scores.get(t) == top)
     shown = ", ".join(dict.fromkeys(words[chosen]))

@@ -18,6 +18,7 @@ __all__ = [
     "preload",
 ]
 
+
 def __getattr__(name: str) -> Any:
     """Import a public name on first use, so importing the package stays cheap."""
     return lazy_attribute(__name__, _WHERE, name)

@@ -56,10 +56,7 @@ def failure_note(name: str, error: BaseException, elapsed_ms: int) -> str:
     """Return the note recorded when branch ``name`` fails with an expected error."""
     hint = getattr(error, "hint", "")
     tail = f" ({hint})" if hint else ""
-    return (
-        f"{name} failed after {elapsed_ms} ms: {error}{tail}; "
-        "continuing with the other branches"
-    )
+    return f"{name} failed after {elapsed_ms} ms: {error}{tail}; continuing with the other branches"
 
 
 def call_bounded(fn: Callable[[], T], timeout_ms: int) -> T:

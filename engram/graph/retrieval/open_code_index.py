@@ -18,9 +18,7 @@ TRANSFORMER_PROVIDERS = frozenset({"minilm", "openai"})
 """Embedding providers whose dense ranking earns an equal vote in hybrid fusion."""
 
 
-def embedder_for(
-    context: Context, progress: Callable[[int, int], None] | None = None
-) -> Embedder:
+def embedder_for(context: Context, progress: Callable[[int, int], None] | None = None) -> Embedder:
     """Build the embedder the run settings name (API key from the environment)."""
     api_key = os.environ.get("ENGRAM_EMBEDDING_API_KEY") or os.environ.get("OPENAI_API_KEY", "")
     return make_embedder(
@@ -63,12 +61,13 @@ def open_project_index(
         BackendUnavailableError: The Chroma server or embeddings endpoint is unreachable.
     """
     root = context.project_path
-    if not create and not (root / INDEX_DIR / "manifest.sqlite").exists():
+    if not create and not context.state.path(INDEX_DIR, "manifest.sqlite").exists():
         raise IndexNotBuiltError(f"no code index in {root}")
     weights = TRANSFORMER_WEIGHTS if context.embedding_provider in TRANSFORMER_PROVIDERS else None
     return open_code_index(
         root,
         embedder=embedder_for(context, progress),
+        state=context.state,
         chroma_url=context.chroma_url,
         weights=weights,
     )

@@ -31,15 +31,28 @@ __all__ = [
 
 ActionKind = Literal["edit", "command", "mcp"]
 ACTION_KINDS: dict[str, ActionKind] = {
-    **{name: "edit" for name in EDIT_TOOL_NAMES}, COMMAND_TOOL_NAME: "command",
+    **{name: "edit" for name in EDIT_TOOL_NAMES},
+    COMMAND_TOOL_NAME: "command",
 }
 """Tools that change something, by the kind of approval they need (MCP tools: ``action_kind``)."""
 ANSWERS = ("approve", "reject", "edit", "approve_all")
 _SYNONYMS = {
-    "approve": "approve", "approved": "approve", "yes": "approve", "y": "approve",
-    "ok": "approve", "reject": "reject", "rejected": "reject", "no": "reject", "n": "reject",
-    "deny": "reject", "edit": "edit", "e": "edit", "approve_all": "approve_all",
-    "approve-all": "approve_all", "all": "approve_all", "always": "approve_all",
+    "approve": "approve",
+    "approved": "approve",
+    "yes": "approve",
+    "y": "approve",
+    "ok": "approve",
+    "reject": "reject",
+    "rejected": "reject",
+    "no": "reject",
+    "n": "reject",
+    "deny": "reject",
+    "edit": "edit",
+    "e": "edit",
+    "approve_all": "approve_all",
+    "approve-all": "approve_all",
+    "all": "approve_all",
+    "always": "approve_all",
     "a": "approve_all",
 }
 SHELL_OPERATORS = re.compile(r"[;&|`<>\n\r]|\$\(")
@@ -108,8 +121,12 @@ def propose(files: ProjectFiles, call: Mapping[str, Any]) -> dict[str, Any]:
     """
     name = str(call["name"])
     args = dict(call.get("args") or {})
-    proposal: dict[str, Any] = {"tool": name, "category": action_kind(name),
-                                "call_id": str(call.get("id") or ""), "args": args}
+    proposal: dict[str, Any] = {
+        "tool": name,
+        "category": action_kind(name),
+        "call_id": str(call.get("id") or ""),
+        "args": args,
+    }
     if is_mcp_tool(name):
         proposal["mcp_tool"] = mcp_call_target(name, args)
         return proposal
@@ -176,14 +193,15 @@ def approval_request(proposal: dict[str, Any], policy: str, high_risk: bool) -> 
         "policy": policy,
         "high_risk": high_risk,
         "actions": list(ANSWERS),
-        "resume_format": {"action": " | ".join(ANSWERS), "reason": "why (for reject)",
-                          "args": "new tool arguments (for edit)"},
+        "resume_format": {
+            "action": " | ".join(ANSWERS),
+            "reason": "why (for reject)",
+            "args": "new tool arguments (for edit)",
+        },
     }
 
 
-def ask_human(
-    request: dict[str, Any], parse: Callable[[Any], dict[str, Any]]
-) -> dict[str, Any]:
+def ask_human(request: dict[str, Any], parse: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     """Ask with a LangGraph ``interrupt`` until ``parse`` understands the answer."""
     while True:
         try:

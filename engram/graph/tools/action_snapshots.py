@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from engram.graph.tools.action_review import action_kind
 from engram.stores.errors import StoreError
 from engram.stores.paths import is_skipped_dir
+from engram.stores.project_state import ProjectState
 from engram.stores.snapshots.snapshot_log import (
     VERIFY_TOOL,
     RecordKind,
@@ -26,9 +25,10 @@ class ActionSnapshots:
     the ``before`` of the next (nothing else runs between them).
     """
 
-    def __init__(self, root: Path, thread_id: str, checkpoint_id: str | None) -> None:
-        """Bind to a project and the checkpoint the step runs from."""
-        self.root = root
+    def __init__(self, state: ProjectState, thread_id: str, checkpoint_id: str | None) -> None:
+        """Bind to a project (by its state folder) and the checkpoint the step runs from."""
+        self.state = state
+        self.root = state.project
         self.thread_id = thread_id
         self.checkpoint_id = checkpoint_id
         self._trees: TreeStore | None = None
@@ -39,7 +39,7 @@ class ActionSnapshots:
 
     def _store(self) -> TreeStore:
         if self._trees is None:
-            self._trees = open_trees(self.root)
+            self._trees = open_trees(self.root, self.state)
         return self._trees
 
     def before(self) -> str | None:
@@ -55,17 +55,20 @@ class ActionSnapshots:
         if before is None or after is None:
             return
         trees = self._store()
-        paths = set() if before == after else changed_paths(trees.files(before),
-                                                            trees.files(after))
+        paths = set() if before == after else changed_paths(trees.files(before), trees.files(after))
         # an MCP server or the checks, like a command, may change any file: all are commands
         command = tool == VERIFY_TOOL or action_kind(tool) in ("command", "mcp")
         kind: RecordKind = "command" if command else "write"
         if command and tool != VERIFY_TOOL:
-            self.command_changes.extend(sorted(
-                p for p in paths if not any(is_skipped_dir(part) for part in p.split("/")[:-1])))
+            self.command_changes.extend(
+                sorted(
+                    p for p in paths if not any(is_skipped_dir(part) for part in p.split("/")[:-1])
+                )
+            )
         try:
-            SnapshotLog(self.root).append(new_record(
-                self.thread_id, self.checkpoint_id, kind, tool, before, after, paths))
+            SnapshotLog(self.state).append(
+                new_record(self.thread_id, self.checkpoint_id, kind, tool, before, after, paths)
+            )
         except OSError as exc:
             self.notes.append(f"snapshot not logged ({exc}); this change cannot be rewound")
 

@@ -67,8 +67,7 @@ def tool_functions(
     saves then. The MCP server serves these (it has no approval step for actions).
     """
     memory = store if store is not None else deps.store
-    tools = core_tool_functions(context, spill_folder=spill_folder,
-                                ignore_check=deps.ignore_files)
+    tools = core_tool_functions(context, spill_folder=spill_folder, ignore_check=deps.ignore_files)
     tools += [search_code_function(context, deps), code_graph_function(context, deps)]
     if memory is not None:
         tools.append(save_memory_function(context, memory, after=after))

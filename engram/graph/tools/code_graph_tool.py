@@ -56,8 +56,15 @@ class CodeGraphArgs(BaseModel):
 
 def symbol_to_dict(info: SymbolInfo) -> dict[str, Any]:
     """Return a symbol as JSON-ready data."""
-    return {"id": info.id, "kind": info.kind, "name": info.name, "qualname": info.qualname,
-            "path": info.path, "start_line": info.start_line, "end_line": info.end_line}
+    return {
+        "id": info.id,
+        "kind": info.kind,
+        "name": info.name,
+        "qualname": info.qualname,
+        "path": info.path,
+        "start_line": info.start_line,
+        "end_line": info.end_line,
+    }
 
 
 def answer_to_dict(result: Answer) -> dict[str, Any]:
@@ -66,14 +73,20 @@ def answer_to_dict(result: Answer) -> dict[str, Any]:
         "query": result.symbol.query,
         "symbol": symbol_to_dict(result.symbol.found) if result.symbol.found else None,
         "candidates": [symbol_to_dict(m) for m in result.symbol.matches]
-        if result.symbol.ambiguous else [],
+        if result.symbol.ambiguous
+        else [],
         "suggestions": list(result.symbol.suggestions),
         "relation": result.relation,
         "depth": result.depth,
         "results": [
-            {"name": r.name, "relation": r.relation, "depth": r.depth, "via": r.parent,
-             "resolved": r.symbol is not None,
-             "symbol": symbol_to_dict(r.symbol) if r.symbol else None}
+            {
+                "name": r.name,
+                "relation": r.relation,
+                "depth": r.depth,
+                "via": r.parent,
+                "resolved": r.symbol is not None,
+                "symbol": symbol_to_dict(r.symbol) if r.symbol else None,
+            }
             for r in result.related
         ],
         "path": [symbol_to_dict(s) for s in result.path],
@@ -89,9 +102,18 @@ def slice_to_dict(piece_slice: Slice) -> dict[str, Any]:
         "tokens": piece_slice.tokens,
         "omitted": list(piece_slice.omitted),
         "pieces": [
-            {"node": p.node, "path": p.path, "start_line": p.start_line, "end_line": p.end_line,
-             "symbol": p.symbol, "kind": p.kind, "reason": p.reason, "depth": p.depth,
-             "tokens": p.tokens, "text": p.text}
+            {
+                "node": p.node,
+                "path": p.path,
+                "start_line": p.start_line,
+                "end_line": p.end_line,
+                "symbol": p.symbol,
+                "kind": p.kind,
+                "reason": p.reason,
+                "depth": p.depth,
+                "tokens": p.tokens,
+                "text": p.text,
+            }
             for p in piece_slice.pieces
         ],
     }
@@ -100,8 +122,10 @@ def slice_to_dict(piece_slice: Slice) -> dict[str, Any]:
 def _where(info: SymbolInfo) -> str:
     if info.kind == "file":
         return display_path(info.path)
-    return (f"{display_path(info.qualname)} ({info.kind}) {display_path(info.path)}:"
-            f"{info.start_line}-{info.end_line}")
+    return (
+        f"{display_path(info.qualname)} ({info.kind}) {display_path(info.path)}:"
+        f"{info.start_line}-{info.end_line}"
+    )
 
 
 def render_answer(result: Answer) -> str:
@@ -111,13 +135,18 @@ def render_answer(result: Answer) -> str:
     head = result.symbol.found
     if result.relation == "path":
         return "\n".join(["path:", *(f"  {_where(s)}" for s in result.path)])
-    lines = [f"{result.relation} of {_where(head) if head else result.symbol.query} "
-             f"(depth {result.depth}):"]
+    lines = [
+        f"{result.relation} of {_where(head) if head else result.symbol.query} "
+        f"(depth {result.depth}):"
+    ]
     if not result.related:
         lines.append("  (none)")
     for r in result.related[:MAX_TOOL_LINES]:
-        where = _where(r.symbol) if r.symbol else f"{r.name} (unresolved: outside the project "\
-            "or not statically known)"
+        where = (
+            _where(r.symbol)
+            if r.symbol
+            else f"{r.name} (unresolved: outside the project or not statically known)"
+        )
         lines.append(f"  {'  ' * (r.depth - 1)}[{r.relation}] {where}")
     if len(result.related) > MAX_TOOL_LINES:
         lines.append(f"  … {len(result.related) - MAX_TOOL_LINES} more")
@@ -145,8 +174,9 @@ def code_graph_function(context: Context, deps: Deps) -> ToolFunction:
         if graph is None:
             return "no code graph is configured for this run"
         try:
-            result = answer(GraphQueries(graph), symbol, relation,
-                            max(1, min(depth, MAX_TOOL_DEPTH)), to)
+            result = answer(
+                GraphQueries(graph), symbol, relation, max(1, min(depth, MAX_TOOL_DEPTH)), to
+            )
         except ValueError as exc:
             return str(exc)
         return render_answer(result)

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from engram.graph.context import Context
 from engram.graph.errors import ToolError
 from engram.graph.tools.command_stream import command_stream
-from engram.stores.secrets import find_secret
+from engram.stores.secrets import without_secrets
 
 __all__ = [
     "COMMAND_TOOL_NAME",
@@ -37,13 +37,6 @@ MAX_TIMEOUT_S = 1_800
 """Longest a command may run (30 minutes), whatever the model asks for."""
 MAX_CAPTURE_BYTES = 2_000_000
 """Output kept from one command; the rest is dropped (what is kept may still be spilled)."""
-SECRET_ENV_NAME = re.compile(
-    r"^(OPENAI|ANTHROPIC|ENGRAM|AZURE_OPENAI|DEEPSEEK|MISTRAL|GROQ|COHERE|HF|HUGGING_?FACE"
-    r"|AWS|GOOGLE_APPLICATION)_|(_TOKEN|_KEY|_PAT|_PASS|_DSN)$|SECRET|PASSW|CREDENTIAL"
-    r"|API_?KEY|PRIVATE|AUTH|SESSION|COOKIE|DATABASE_URL",
-    re.IGNORECASE,
-)
-"""Environment variable names never passed to a command: model and cloud keys, tokens, …"""
 COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": ""}
 """Set for every command so nothing waits for a pager or a password prompt."""
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -66,12 +59,8 @@ def command_time_limit(args: Mapping[str, Any]) -> float:
 
 
 def scrubbed_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """Return ``environ`` without secrets: by name (keys, tokens, …) or by value (credentials)."""
-    kept = {
-        name: value for name, value in environ.items()
-        if not SECRET_ENV_NAME.search(name) and not find_secret(value)
-    }
-    return {**kept, **COMMAND_ENV}
+    """Return ``environ`` without secrets (see ``stores.secrets``), with ``COMMAND_ENV`` set."""
+    return {**without_secrets(environ), **COMMAND_ENV}
 
 
 @dataclass(frozen=True)
@@ -118,8 +107,9 @@ class _OutputTail:
             self.on_output(rest)
 
 
-def _wait(process: subprocess.Popen[bytes], timeout_s: float,
-          tail: _OutputTail | None) -> int | None:
+def _wait(
+    process: subprocess.Popen[bytes], timeout_s: float, tail: _OutputTail | None
+) -> int | None:
     """Wait for the command, passing its output on while it runs; None when it timed out."""
     if tail is None:
         try:
@@ -136,8 +126,13 @@ def _wait(process: subprocess.Popen[bytes], timeout_s: float,
                 return None
 
 
-def run_shell(root: Path, command: str, timeout_s: float, env: Mapping[str, str],
-              on_output: Callable[[str], None] | None = None) -> CommandResult:
+def run_shell(
+    root: Path,
+    command: str,
+    timeout_s: float,
+    env: Mapping[str, str],
+    on_output: Callable[[str], None] | None = None,
+) -> CommandResult:
     """Run ``command`` through the shell in ``root`` with no stdin; capture bounded output.
 
     The command gets its own process group, killed when it times out (and after it exits, so
@@ -147,8 +142,14 @@ def run_shell(root: Path, command: str, timeout_s: float, env: Mapping[str, str]
     started = time.monotonic()
     with tempfile.TemporaryFile() as sink:
         process = subprocess.Popen(
-            command, shell=True, cwd=root, stdin=subprocess.DEVNULL, stdout=sink,
-            stderr=subprocess.STDOUT, env=dict(env), start_new_session=True,
+            command,
+            shell=True,
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env=dict(env),
+            start_new_session=True,
         )
         tail = None if on_output is None else _OutputTail(sink, on_output)
         try:
@@ -161,8 +162,7 @@ def run_shell(root: Path, command: str, timeout_s: float, env: Mapping[str, str]
         sink.seek(0)
         data = sink.read(MAX_CAPTURE_BYTES + 1)
     text = _ANSI.sub("", data[:MAX_CAPTURE_BYTES].decode("utf-8", errors="replace"))
-    return CommandResult(exit_code, text, time.monotonic() - started,
-                         len(data) > MAX_CAPTURE_BYTES)
+    return CommandResult(exit_code, text, time.monotonic() - started, len(data) > MAX_CAPTURE_BYTES)
 
 
 def format_result(command: str, result: CommandResult) -> str:
@@ -176,8 +176,10 @@ class RunCommandArgs(BaseModel):
     """Arguments of ``run_command``."""
 
     command: str = Field(description="Shell command, run in the project root (no stdin).")
-    timeout_s: int = Field(default=DEFAULT_TIMEOUT_S,
-                           description=f"Seconds before it is stopped (at most {MAX_TIMEOUT_S}).")
+    timeout_s: int = Field(
+        default=DEFAULT_TIMEOUT_S,
+        description=f"Seconds before it is stopped (at most {MAX_TIMEOUT_S}).",
+    )
 
 
 def build_command_tool(context: Context) -> BaseTool:
@@ -188,8 +190,13 @@ def build_command_tool(context: Context) -> BaseTool:
         if not command.strip():
             raise ToolError("the command is empty")
         limit = _limit(timeout_s)
-        result = run_shell(root, command, limit, scrubbed_environment(os.environ),
-                           command_stream(command, COMMAND_TOOL_NAME))
+        result = run_shell(
+            root,
+            command,
+            limit,
+            scrubbed_environment(os.environ),
+            command_stream(command, COMMAND_TOOL_NAME),
+        )
         if result.exit_code is None:
             raise ToolError(
                 f"timed out after {limit} s; the command and its children were stopped\n"
@@ -199,7 +206,9 @@ def build_command_tool(context: Context) -> BaseTool:
         return format_result(command, result)
 
     return StructuredTool.from_function(
-        func=run_command, name=COMMAND_TOOL_NAME, args_schema=RunCommandArgs,
+        func=run_command,
+        name=COMMAND_TOOL_NAME,
+        args_schema=RunCommandArgs,
         description="Run a shell command in the project root (tests, linters, builds) and get "
         "its exit code and output. Commands that wait for input fail: stdin is empty.",
     )

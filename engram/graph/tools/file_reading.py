@@ -121,7 +121,7 @@ def read_project_file(
     end_line: int | None = None,
     start_char: int | None = None,
     *,
-    allowed: tuple[str, ...] = (),
+    shown_as: str = "",
 ) -> str:
     """Return numbered lines of a project file, capped, with a note saying how to go on.
 
@@ -136,15 +136,16 @@ def read_project_file(
         end_line: Last line (inclusive).
         start_char: Character of ``start_line`` to start from (0-based), to page through a
             line longer than the cap.
-        allowed: Protected folders this caller may read (a session's own spilled outputs).
+        shown_as: A prefix for the name shown (a session's spilled outputs, read from
+            engram's state folder as ``root``, are shown by the name the model knows).
 
     Raises:
         PathOutsideProjectError: The path leaves the project or names a protected file.
         ToolError: The file does not exist, is a folder, binary or not a regular file, or
             the start is past the end.
     """
-    target = confined_path(root, path, allowed=allowed)
-    shown = display_path(path)
+    target = confined_path(root, path)
+    shown = display_path(shown_as + path)
     if not target.exists():
         raise ToolError(f"no such file: {shown}")
     if target.is_dir():
@@ -154,8 +155,11 @@ def read_project_file(
     except UnsafeFileError as exc:
         raise ToolError(f"refused: {exc}") from None
     first = max(1, start_line or 1)
-    page = _Page(first, min(end_line or first + READ_MAX_LINES - 1, first + READ_MAX_LINES - 1),
-                 max(0, start_char or 0))
+    page = _Page(
+        first,
+        min(end_line or first + READ_MAX_LINES - 1, first + READ_MAX_LINES - 1),
+        max(0, start_char or 0),
+    )
     with handle:
         if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
             raise ToolError(f"{shown} is a binary file")
@@ -164,7 +168,7 @@ def read_project_file(
         for number, offset, body, ends in _pieces(text):
             page.take(number, offset, body, ends)
         page.finish()
-    return _render(display_path(target.relative_to(root).as_posix()), page, end_line)
+    return _render(display_path(shown_as + target.relative_to(root).as_posix()), page, end_line)
 
 
 def _render(name: str, page: _Page, end_line: int | None) -> str:
@@ -175,12 +179,16 @@ def _render(name: str, page: _Page, end_line: int | None) -> str:
         line, begin, stop = page.cut
         length = page.line_chars.get(line, stop)
         header = f"{name} (line {line} of {total}, characters {begin}-{stop} of {length})"
-        hint = (f"[… line {line} continues for {length - stop:,} more characters; call "
-                f"read_file with start_line={line} and start_char={stop}]")
+        hint = (
+            f"[… line {line} continues for {length - stop:,} more characters; call "
+            f"read_file with start_line={line} and start_char={stop}]"
+        )
         return "\n".join([header, *page.out, hint])
     if page.skip and page.first <= total and page.skip >= page.line_chars.get(page.first, 0):
-        raise ToolError(f"line {page.first} of {name} has {page.line_chars.get(page.first, 0)} "
-                        f"characters; start_char {page.skip} is past its end")
+        raise ToolError(
+            f"line {page.first} of {name} has {page.line_chars.get(page.first, 0)} "
+            f"characters; start_char {page.skip} is past its end"
+        )
     last = page.last if page.out else page.first - 1
     lines = list(page.out)
     if last < total and (end_line is None or last < end_line):

@@ -48,6 +48,7 @@ def run_async(factory: Callable[[], Awaitable[T]]) -> T:
     A fresh thread owns a fresh event loop, so a caller inside a running loop (a LangGraph
     server's worker) cannot deadlock or be handed the MCP client's anyio task groups.
     """
+
     async def main() -> T:
         return await factory()
 
@@ -63,11 +64,16 @@ async def _session(server: McpServer, root: Path, log_dir: Path) -> AsyncIterato
     if server.transport == "stdio":
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        params = StdioServerParameters(command=server.command, args=list(server.args),
-                                       env=dict(server.env) or None, cwd=str(root))
+        params = StdioServerParameters(
+            command=server.command,
+            args=list(server.args),
+            env=dict(server.env) or None,
+            cwd=str(root),
+        )
         with ExitStack() as stack:
-            async with Client(stdio_client(params, errlog=_errlog(stack, log_dir, server.name))
-                              ) as client:
+            async with Client(
+                stdio_client(params, errlog=_errlog(stack, log_dir, server.name))
+            ) as client:
                 yield client
     elif server.transport == "sse":
         from mcp.client.sse import sse_client
@@ -77,9 +83,10 @@ async def _session(server: McpServer, root: Path, log_dir: Path) -> AsyncIterato
     else:
         from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-        async with create_mcp_http_client(headers=dict(server.headers)) as http, Client(
-            streamable_http_client(server.url, http_client=http)
-        ) as client:
+        async with (
+            create_mcp_http_client(headers=dict(server.headers)) as http,
+            Client(streamable_http_client(server.url, http_client=http)) as client,
+        ):
             yield client
 
 
@@ -98,9 +105,15 @@ async def _list_one(server: McpServer, root: Path, log_dir: Path) -> list[McpToo
         cursor: str | None = None
         while True:
             page = await client.list_tools(cursor=cursor)
-            specs += [McpToolSpec(server.name, t.name, t.description or "",
-                                  dict(t.input_schema or {"type": "object"}))
-                      for t in page.tools]
+            specs += [
+                McpToolSpec(
+                    server.name,
+                    t.name,
+                    t.description or "",
+                    dict(t.input_schema or {"type": "object"}),
+                )
+                for t in page.tools
+            ]
             cursor = page.next_cursor
             if not cursor:
                 return specs
@@ -110,15 +123,20 @@ def list_server_tools(
     servers: list[McpServer], root: Path, log_dir: Path, timeout_s: float = LIST_TIMEOUT_S
 ) -> tuple[list[McpToolSpec], list[str]]:
     """Return every server's tools, all servers asked at once, and a note per failed server."""
+
     async def one(server: McpServer) -> list[McpToolSpec] | str:
         try:
             return await asyncio.wait_for(_list_one(server, root, log_dir), timeout_s)
         except TimeoutError:
-            return (f"MCP server {server.name!r} did not list its tools within {timeout_s:g} s; "
-                    f"its tools are left out (see {log_dir}/mcp-{server.name}.log)")
+            return (
+                f"MCP server {server.name!r} did not list its tools within {timeout_s:g} s; "
+                f"its tools are left out (see {log_dir}/mcp-{server.name}.log)"
+            )
         except Exception as exc:  # a server is someone else's program: any failure is a note
-            return (f"MCP server {server.name!r} ({server.where}) could not start or list "
-                    f"its tools: {_reason(exc)}; its tools are left out (fix {server.source})")
+            return (
+                f"MCP server {server.name!r} ({server.where}) could not start or list "
+                f"its tools: {_reason(exc)}; its tools are left out (fix {server.source})"
+            )
 
     async def everyone() -> list[list[McpToolSpec] | str]:
         return list(await asyncio.gather(*(one(s) for s in servers)))
@@ -158,6 +176,7 @@ def call_server_tool(
     Raises:
         ToolError: The server could not be reached or reported the call as failed.
     """
+
     async def call() -> Any:
         async with _session(server, root, log_dir) as client:
             return await client.call_tool(tool, arguments)

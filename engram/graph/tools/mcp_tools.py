@@ -83,11 +83,19 @@ class McpToolset:
         """
         spec = self.specs.get(name)
         if spec is None:
-            hint = (f"use {FIND_TOOLS_NAME} to look tools up" if self.specs
-                    else "no MCP server tools are available")
+            hint = (
+                f"use {FIND_TOOLS_NAME} to look tools up"
+                if self.specs
+                else "no MCP server tools are available"
+            )
             raise ToolError(f"unknown MCP tool {name!r}; {hint}")
-        return call_server_tool(self.servers[spec.server], spec.tool, arguments,
-                                context.project_path, context.home_path / "logs")
+        return call_server_tool(
+            self.servers[spec.server],
+            spec.tool,
+            arguments,
+            context.project_path,
+            context.home_path / "logs",
+        )
 
 
 def open_mcp_toolset(context: Context) -> McpToolset:
@@ -95,10 +103,10 @@ def open_mcp_toolset(context: Context) -> McpToolset:
 
     Never raises for a bad file or a broken server: each becomes a note.
     """
-    servers, notes = load_mcp_servers(context.project_path, context.home_path,
-                                      project_trusted=is_trusted(context))
-    specs, failures = list_server_tools(servers, context.project_path,
-                                        context.home_path / "logs")
+    servers, notes = load_mcp_servers(
+        context.project_path, context.home_path, project_trusted=is_trusted(context)
+    )
+    specs, failures = list_server_tools(servers, context.project_path, context.home_path / "logs")
     named = {_model_name(s): s for s in specs}
     return McpToolset({s.name: s for s in servers}, named, tuple(notes + failures))
 
@@ -111,8 +119,9 @@ def _direct_tool(name: str, spec: McpToolSpec, toolset: McpToolset, context: Con
 
     schema = {"type": "object", "properties": {}, **spec.input_schema}
     description = spec.description.strip() or f"{spec.tool} from the MCP server {spec.server}"
-    return StructuredTool.from_function(func=run, name=name, args_schema=schema,
-                                        description=f"[MCP {spec.server}] {description}")
+    return StructuredTool.from_function(
+        func=run, name=name, args_schema=schema, description=f"[MCP {spec.server}] {description}"
+    )
 
 
 def _ranked(toolset: McpToolset, query: str) -> list[str]:
@@ -140,15 +149,22 @@ def _search_tools(toolset: McpToolset, context: Context) -> list[BaseTool]:
         """Arguments of ``call_tool``."""
 
         name: str = Field(description="The tool's name as find_tools returned it.")
-        arguments: dict[str, Any] = Field(default_factory=dict,
-                                          description="Arguments matching the tool's schema.")
+        arguments: dict[str, Any] = Field(
+            default_factory=dict, description="Arguments matching the tool's schema."
+        )
 
     def find_tools(query: str) -> str:
         names = _ranked(toolset, query)[:FIND_TOOLS_LIMIT]
         if not names:
             return f"no MCP tool matches {query!r}; servers: {', '.join(toolset.servers)}"
-        found = [{"name": n, "description": toolset.specs[n].description,
-                  "parameters": toolset.specs[n].input_schema} for n in names]
+        found = [
+            {
+                "name": n,
+                "description": toolset.specs[n].description,
+                "parameters": toolset.specs[n].input_schema,
+            }
+            for n in names
+        ]
         return json.dumps(found, ensure_ascii=False, indent=1)
 
     def call_tool(name: str, arguments: dict[str, Any] | None = None) -> str:
@@ -157,13 +173,19 @@ def _search_tools(toolset: McpToolset, context: Context) -> list[BaseTool]:
     servers = ", ".join(toolset.servers)
     return [
         StructuredTool.from_function(
-            func=find_tools, name=FIND_TOOLS_NAME, args_schema=FindToolsArgs,
+            func=find_tools,
+            name=FIND_TOOLS_NAME,
+            args_schema=FindToolsArgs,
             description=f"Search the {len(toolset.specs)} tools of the MCP servers ({servers}) "
-            "and return the schemas of those matching the query."),
+            "and return the schemas of those matching the query.",
+        ),
         StructuredTool.from_function(
-            func=call_tool, name=CALL_TOOL_NAME, args_schema=CallToolArgs,
+            func=call_tool,
+            name=CALL_TOOL_NAME,
+            args_schema=CallToolArgs,
             description="Call an MCP server tool found with find_tools, by its name, with "
-            "arguments matching its schema."),
+            "arguments matching its schema.",
+        ),
     ]
 
 
@@ -171,13 +193,13 @@ def schema_tokens(tools: list[BaseTool], count: Callable[[str], int]) -> int:
     """Return the tokens the tools' schemas take in a request (as the budget counts them)."""
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
-    return sum(count(json.dumps(convert_to_openai_tool(t), ensure_ascii=False, sort_keys=True))
-               for t in tools)
+    return sum(
+        count(json.dumps(convert_to_openai_tool(t), ensure_ascii=False, sort_keys=True))
+        for t in tools
+    )
 
 
-def mcp_tools(
-    toolset: McpToolset, context: Context, count: Callable[[str], int]
-) -> list[BaseTool]:
+def mcp_tools(toolset: McpToolset, context: Context, count: Callable[[str], int]) -> list[BaseTool]:
     """Return the MCP tools to bind: each one, or ``find_tools`` + ``call_tool`` past the share."""
     if not toolset.specs:
         return []

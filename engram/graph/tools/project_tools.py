@@ -18,6 +18,7 @@ from engram.graph.tools.tool_function import ToolFunction
 from engram.stores.codeindex.ripgrep_search import RG_TIMEOUT_S, grep
 from engram.stores.errors import StoreError
 from engram.stores.paths import display_path
+from engram.stores.spill import spilled_folder
 from engram.stores.walk import walk_project
 
 if TYPE_CHECKING:
@@ -54,9 +55,11 @@ def _glob(root: Path, pattern: str, max_results: int) -> str:
     if not files:
         return f"no files match {pattern!r}"
     shown = [display_path(f) for f in files[:max_results]]
-    more = f"\n[… {len(files) - len(shown)} more; narrow the pattern]" if len(files) > len(
-        shown
-    ) else ""
+    more = (
+        f"\n[… {len(files) - len(shown)} more; narrow the pattern]"
+        if len(files) > len(shown)
+        else ""
+    )
     return "\n".join(shown) + more
 
 
@@ -72,14 +75,21 @@ def _grep(
     limit = max(1, min(max_results, GREP_MAX_RESULTS))
     try:
         matches = grep(
-            root, pattern, literal=literal, ignore_case=ignore_case, glob=glob,
-            max_results=limit + 1, ignore_check=ignore_check,
+            root,
+            pattern,
+            literal=literal,
+            ignore_case=ignore_case,
+            glob=glob,
+            max_results=limit + 1,
+            ignore_check=ignore_check,
         )
     except StoreError as exc:
         raise ToolError(str(exc)) from None
     except subprocess.TimeoutExpired:
-        raise ToolError(f"the search for {pattern!r} took longer than "
-                        f"{RG_TIMEOUT_S:g} s; use a more specific pattern or a glob") from None
+        raise ToolError(
+            f"the search for {pattern!r} took longer than "
+            f"{RG_TIMEOUT_S:g} s; use a more specific pattern or a glob"
+        ) from None
     if not matches:
         return f"no matches for {pattern!r}"
     lines = [f"{display_path(m.path)}:{m.line}: {m.text}" for m in matches[:limit]]
@@ -139,7 +149,7 @@ def core_tool_functions(
             ``grep_code`` call need not list every folder again (see ``grep``).
     """
     root = context.project_path
-    allowed = (spill_folder,) if spill_folder else ()
+    spill_prefix = f"{spill_folder}/" if spill_folder else None
 
     def read_file(
         path: str,
@@ -147,7 +157,19 @@ def core_tool_functions(
         end_line: int | None = None,
         start_char: int | None = None,
     ) -> str:
-        return read_project_file(root, path, start_line, end_line, start_char, allowed=allowed)
+        wanted = path.replace("\\", "/").removeprefix("./")
+        if spill_prefix and spill_folder and wanted.startswith(spill_prefix):
+            # this session's own spilled outputs: kept in engram's state folder, not the tree
+            folder = spilled_folder(context.state, spill_folder)
+            return read_project_file(
+                folder,
+                wanted[len(spill_prefix) :],
+                start_line,
+                end_line,
+                start_char,
+                shown_as=spill_prefix,
+            )
+        return read_project_file(root, path, start_line, end_line, start_char)
 
     def glob_files(pattern: str, max_results: int = 200) -> str:
         return _glob(root, pattern, max(1, min(max_results, GLOB_MAX_RESULTS)))
@@ -162,13 +184,19 @@ def core_tool_functions(
         return _grep(root, pattern, literal, ignore_case, glob, max_results, ignore_check)
 
     specs: list[tuple[Callable[..., str], type[BaseModel], str]] = [
-        (read_file, ReadFileArgs,
-         "Read a text file of the project with line numbers; pass start_line/end_line for "
-         "large files, and start_char to page through a very long line. This session's spilled "
-         "tool outputs (the paths their previews name) can be read too."),
+        (
+            read_file,
+            ReadFileArgs,
+            "Read a text file of the project with line numbers; pass start_line/end_line for "
+            "large files, and start_char to page through a very long line. This session's spilled "
+            "tool outputs (the paths their previews name) can be read too.",
+        ),
         (glob_files, GlobArgs, "List project files whose paths match a glob pattern."),
-        (grep_code, GrepArgs,
-         "Search the project's files with ripgrep; returns path:line: text for each match. "
-         "Use this first for identifiers, error messages and strings."),
+        (
+            grep_code,
+            GrepArgs,
+            "Search the project's files with ripgrep; returns path:line: text for each match. "
+            "Use this first for identifiers, error messages and strings.",
+        ),
     ]
     return [ToolFunction(f.__name__, d, f, a) for f, a, d in specs]

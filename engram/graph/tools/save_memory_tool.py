@@ -30,8 +30,13 @@ if TYPE_CHECKING:
 # The facts store (its BM25 index) and LangChain are imported when the tool runs: the MCP
 # server lists this tool without loading them.
 
-__all__ = ["SAVE_MEMORY_TOOL", "build_save_memory_tool", "conflict_message",
-           "save_memory_function", "saved_message"]
+__all__ = [
+    "SAVE_MEMORY_TOOL",
+    "build_save_memory_tool",
+    "conflict_message",
+    "save_memory_function",
+    "saved_message",
+]
 
 SAVE_MEMORY_TOOL = "save_memory"
 
@@ -72,8 +77,11 @@ def saved_message(fact: Fact, *, asked_global: bool) -> str:
     """Tell the model where a fact went and, when quarantined, that the user must confirm it."""
     if not fact.quarantined:
         return f"Saved to {fact.scope} memory as [{fact.id}] (unverified): {fact.text}"
-    why = ("global memory needs the user's confirmation" if asked_global
-           else f"it was proposed after reading {', '.join(fact.after)}")
+    why = (
+        "global memory needs the user's confirmation"
+        if asked_global
+        else f"it was proposed after reading {', '.join(fact.after)}"
+    )
     flag = " --global" if asked_global else ""
     return (
         f"QUARANTINED as [{fact.id}] in {fact.scope} memory ({why}): {fact.text}\n"

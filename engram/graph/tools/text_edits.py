@@ -52,7 +52,7 @@ def nearest_candidates(text: str, wanted: str, limit: int = CANDIDATES_SHOWN) ->
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(target)
     for start in range(0, max(1, len(lines) - size + 1)):
-        window = "\n".join(line.strip() for line in lines[start:start + size])
+        window = "\n".join(line.strip() for line in lines[start : start + size])
         matcher.set_seq1(window)
         if matcher.real_quick_ratio() < CANDIDATE_MIN_RATIO:
             continue
@@ -68,10 +68,12 @@ def nearest_candidates(text: str, wanted: str, limit: int = CANDIDATES_SHOWN) ->
         if any(abs(start - other) < size for other in taken):
             continue
         taken.add(start)
-        block = lines[start:start + size]
-        shown.append("\n".join(
-            f"{start + i + 1:>6}\t{line[:CANDIDATE_LINE_CHARS]}" for i, line in enumerate(block)
-        ))
+        block = lines[start : start + size]
+        shown.append(
+            "\n".join(
+                f"{start + i + 1:>6}\t{line[:CANDIDATE_LINE_CHARS]}" for i, line in enumerate(block)
+            )
+        )
         if len(shown) == limit:
             break
     return shown
@@ -85,8 +87,9 @@ def _not_found(text: str, old: str, path: str) -> ToolError:
     candidates = nearest_candidates(text, old)
     if candidates:
         listing = "\n---\n".join(candidates)
-        return ToolError(f"old_string was not found in {path}; nearest candidates:\n{listing}",
-                         hint=hint)
+        return ToolError(
+            f"old_string was not found in {path}; nearest candidates:\n{listing}", hint=hint
+        )
     return ToolError(f"old_string was not found in {path} (nothing similar either)", hint=hint)
 
 
@@ -103,8 +106,9 @@ def replace_exact(
             lists the line numbers).
     """
     if not old:
-        raise ToolError("old_string is empty",
-                        hint="use write_file to create a file or replace all of it")
+        raise ToolError(
+            "old_string is empty", hint="use write_file to create a file or replace all of it"
+        )
     if old == new:
         raise ToolError("old_string and new_string are the same: nothing would change")
     if "\r\n" in text and "\r\n" not in old:
@@ -135,8 +139,10 @@ def render_diff(changes: list[FileChange]) -> str:
         old_name = "/dev/null" if change.before is None else f"a/{change.path}"
         new_name = "/dev/null" if change.after is None else f"b/{change.path}"
         lines = list(difflib.unified_diff(before, after, old_name, new_name))
-        parts.append("".join(
-            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-            for line in lines
-        ))
+        parts.append(
+            "".join(
+                line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                for line in lines
+            )
+        )
     return "".join(parts)

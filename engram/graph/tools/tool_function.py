@@ -31,6 +31,9 @@ class ToolFunction:
         """Return the LangChain tool a run's graph binds to the model."""
         from langchain_core.tools import StructuredTool
 
-        return StructuredTool.from_function(func=self.func, name=self.name,
-                                            description=self.description,
-                                            args_schema=self.args_schema)
+        return StructuredTool.from_function(
+            func=self.func,
+            name=self.name,
+            description=self.description,
+            args_schema=self.args_schema,
+        )

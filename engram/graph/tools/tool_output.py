@@ -3,25 +3,28 @@
 The graph's ``run_tools`` node and the LangChain tools offered to other agents
 (``engram.api.agent_tools``) both go through here, so a model sees the same thing from
 either: expected failures become an ``error: …`` text (never an exception), outputs over the
-spill limit are saved under ``<project>/.engram/tool-outputs/``, and every result is wrapped
-as untrusted data.
+spill limit are saved in the project's state folder under ENGRAM_HOME, and every result is
+wrapped as untrusted data.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from pydantic import ValidationError
 
 from engram.graph.errors import EngramError
 from engram.graph.tools.project_tools import wrap_tool_result
 from engram.stores.errors import StoreError
+from engram.stores.project_state import ProjectState
 from engram.stores.spill import spill_if_large
 
 __all__ = ["TOOL_ERRORS", "deliver_tool_output", "tool_error_text"]
 
 TOOL_ERRORS: tuple[type[BaseException], ...] = (
-    EngramError, StoreError, ValidationError, OSError, ValueError,
+    EngramError,
+    StoreError,
+    ValidationError,
+    OSError,
+    ValueError,
 )
 """Failures a tool call may meet that go back to the model as text (others are bugs)."""
 
@@ -33,12 +36,12 @@ def tool_error_text(error: BaseException) -> str:
 
 
 def deliver_tool_output(
-    project_root: Path, tool: str, call_id: str, raw: str, *, session: str = "default"
+    state: ProjectState, tool: str, call_id: str, raw: str, *, session: str = "default"
 ) -> tuple[str, str]:
     """Return the wrapped text for the model and a note ("" unless spilling failed).
 
     Args:
-        project_root: Project whose ``.engram/tool-outputs/`` takes a large output.
+        state: The project's state folder (under ENGRAM_HOME), which takes a large output.
         tool: Name of the tool.
         call_id: The tool call id (names the spill file).
         raw: The tool's output (or error text).
@@ -46,7 +49,7 @@ def deliver_tool_output(
     """
     note = ""
     try:
-        text = spill_if_large(project_root, tool, call_id, raw, session=session).text
+        text = spill_if_large(state, tool, call_id, raw, session=session).text
     except OSError as exc:
         note = f"could not save a large {tool} output: {exc}"
         text = raw

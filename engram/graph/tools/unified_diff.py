@@ -62,8 +62,11 @@ def _header_path(raw: str) -> str | None:
 
 
 def _is_file_header(lines: list[str], index: int) -> bool:
-    return (lines[index].startswith("--- ") and index + 1 < len(lines)
-            and lines[index + 1].startswith("+++ "))
+    return (
+        lines[index].startswith("--- ")
+        and index + 1 < len(lines)
+        and lines[index + 1].startswith("+++ ")
+    )
 
 
 def parse_patch(patch: str) -> list[FilePatch]:
@@ -89,8 +92,10 @@ def parse_patch(patch: str) -> list[FilePatch]:
         match = _HUNK.match(line)
         if match:
             if not files:
-                raise ToolError("the patch has a hunk before any '--- a/PATH' / '+++ b/PATH' "
-                                "header", hint="send a unified diff with file headers")
+                raise ToolError(
+                    "the patch has a hunk before any '--- a/PATH' / '+++ b/PATH' header",
+                    hint="send a unified diff with file headers",
+                )
             hunk = Hunk(header=line, old_start=int(match.group(1)))
             files[-1].hunks.append(hunk)
         elif hunk is not None and line.startswith(_NO_EOL):
@@ -105,8 +110,10 @@ def parse_patch(patch: str) -> list[FilePatch]:
             hunk = None  # "diff --git", "index …", mode lines and prose between files
         index += 1
     if not files:
-        raise ToolError("no file headers found in the patch",
-                        hint="send a unified diff: '--- a/PATH', '+++ b/PATH', then @@ hunks")
+        raise ToolError(
+            "no file headers found in the patch",
+            hint="send a unified diff: '--- a/PATH', '+++ b/PATH', then @@ hunks",
+        )
     for file in files:
         while file.hunks and file.hunks[-1].lines and file.hunks[-1].lines[-1] == " ":
             file.hunks[-1].lines.pop()  # trailing blank lines at the end of the patch text
@@ -121,7 +128,7 @@ def _find(lines: list[str], block: list[str], expected: int, floor: int) -> int 
     expected = max(floor, min(expected, last))
     for distance in range(0, len(lines) + 1):
         for start in (expected - distance, expected + distance):
-            if floor <= start <= last and lines[start:start + len(block)] == block:
+            if floor <= start <= last and lines[start : start + len(block)] == block:
                 return start
         if expected - distance < floor and expected + distance > last:
             break
@@ -137,8 +144,10 @@ def apply_file_patch(before: str | None, patch: FilePatch, *, path: str) -> str 
             passages of the file).
     """
     if patch.old_path is None and before is not None:
-        raise ToolError(f"the patch creates {path}, but it already exists",
-                        hint="diff against the current file, or use write_file")
+        raise ToolError(
+            f"the patch creates {path}, but it already exists",
+            hint="diff against the current file, or use write_file",
+        )
     if patch.old_path is not None and before is None:
         raise ToolError(f"the patch changes {path}, which does not exist")
     text = before or ""
@@ -161,7 +170,7 @@ def apply_file_patch(before: str | None, patch: FilePatch, *, path: str) -> str 
             )
         if start + len(block) == len(lines):
             ends_with_newline = not hunk.new_no_eol
-        lines[start:start + len(block)] = hunk.new
+        lines[start : start + len(block)] = hunk.new
         floor = start + len(hunk.new)
         shift += len(hunk.new) - len(block)
     if patch.new_path is None:

@@ -31,7 +31,7 @@ def begin_write(scratch: Path | None, changes: Sequence[FileChange]) -> Path | N
     """Record the old contents of ``changes``' files; return the journal (None: not needed).
 
     A single file needs no journal (its replacement is atomic), and without a scratch folder
-    (a read-only ``.engram/``) there is nowhere to keep one.
+    (a read-only ENGRAM_HOME) there is nowhere to keep one.
 
     Raises:
         OSError: The journal could not be written (nothing has been changed yet).

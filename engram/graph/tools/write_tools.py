@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
+import stat
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -18,13 +20,12 @@ from engram.graph.tools.file_reading import confined_path
 from engram.graph.tools.text_edits import FileChange, render_diff, replace_exact
 from engram.graph.tools.unified_diff import FilePatch, apply_file_patch, parse_patch
 from engram.graph.tools.write_journal import (
-    JOURNAL_SUFFIX,
     begin_write,
     finish_write,
     roll_back_interrupted,
 )
 from engram.stores.atomic_file import write_atomically
-from engram.stores.project_dir import make_private_dir
+from engram.stores.project_state import ProjectState
 from engram.stores.walk import BINARY_SNIFF_BYTES, MAX_FILE_BYTES
 
 __all__ = [
@@ -41,11 +42,13 @@ MAX_WRITE_CHARS = MAX_FILE_BYTES
 """Largest content a write may produce (files past it are not indexed either)."""
 RESULT_DIFF_CHARS = 4_000
 """Characters of the applied diff echoed back to the model."""
-SCRATCH_FOLDER = Path(".engram") / "tmp"
-"""Where writes make their temp files: out of the project's sight, even when a ``kill -9``
-mid-write leaves one behind."""
+SCRATCH_FOLDER = "tmp"
+"""Inside the project's state folder (under ENGRAM_HOME): write journals and temp files, out
+of the project's sight even when a ``kill -9`` mid-write leaves one behind."""
 STALE_TEMP_S = 60
 """Age past which a temp file in the scratch folder is a killed writer's leftover."""
+_TEMP_NAME = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")
+"""What ``write_atomically`` names its temp files (``.<name>.<random>.tmp``)."""
 
 log = logging.getLogger(__name__)
 
@@ -101,8 +104,10 @@ class ProjectFiles:
         before = self.read(target, relative)
         new = after(before, relative)
         if new is not None and len(new) > MAX_WRITE_CHARS:
-            raise ToolError(f"the new {relative} would be {len(new):,} characters; the limit "
-                            f"is {MAX_WRITE_CHARS:,}")
+            raise ToolError(
+                f"the new {relative} would be {len(new):,} characters; the limit "
+                f"is {MAX_WRITE_CHARS:,}"
+            )
         self.pending[target] = new
         return FileChange(relative, target, before, new)
 
@@ -123,8 +128,14 @@ def plan_edit(files: ProjectFiles, tool: str, args: Mapping[str, Any]) -> list[F
         ToolError: The call cannot be carried out (the message says why).
     """
     if tool == "edit_file":
-        return [files.change(str(args["path"]), _edit(
-            str(args["old_string"]), str(args["new_string"]), bool(args.get("replace_all"))))]
+        return [
+            files.change(
+                str(args["path"]),
+                _edit(
+                    str(args["old_string"]), str(args["new_string"]), bool(args.get("replace_all"))
+                ),
+            )
+        ]
     if tool == "write_file":
         content = str(args["content"])
         return [files.change(str(args["path"]), lambda before, path: content)]
@@ -136,20 +147,25 @@ def plan_edit(files: ProjectFiles, tool: str, args: Mapping[str, Any]) -> list[F
 def _plan_patch(files: ProjectFiles, patch: FilePatch) -> list[FileChange]:
     source = patch.old_path or patch.new_path or ""
     if patch.new_path is None or patch.old_path in (None, patch.new_path):
-        return [files.change(source, lambda before, path: apply_file_patch(before, patch,
-                                                                           path=path))]
+        return [
+            files.change(source, lambda before, path: apply_file_patch(before, patch, path=path))
+        ]
     moved = files.change(source, lambda before, path: None)  # a rename
-    return [moved, files.change(patch.new_path, lambda before, path: apply_file_patch(
-        moved.before, patch, path=path))]
+    return [
+        moved,
+        files.change(
+            patch.new_path, lambda before, path: apply_file_patch(moved.before, patch, path=path)
+        ),
+    ]
 
 
-def apply_changes(root: Path, changes: list[FileChange]) -> None:
+def apply_changes(root: Path, state: ProjectState, changes: list[FileChange]) -> None:
     """Write every change atomically; if one fails, put back the files already written.
 
     Raises:
         OSError: A write failed (the files are as they were before the call).
     """
-    scratch = _scratch_folder(root)
+    scratch = _scratch_folder(root, state)
     journal = begin_write(scratch, changes)
     done: list[FileChange] = []
     try:
@@ -164,14 +180,17 @@ def apply_changes(root: Path, changes: list[FileChange]) -> None:
     finish_write(journal)
 
 
-def roll_back_interrupted_writes(root: Path) -> list[str]:
+def roll_back_interrupted_writes(root: Path, state: ProjectState) -> list[str]:
     """Put back the files of writes a killed process left half done; return their paths.
+
+    The journals are engram's own, in the state folder under ENGRAM_HOME (a repository cannot
+    plant one), and a file is put back only where a write tool may write now.
 
     Raises:
         OSError: A file could not be put back (the next write tries again).
     """
-    scratch = root / SCRATCH_FOLDER
-    if not scratch.is_dir():
+    scratch = state.path(SCRATCH_FOLDER)
+    if not scratch.is_dir() or scratch.is_symlink():
         return []
 
     def restore(path: str, before: str | None, mode: int | None) -> None:
@@ -183,35 +202,38 @@ def roll_back_interrupted_writes(root: Path) -> list[str]:
 
     restored = roll_back_interrupted(scratch, restore)
     if restored:
-        log.warning("engram: a write over several files was killed half done; put back as "
-                    "they were: %s", ", ".join(dict.fromkeys(restored)))
+        log.warning(
+            "engram: a write over several files was killed half done; put back as they were: %s",
+            ", ".join(dict.fromkeys(restored)),
+        )
     return restored
 
 
-def _scratch_folder(root: Path) -> Path | None:
+def _scratch_folder(root: Path, state: ProjectState) -> Path | None:
     """Return the project's folder for temp files, cleared of killed writers' leftovers.
 
-    None when it cannot be made (a read-only ``.engram/``): temp files then go beside the
-    files they replace.
+    None when it cannot be made (a read-only ENGRAM_HOME): temp files then go beside the
+    files they replace. Only engram's own temp files (by name, regular files) that a killed
+    writer left are removed, and only from this private folder.
     """
     try:
-        folder = make_private_dir(root / SCRATCH_FOLDER)
-        roll_back_interrupted_writes(root)
-        leftovers = [p for p in folder.iterdir() if not p.name.endswith(JOURNAL_SUFFIX)]
+        folder = state.make(SCRATCH_FOLDER)
+        roll_back_interrupted_writes(root, state)
+        leftovers = [p for p in folder.iterdir() if _TEMP_NAME.fullmatch(p.name)]
     except OSError:
         return None
     now = time.time()
     for leftover in leftovers:
         try:
-            if now - leftover.lstat().st_mtime > STALE_TEMP_S:
+            info = leftover.lstat()
+            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > STALE_TEMP_S:
                 leftover.unlink()
         except OSError:
-            continue  # another session removed it first, or it is not ours to remove
+            continue  # another session removed it first
     return folder
 
 
-def _put(target: Path, text: str | None, scratch: Path | None, *, mode: int | None = None
-         ) -> None:
+def _put(target: Path, text: str | None, scratch: Path | None, *, mode: int | None = None) -> None:
     if text is None:
         target.unlink(missing_ok=True)
         return
@@ -221,8 +243,9 @@ def _put(target: Path, text: str | None, scratch: Path | None, *, mode: int | No
     # a new file gets the permissions any other program would give it (not the temp file's 0600)
     if mode is None and not target.exists():
         mode = 0o666 & ~_umask()
-    write_atomically(target, text.encode("utf-8"), mode=mode,
-                     temp_dir=scratch if same_device else None)
+    write_atomically(
+        target, text.encode("utf-8"), mode=mode, temp_dir=scratch if same_device else None
+    )
 
 
 def _umask() -> int:
@@ -248,8 +271,10 @@ class EditFileArgs(BaseModel):
     """Arguments of ``edit_file``."""
 
     path: str = Field(description="File path relative to the project root.")
-    old_string: str = Field(description="Exact text to replace, including indentation; it "
-                            "must occur once unless replace_all is true.")
+    old_string: str = Field(
+        description="Exact text to replace, including indentation; it "
+        "must occur once unless replace_all is true."
+    )
     new_string: str = Field(description="Text to put in its place.")
     replace_all: bool = Field(default=False, description="Replace every occurrence.")
 
@@ -264,8 +289,10 @@ class WriteFileArgs(BaseModel):
 class ApplyPatchArgs(BaseModel):
     """Arguments of ``apply_patch``."""
 
-    patch: str = Field(description="A unified diff ('--- a/PATH', '+++ b/PATH', @@ hunks); "
-                       "/dev/null creates or deletes a file. All hunks apply or none.")
+    patch: str = Field(
+        description="A unified diff ('--- a/PATH', '+++ b/PATH', @@ hunks); "
+        "/dev/null creates or deletes a file. All hunks apply or none."
+    )
 
 
 def build_write_tools(context: Context) -> list[BaseTool]:
@@ -275,19 +302,28 @@ def build_write_tools(context: Context) -> list[BaseTool]:
     changed; invoked with plain arguments, the report alone.
     """
     root = context.project_path
+    state = context.state
     with contextlib.suppress(OSError):  # a session killed mid-patch left files half patched
-        roll_back_interrupted_writes(root)
+        roll_back_interrupted_writes(root, state)
 
     def run(tool: str, args: dict[str, Any], verb: str) -> Changed:
         changes = plan_edit(ProjectFiles(root), tool, args)
-        apply_changes(root, changes)
+        apply_changes(root, state, changes)
         return _report(verb, changes), list(dict.fromkeys(c.path for c in changes))
 
     def edit_file(
         path: str, old_string: str, new_string: str, replace_all: bool = False
     ) -> Changed:
-        return run("edit_file", {"path": path, "old_string": old_string,
-                                 "new_string": new_string, "replace_all": replace_all}, "edited")
+        return run(
+            "edit_file",
+            {
+                "path": path,
+                "old_string": old_string,
+                "new_string": new_string,
+                "replace_all": replace_all,
+            },
+            "edited",
+        )
 
     def write_file(path: str, content: str) -> Changed:
         return run("write_file", {"path": path, "content": content}, "wrote")
@@ -296,15 +332,26 @@ def build_write_tools(context: Context) -> list[BaseTool]:
         return run("apply_patch", {"patch": patch}, "patched")
 
     specs: list[tuple[Callable[..., Changed], type[BaseModel], str]] = [
-        (edit_file, EditFileArgs,
-         "Replace an exact passage of a project file (read it first). Fails, naming the nearest "
-         "lines, when old_string is missing or matches more than once."),
+        (
+            edit_file,
+            EditFileArgs,
+            "Replace an exact passage of a project file (read it first). Fails, naming the nearest "
+            "lines, when old_string is missing or matches more than once.",
+        ),
         (write_file, WriteFileArgs, "Create a file, or replace all of an existing file."),
-        (apply_patch, ApplyPatchArgs,
-         "Apply a unified diff to one or more files; nothing changes if any hunk fails."),
+        (
+            apply_patch,
+            ApplyPatchArgs,
+            "Apply a unified diff to one or more files; nothing changes if any hunk fails.",
+        ),
     ]
     return [
-        StructuredTool.from_function(func=f, name=f.__name__, description=d, args_schema=a,
-                                     response_format="content_and_artifact")
+        StructuredTool.from_function(
+            func=f,
+            name=f.__name__,
+            description=d,
+            args_schema=a,
+            response_format="content_and_artifact",
+        )
         for f, a, d in specs
     ]

@@ -27,6 +27,7 @@ from engram.stores.codegraph.symbol_tables import ProjectIndex
 from engram.stores.errors import IndexCorruptError, IndexNotBuiltError
 from engram.stores.languages import language_of
 from engram.stores.paths import read_regular
+from engram.stores.project_state import ProjectState
 from engram.stores.walk import ProjectFile, walk_project
 
 __all__ = [
@@ -40,7 +41,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def open_code_graph(project: Path) -> CodeGraph:
+def open_code_graph(project: Path, state: ProjectState) -> CodeGraph:
     """Load a project's saved graph (the ``code_graph`` resource opener).
 
     A saved graph that cannot be trusted or read (corrupt, another version, shipped with the
@@ -49,11 +50,11 @@ def open_code_graph(project: Path) -> CodeGraph:
     Raises:
         IndexNotBuiltError: No graph has been built for this project yet.
     """
-    store = graph_store_for(project)
+    store = graph_store_for(project, state)
     try:
         graph = store.load()
     except IndexCorruptError:
-        update_graph(project, store=store)  # says why, and rebuilds
+        update_graph(project, state, store=store)  # says why, and rebuilds
         graph = store.load()
     if graph is None:
         raise IndexNotBuiltError(f"no code graph for {project}")
@@ -62,6 +63,7 @@ def open_code_graph(project: Path) -> CodeGraph:
 
 def update_graph(
     project: Path,
+    state: ProjectState,
     *,
     store: GraphStore | None = None,
     files: Sequence[ProjectFile] | None = None,
@@ -74,12 +76,13 @@ def update_graph(
 
     Args:
         project: Project root.
-        store: Where the graph is kept; the project's ``code_graph.jsonl`` by default.
+        state: The project's state folder (under ENGRAM_HOME), which keeps the graph.
+        store: Where the graph is kept; the state folder's ``code_graph.jsonl`` by default.
         files: The project walk if the caller already has it (``walk_project(project).files``),
             so that ``engram index`` walks the tree once for both indexes. Walked here by
             default, trusting the saved graph about which unchanged files are text.
     """
-    store = store if store is not None else graph_store_for(project)
+    store = store if store is not None else graph_store_for(project, state)
     try:
         graph = store.load() or CodeGraph()
     except IndexCorruptError as exc:
@@ -149,8 +152,9 @@ def _build(
     return _stats(graph, len(new_facts), len(redo), len(removed), started)
 
 
-def _stats(graph: CodeGraph, parsed: int, resolved: int, removed: int,
-           started: float) -> GraphStats:
+def _stats(
+    graph: CodeGraph, parsed: int, resolved: int, removed: int, started: float
+) -> GraphStats:
     return GraphStats(
         files=len(graph.facts),
         parsed=parsed,
@@ -169,8 +173,10 @@ def _counts(graph: CodeGraph) -> dict[str, int]:
         return {"nodes": nodes, "edges": edges}
     g = graph.graph
     # number_of_edges() sums node degrees through views: ~10x slower on a large graph.
-    return {"nodes": g.number_of_nodes(),
-            "edges": sum(len(keys) for _, targets in g.adjacency() for keys in targets.values())}
+    return {
+        "nodes": g.number_of_nodes(),
+        "edges": sum(len(keys) for _, targets in g.adjacency() for keys in targets.values()),
+    }
 
 
 @functools.lru_cache(maxsize=256)

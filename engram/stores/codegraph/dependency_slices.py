@@ -162,8 +162,14 @@ def _dependencies(code_graph: CodeGraph, resolver: Resolver, node: str) -> list[
     return out
 
 
-def _piece(code_graph: CodeGraph, source: _Source, node: str, reason: str, depth: int,
-           count: Callable[[str], int]) -> SlicePiece | None:
+def _piece(
+    code_graph: CodeGraph,
+    source: _Source,
+    node: str,
+    reason: str,
+    depth: int,
+    count: Callable[[str], int],
+) -> SlicePiece | None:
     if "#" in node:
         path, name = node.split("#", 1)
         facts = code_graph.facts[path]
@@ -188,8 +194,11 @@ def _piece(code_graph: CodeGraph, source: _Source, node: str, reason: str, depth
 
 def _declaration_end(code_graph: CodeGraph, node: str, end: int) -> int:
     """Last line of a class's declaration part: before its first method."""
-    starts = [code_graph.graph.nodes[c]["start_line"]
-              for _, c, rel in code_graph.graph.out_edges(node, keys=True) if rel == "contains"]
+    starts = [
+        code_graph.graph.nodes[c]["start_line"]
+        for _, c, rel in code_graph.graph.out_edges(node, keys=True)
+        if rel == "contains"
+    ]
     return min(starts) - 1 if starts else end
 
 

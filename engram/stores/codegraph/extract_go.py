@@ -120,8 +120,13 @@ def _function(node: tree_sitter.Node, out: FactsBuilder) -> str:
     returns = "" if result is None or result.type == "parameter_list" else out.text(result)
     out.definitions.append(
         Definition(
-            qual, name, "method" if receiver else "function", *_lines(node),
-            arity=arity, receiver=receiver, returns=type_name(returns),
+            qual,
+            name,
+            "method" if receiver else "function",
+            *_lines(node),
+            arity=arity,
+            receiver=receiver,
+            returns=type_name(returns),
         )
     )
     return qual

@@ -111,9 +111,13 @@ def _class(node: tree_sitter.Node, scope: str, out: FactsBuilder) -> str:
                 bases += [(type_name(out.text(t)), relation) for t in type_list.named_children]
     out.definitions.append(
         Definition(
-            qualname=qual, name=name, kind="interface" if kind == "interface" else "class",
-            start_line=node.start_point[0] + 1, end_line=node.end_point[0] + 1,
-            parent=scope, bases=tuple(bases),
+            qualname=qual,
+            name=name,
+            kind="interface" if kind == "interface" else "class",
+            start_line=node.start_point[0] + 1,
+            end_line=node.end_point[0] + 1,
+            parent=scope,
+            bases=tuple(bases),
         )
     )
     return qual
@@ -128,9 +132,13 @@ def _method(node: tree_sitter.Node, scope: str, overloaded: set[str], out: Facts
     qual = f"{scope}.{name}" + (f"/{arity}" if name in overloaded else "")
     out.definitions.append(
         Definition(
-            qualname=qual, name=name, kind="method",
-            start_line=node.start_point[0] + 1, end_line=node.end_point[0] + 1,
-            parent=scope, arity=arity,
+            qualname=qual,
+            name=name,
+            kind="method",
+            start_line=node.start_point[0] + 1,
+            end_line=node.end_point[0] + 1,
+            parent=scope,
+            arity=arity,
             returns=type_name(out.text(node.child_by_field_name("type"))),
         )
     )

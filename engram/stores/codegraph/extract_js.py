@@ -53,25 +53,37 @@ def walk(root: tree_sitter.Node, out: FactsBuilder) -> None:
             stack.append((child, scope, scope_kind))
 
 
-def _push(stack: list[Frame], node: tree_sitter.Node, qual: str, kind: str,
-          fields: tuple[str, ...]) -> None:
+def _push(
+    stack: list[Frame], node: tree_sitter.Node, qual: str, kind: str, fields: tuple[str, ...]
+) -> None:
     for field_name in fields:
         child = node.child_by_field_name(field_name)
         if child is not None:
             stack.append((child, qual, kind))
 
 
-def _define(node: tree_sitter.Node, scope: str, kind: str, out: FactsBuilder, *,
-            bases: tuple[tuple[str, str], ...] = (), name: str = "") -> str:
+def _define(
+    node: tree_sitter.Node,
+    scope: str,
+    kind: str,
+    out: FactsBuilder,
+    *,
+    bases: tuple[tuple[str, str], ...] = (),
+    name: str = "",
+) -> str:
     name = name or out.text(node.child_by_field_name("name"))
     qual = f"{scope}.{name}" if scope else name
     params = node.child_by_field_name("parameters")
     start = node.parent if node.parent and node.parent.type == "export_statement" else node
     out.definitions.append(
         Definition(
-            qualname=qual, name=name, kind=kind,  # type: ignore[arg-type]
-            start_line=start.start_point[0] + 1, end_line=node.end_point[0] + 1,
-            parent=scope, bases=bases,
+            qualname=qual,
+            name=name,
+            kind=kind,  # type: ignore[arg-type]
+            start_line=start.start_point[0] + 1,
+            end_line=node.end_point[0] + 1,
+            parent=scope,
+            bases=bases,
             arity=len(params.named_children) if params is not None else -1,
             returns=type_name(out.text(node.child_by_field_name("return_type")).lstrip(":")),
         )
@@ -96,20 +108,28 @@ def _bases(node: tree_sitter.Node, out: FactsBuilder) -> tuple[tuple[str, str], 
     return tuple(bases)
 
 
-def _declarator(node: tree_sitter.Node, scope: str, scope_kind: str, out: FactsBuilder,
-                stack: list[Frame]) -> bool:
+def _declarator(
+    node: tree_sitter.Node, scope: str, scope_kind: str, out: FactsBuilder, stack: list[Frame]
+) -> bool:
     """Handle ``const f = () => …``, requires and typed variables; True when fully handled."""
     name_node = node.child_by_field_name("name")
     value = node.child_by_field_name("value")
     name = out.text(name_node)
-    if value is not None and value.type in FUNCTION_VALUES and name_node is not None \
-            and name_node.type in ("identifier", "property_identifier"):
+    if (
+        value is not None
+        and value.type in FUNCTION_VALUES
+        and name_node is not None
+        and name_node.type in ("identifier", "property_identifier")
+    ):
         def_kind = "method" if scope_kind == "class" else "function"
         qual = _define(value, scope, def_kind, out, name=name)
         _push(stack, value, qual, def_kind, ("body", "parameters"))
         return True
-    if value is not None and value.type == "call_expression" and \
-            out.text(value.child_by_field_name("function")) == "require":
+    if (
+        value is not None
+        and value.type == "call_expression"
+        and out.text(value.child_by_field_name("function")) == "require"
+    ):
         _require(name_node, value, out)
         return True
     declared = out.text(node.child_by_field_name("type")).lstrip(":").strip()
@@ -164,9 +184,13 @@ def _reference(node: tree_sitter.Node, scope: str, scope_kind: str, out: FactsBu
         out.add_type(scope, out.text(node.child_by_field_name("name")), declared)
     elif kind == "assignment_expression" and scope_kind == "method":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is not None and right is not None and right.type == "new_expression" \
-                and left.type == "member_expression" and \
-                out.text(left.child_by_field_name("object")) == "this":
+        if (
+            left is not None
+            and right is not None
+            and right.type == "new_expression"
+            and left.type == "member_expression"
+            and out.text(left.child_by_field_name("object")) == "this"
+        ):
             owner = scope.rsplit(".", 1)[0]
             field_type = out.text(right.child_by_field_name("constructor"))
             out.add_type(owner, out.text(left.child_by_field_name("property")), field_type)

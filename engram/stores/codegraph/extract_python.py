@@ -70,9 +70,13 @@ def _class(node: tree_sitter.Node, scope: str, out: FactsBuilder) -> str:
                 bases.append((out.text(child), "inherits"))
     out.definitions.append(
         Definition(
-            qualname=qual, name=name, kind="class",
-            start_line=node.start_point[0] + 1, end_line=node.end_point[0] + 1,
-            parent=scope, bases=tuple(bases),
+            qualname=qual,
+            name=name,
+            kind="class",
+            start_line=node.start_point[0] + 1,
+            end_line=node.end_point[0] + 1,
+            parent=scope,
+            bases=tuple(bases),
         )
     )
     return qual
@@ -96,9 +100,14 @@ def _function(node: tree_sitter.Node, scope: str, scope_kind: str, out: FactsBui
     start = node.parent if node.parent and node.parent.type == "decorated_definition" else node
     out.definitions.append(
         Definition(
-            qualname=qual, name=name, kind="method" if scope_kind == "class" else "function",
-            start_line=start.start_point[0] + 1, end_line=node.end_point[0] + 1,
-            parent=scope, arity=arity, returns=out.text(node.child_by_field_name("return_type")),
+            qualname=qual,
+            name=name,
+            kind="method" if scope_kind == "class" else "function",
+            start_line=start.start_point[0] + 1,
+            end_line=node.end_point[0] + 1,
+            parent=scope,
+            arity=arity,
+            returns=out.text(node.child_by_field_name("return_type")),
         )
     )
     return qual

@@ -31,8 +31,11 @@ def go_implementations(
     """
     if index.facts[path].language != "go":
         return []
-    interfaces = [(iid, need) for iid, need in method_sets.items()
-                  if need and index.defs[iid][1].kind == "interface"]
+    interfaces = [
+        (iid, need)
+        for iid, need in method_sets.items()
+        if need and index.defs[iid][1].kind == "interface"
+    ]
     out: list[tuple[str, str]] = []
     for d in index.facts[path].definitions:
         if d.kind != "struct":

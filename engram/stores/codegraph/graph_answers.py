@@ -40,8 +40,7 @@ def describe_match(match: SymbolMatch) -> str:
     return f"no symbol matches {match.query!r}{hint}"
 
 
-def answer(queries: GraphQuery, symbol: str, relation: str, depth: int = 1,
-           to: str = "") -> Answer:
+def answer(queries: GraphQuery, symbol: str, relation: str, depth: int = 1, to: str = "") -> Answer:
     """Look ``symbol`` up and answer ``relation`` about it (``path`` needs ``to``).
 
     Raises:

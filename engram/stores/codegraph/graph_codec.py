@@ -28,7 +28,9 @@ RELATIONS = frozenset({"contains", "imports", "inherits", "implements", "calls",
 def encode_facts(facts: FileFacts) -> list[Any]:
     """Return one file's facts as a JSON value (lists of rows, no field names)."""
     return [
-        facts.language, facts.digest, facts.package,
+        facts.language,
+        facts.digest,
+        facts.package,
         [list(d) for d in facts.definitions],
         [list(i) for i in facts.imports],
         [[r[0], list(r[1]), *r[2:]] for r in facts.references],
@@ -95,8 +97,7 @@ def _definitions(value: Any) -> tuple[Definition, ...]:
 
 
 def _references(value: Any) -> tuple[Any, ...]:
-    scopes, chains, kinds, lines, arities = _columns(value, (str, list, str, int, int),
-                                                     "reference")
+    scopes, chains, kinds, lines, arities = _columns(value, (str, list, str, int, int), "reference")
     _check(set(map(type, chain.from_iterable(chains))) <= {str}, "reference")
     _check(set(kinds) <= REF_KINDS, "reference kind")
     # Kept as plain tuples: the loaded graph names them on use (``references_of``).

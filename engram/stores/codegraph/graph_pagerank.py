@@ -87,7 +87,10 @@ def _query_seeds(code_graph: CodeGraph, query: str, weights: RankWeights) -> dic
 
 
 def _personalization(
-    code_graph: CodeGraph, seed_symbols: Iterable[str], seed_paths: Iterable[str], query: str,
+    code_graph: CodeGraph,
+    seed_symbols: Iterable[str],
+    seed_paths: Iterable[str],
+    query: str,
     weights: RankWeights,
 ) -> dict[str, float]:
     seeds: dict[str, float] = {}
@@ -165,8 +168,11 @@ def rank_symbols(
     seeds = _personalization(code_graph, seed_symbols, (), query, weights)
     for path in seed_paths:
         # A seeded file spreads its weight over the definitions it contains.
-        children = [c for _, c, r in code_graph.graph.out_edges(path, keys=True)
-                    if r == "contains"] if path in code_graph.graph else []
+        children = (
+            [c for _, c, r in code_graph.graph.out_edges(path, keys=True) if r == "contains"]
+            if path in code_graph.graph
+            else []
+        )
         for child in children:
             seeds[child] = seeds.get(child, 0.0) + weights.seed_path / len(children)
     scores = _pagerank(g, seeds, weights.damping)

@@ -38,6 +38,7 @@ from engram.stores.codegraph.relation_graph import gc_paused
 from engram.stores.codegraph.symbol_extraction import FileFacts
 from engram.stores.errors import IndexCorruptError
 from engram.stores.index_trust import claim_index_dir, is_trusted
+from engram.stores.project_state import ProjectState
 
 __all__ = [
     "GRAPH_FILE",
@@ -47,7 +48,8 @@ __all__ = [
     "graph_store_for",
 ]
 
-GRAPH_FILE = Path(".engram") / "index" / "code_graph.jsonl"
+GRAPH_FILE = Path("index") / "code_graph.jsonl"
+"""Inside the project's state folder under ENGRAM_HOME."""
 FORMAT = "engram-code-graph"
 FORMAT_VERSION = 5
 """Version of the saved layout; a graph saved by another version is rebuilt, not read."""
@@ -96,9 +98,11 @@ class FileGraphStore:
     without reading it, and saving discards the folder's untrusted contents first.
     """
 
-    def __init__(self, path: Path, root: Path | None = None) -> None:
+    def __init__(self, path: Path, root: Path | None = None, *, home: Path | None = None) -> None:
         self.path = path
         self.root = root
+        self.home = home
+        """ENGRAM_HOME: the stamped folder is claimed below it, following no link."""
         self.delta_path = path.with_name(f"{path.stem}.delta{path.suffix}")
 
     def load(self) -> CodeGraph | None:
@@ -113,7 +117,8 @@ class FileGraphStore:
         if self.root is not None and not is_trusted(self.path.parent, self.root):
             raise IndexCorruptError(
                 f"the code graph in {self.path.parent} was not written here for this project "
-                "(another machine, an older index format, or shipped with the repository)")
+                "(another machine, an older index format, or shipped with the repository)"
+            )
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -128,7 +133,8 @@ class FileGraphStore:
 
     def save(self, graph: CodeGraph) -> None:
         """Write the delta since the full file, or the full file when the delta grew large."""
-        if self.root is not None and claim_index_dir(self.path.parent, self.root):
+        base = self.home if self.home is not None else self.path.parent.parent
+        if self.root is not None and claim_index_dir(self.path.parent, self.root, home=base):
             graph._base_id = ""  # the folder was discarded: the next write is a full one
         limit = max(DELTA_MAX_FILES, int(len(graph.facts) * DELTA_MAX_FRACTION))
         if graph._base_id and len(graph._pending) <= limit and self.path.exists():
@@ -161,8 +167,10 @@ def _encode(graph: CodeGraph) -> bytes:
         del saved[path]
     graph._base_id = uuid.uuid4().hex
     graph._pending.clear()
-    parts = [_line({"format": FORMAT, "version": FORMAT_VERSION, "id": graph._base_id}),
-             _stats_line(graph)]
+    parts = [
+        _line({"format": FORMAT, "version": FORMAT_VERSION, "id": graph._base_id}),
+        _stats_line(graph),
+    ]
     with gc_paused():
         parts += [_facts_line(graph, path) for path in graph.facts]
         parts += [_line(["E", path, encode_edges(edges)]) for path, edges in graph.edges.items()]
@@ -170,8 +178,10 @@ def _encode(graph: CodeGraph) -> bytes:
 
 
 def _encode_delta(graph: CodeGraph) -> bytes:
-    parts = [_line({"format": FORMAT, "version": FORMAT_VERSION, "base": graph._base_id}),
-             _stats_line(graph)]
+    parts = [
+        _line({"format": FORMAT, "version": FORMAT_VERSION, "base": graph._base_id}),
+        _stats_line(graph),
+    ]
     for path in sorted(graph._pending):
         if path in graph.facts:
             parts.append(_facts_line(graph, path))
@@ -190,8 +200,11 @@ class _Saved:
         if len(lines) < 2:
             raise ValueError("the file is truncated")
         header = orjson.loads(lines[0])
-        if not isinstance(header, dict) or header.get("format") != FORMAT \
-                or header.get("version") != FORMAT_VERSION:
+        if (
+            not isinstance(header, dict)
+            or header.get("format") != FORMAT
+            or header.get("version") != FORMAT_VERSION
+        ):
             raise IndexCorruptError(f"{what} has an old or unknown format")
         self.header: dict[str, Any] = header
         stats = orjson.loads(lines[1]).get("stats")
@@ -199,8 +212,9 @@ class _Saved:
             raise ValueError("no file table")
         self.stats: dict[str, tuple[int, int]] = {}
         for path, pair in stats.items():
-            if not (isinstance(pair, list) and len(pair) == 2
-                    and all(type(x) is int for x in pair)):
+            if not (
+                isinstance(pair, list) and len(pair) == 2 and all(type(x) is int for x in pair)
+            ):
                 raise ValueError(f"malformed file table entry for {path!r}")
             self.stats[path] = (pair[0], pair[1])
         self.facts: dict[str, FileFacts | None] = {}
@@ -211,8 +225,12 @@ class _Saved:
 
     def _record(self, line: bytes) -> None:
         record = orjson.loads(line)
-        if not (isinstance(record, list) and len(record) == 3 and record[0] in ("F", "E")
-                and isinstance(record[1], str)):
+        if not (
+            isinstance(record, list)
+            and len(record) == 3
+            and record[0] in ("F", "E")
+            and isinstance(record[1], str)
+        ):
             raise ValueError("malformed record")
         tag, path, value = record
         if tag == "F":
@@ -235,8 +253,11 @@ def _read(data: bytes, source: str, what: str) -> _Saved:
 def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
     with gc_paused():
         saved = _read(data, source, "code graph")
-        if not isinstance(saved.header.get("id"), str) or None in saved.facts.values() \
-                or None in saved.edges.values():
+        if (
+            not isinstance(saved.header.get("id"), str)
+            or None in saved.facts.values()
+            or None in saved.edges.values()
+        ):
             raise IndexCorruptError(f"code graph {source} is not a full save")
         facts: dict[str, FileFacts] = {p: f for p, f in saved.facts.items() if f is not None}
         edges: dict[str, FileEdges] = {p: e for p, e in saved.edges.items() if e is not None}
@@ -244,8 +265,9 @@ def _decode(data: bytes, *, source: str = "memory") -> CodeGraph:
         # or the first collection after loading scans all of it (seconds on a large tree).
         gc.freeze()
     # The relation graph is derived from these on first use (``CodeGraph.graph``).
-    return CodeGraph(facts, edges, saved.stats, _saved_facts=saved.lines,
-                     _base_id=saved.header["id"])
+    return CodeGraph(
+        facts, edges, saved.stats, _saved_facts=saved.lines, _base_id=saved.header["id"]
+    )
 
 
 def _apply_delta(graph: CodeGraph, data: bytes, *, source: str) -> None:
@@ -265,7 +287,7 @@ def _apply_delta(graph: CodeGraph, data: bytes, *, source: str) -> None:
     graph._pending = set(saved.facts) | set(saved.edges)
 
 
-def graph_store_for(project: Path) -> FileGraphStore:
-    """Return the file store of ``project``'s graph (trusted only when stamped for it)."""
+def graph_store_for(project: Path, state: ProjectState) -> FileGraphStore:
+    """Return the file store of ``project``'s graph, in its state folder (stamped for it)."""
     root = project.expanduser().resolve()
-    return FileGraphStore(root / GRAPH_FILE, root)
+    return FileGraphStore(state.path(*GRAPH_FILE.parts), root, home=state.home)

@@ -107,8 +107,9 @@ class GraphQueries:
         if node not in self.g:
             return None
         a = self.g.nodes[node]
-        return SymbolInfo(node, a["kind"], a["name"], a["qualname"], a["path"],
-                          a["start_line"], a["end_line"])
+        return SymbolInfo(
+            node, a["kind"], a["name"], a["qualname"], a["path"], a["start_line"], a["end_line"]
+        )
 
     def find(self, symbol: str) -> SymbolMatch:
         """Look a symbol up: exact id, file path, then dotted/qualified name suffixes."""
@@ -118,8 +119,11 @@ class GraphQueries:
         parts = [p for p in SPLIT.split(query) if p]
         if not parts:
             return SymbolMatch(query)
-        files = [n for n in self._names().get(query.rsplit("/", 1)[-1], [])
-                 if self.g.nodes[n]["kind"] == "file" and n.endswith(query)]
+        files = [
+            n
+            for n in self._names().get(query.rsplit("/", 1)[-1], [])
+            if self.g.nodes[n]["kind"] == "file" and n.endswith(query)
+        ]
         if files:
             return SymbolMatch(query, tuple(self._info(n) for n in sorted(files)))
         for fold in (False, True):
@@ -140,8 +144,11 @@ class GraphQueries:
             return self._walk([node], depth, {"calls"}, reverse=True, relation="calls")
         if relation == "callees":
             out = self._walk([node], depth, {"calls"}, reverse=False, relation="calls")
-            return out + [Related(name, "calls", 1, None, node) for name, rel in
-                          self.code_graph.unresolved(node) if rel == "calls"]
+            return out + [
+                Related(name, "calls", 1, None, node)
+                for name, rel in self.code_graph.unresolved(node)
+                if rel == "calls"
+            ]
         if relation == "subclasses":
             return self._walk([node], depth, {"inherits"}, reverse=True, relation="inherits")
         if relation == "implementations":
@@ -191,16 +198,26 @@ class GraphQueries:
         lowered = name.lower()
         return [n for key, nodes in names.items() if key.lower() == lowered for n in nodes]
 
-    def _walk(self, seeds: list[str], depth: int, relations: set[str] | frozenset[str], *,
-              reverse: bool, relation: str = "") -> list[Related]:
+    def _walk(
+        self,
+        seeds: list[str],
+        depth: int,
+        relations: set[str] | frozenset[str],
+        *,
+        reverse: bool,
+        relation: str = "",
+    ) -> list[Related]:
         seen = set(seeds)
         frontier = [s for s in seeds if s in self.g]
         out: list[Related] = []
         for level in range(1, depth + 1):
             nxt: list[str] = []
             for node in frontier:
-                edges = (self.g.in_edges(node, keys=True) if reverse
-                         else self.g.out_edges(node, keys=True))
+                edges = (
+                    self.g.in_edges(node, keys=True)
+                    if reverse
+                    else self.g.out_edges(node, keys=True)
+                )
                 for src, dst, rel in edges:
                     other = src if reverse else dst
                     if rel not in relations or other in seen:
@@ -208,8 +225,9 @@ class GraphQueries:
                     seen.add(other)
                     nxt.append(other)
                     info = self._info(other)
-                    out.append(Related(info.qualname or info.path, relation or rel, level, info,
-                                       node))
+                    out.append(
+                        Related(info.qualname or info.path, relation or rel, level, info, node)
+                    )
             frontier = nxt
         return out
 
@@ -235,12 +253,23 @@ class GraphQueries:
         if info is None:
             return []
         if info.kind in ("class", "interface", "struct"):
-            direct = self._walk([node], 1, {"implements", "inherits"}, reverse=True,
-                                relation="implements")
-            more = self._walk([r.symbol.id for r in direct if r.symbol], depth - 1,
-                              {"inherits"}, reverse=True, relation="inherits") if depth > 1 else []
-            return direct + [Related(r.name, r.relation, r.depth + 1, r.symbol, r.parent)
-                             for r in more]
+            direct = self._walk(
+                [node], 1, {"implements", "inherits"}, reverse=True, relation="implements"
+            )
+            more = (
+                self._walk(
+                    [r.symbol.id for r in direct if r.symbol],
+                    depth - 1,
+                    {"inherits"},
+                    reverse=True,
+                    relation="inherits",
+                )
+                if depth > 1
+                else []
+            )
+            return direct + [
+                Related(r.name, r.relation, r.depth + 1, r.symbol, r.parent) for r in more
+            ]
         # A method: the same-named methods of the classes below its owner (overrides).
         owners = [src for src, _, rel in self.g.in_edges(node, keys=True) if rel == "contains"]
         out: list[Related] = []
@@ -251,8 +280,9 @@ class GraphQueries:
                 for _, child, rel in self.g.out_edges(below.symbol.id, keys=True):
                     if rel == "contains" and self.g.nodes[child]["name"] == info.name:
                         child_info = self._info(child)
-                        out.append(Related(child_info.qualname, "overrides", below.depth,
-                                           child_info, node))
+                        out.append(
+                            Related(child_info.qualname, "overrides", below.depth, child_info, node)
+                        )
         return out
 
 
@@ -302,4 +332,4 @@ def _suffix_match(node: str, parts: list[str], fold: bool) -> bool:
     if fold:
         components = [c.lower() for c in components]
         parts = [p.lower() for p in parts]
-    return len(parts) <= len(components) and components[-len(parts):] == parts
+    return len(parts) <= len(components) and components[-len(parts) :] == parts

@@ -47,18 +47,28 @@ def affected_files(
     for path in dirty:
         old, new = graph.facts.get(path), new_facts.get(path)
         old_defs, new_defs = _defs(old), _defs(new)
-        changed = {q for q, d in old_defs.items()
-                   if q not in new_defs or _signature(new_defs[q]) != _signature(d)}
+        changed = {
+            q
+            for q, d in old_defs.items()
+            if q not in new_defs or _signature(new_defs[q]) != _signature(d)
+        }
         added = {q for q in new_defs if q not in old_defs}
-        new_names |= {new_defs[q].name for q in added} | {new_defs[q].name for q in changed
-                                                          if q in new_defs}
+        new_names |= {new_defs[q].name for q in added} | {
+            new_defs[q].name for q in changed if q in new_defs
+        }
         if old is None:
             new_names.add(posixpath.splitext(posixpath.basename(path))[0])
         targets = [node_id(path, q) for q in changed]
         changed_classes = [node_id(path, q) for q in changed if old_defs[q].kind in CLASS_KINDS]
         targets += _subclass_nodes(g, changed_classes)
-        if old is None or new is None or old.imports != new.imports \
-                or old.exports != new.exports or changed or added:
+        if (
+            old is None
+            or new is None
+            or old.imports != new.imports
+            or old.exports != new.exports
+            or changed
+            or added
+        ):
             targets.append(path)  # importers may reach re-exported or new names through it
         for target in targets:
             if target in g:
@@ -67,14 +77,19 @@ def affected_files(
         language = either.language if either is not None else ""
         if language in SAME_PACKAGE_LANGUAGES and (changed or added):
             folder = posixpath.dirname(path)
-            out |= {p for p, f in graph.facts.items()
-                    if f.language == language and posixpath.dirname(p) == folder}
+            out |= {
+                p
+                for p, f in graph.facts.items()
+                if f.language == language and posixpath.dirname(p) == folder
+            }
     if new_names:
         # A cheap substring screen first; the exact test splits the name into its parts.
         screen = re.compile("|".join(re.escape(n) for n in sorted(new_names))).search
         for path, file_edges in graph.edges.items():
-            if any(screen(name) and new_names.intersection(NAME_PARTS.split(name))
-                   for _, name, _ in file_edges.unresolved):
+            if any(
+                screen(name) and new_names.intersection(NAME_PARTS.split(name))
+                for _, name, _ in file_edges.unresolved
+            ):
                 out.add(path)
     return out - dirty
 
@@ -108,12 +123,27 @@ def replace_nodes(
             continue
         new_ids = {node_id(path, d.qualname) for d in facts.definitions}
         g.remove_nodes_from(old_ids - new_ids)
-        g.add_node(path, kind="file", name=posixpath.basename(path), qualname="", path=path,
-                   start_line=1, end_line=facts.line_count, language=facts.language)
+        g.add_node(
+            path,
+            kind="file",
+            name=posixpath.basename(path),
+            qualname="",
+            path=path,
+            start_line=1,
+            end_line=facts.line_count,
+            language=facts.language,
+        )
         for d in facts.definitions:
-            g.add_node(node_id(path, d.qualname), kind=d.kind, name=d.name,
-                       qualname=d.qualname, path=path, start_line=d.start_line,
-                       end_line=d.end_line, language=facts.language)
+            g.add_node(
+                node_id(path, d.qualname),
+                kind=d.kind,
+                name=d.name,
+                qualname=d.qualname,
+                path=path,
+                start_line=d.start_line,
+                end_line=d.end_line,
+                language=facts.language,
+            )
 
 
 def replace_edges(graph: CodeGraph, resolver: Resolver, paths: Iterable[str]) -> None:

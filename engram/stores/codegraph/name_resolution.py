@@ -70,8 +70,9 @@ class Resolver:
                 edges.add((nid, base, relation))
             for name, relation in self._unresolved_bases.get(nid, []):
                 unresolved.add((nid, name, relation))
-        edges |= {(s, i, "implements") for s, i in go_implementations(index, self._go_methods,
-                                                                     path)}
+        edges |= {
+            (s, i, "implements") for s, i in go_implementations(index, self._go_methods, path)
+        }
         for imp in imports_of(facts):
             target = index.import_target(path, imp)
             files = self._import_files(path, imp, target) if target else []
@@ -174,8 +175,10 @@ class Resolver:
         if entry is None or not entry[1].returns:
             return []
         # Overloads with one declared return type still name one class.
-        if any(self.index.defs.get(t, ("", entry[1]))[1].returns != entry[1].returns
-               for _, t in targets):
+        if any(
+            self.index.defs.get(t, ("", entry[1]))[1].returns != entry[1].returns
+            for _, t in targets
+        ):
             return []
         path, d = entry
         found = self.resolve(path, d.qualname, tuple(d.returns.split(".")))
@@ -342,6 +345,7 @@ def _non_optional(declared: str) -> str:
         declared = match.group(1)
     if "|" not in declared:
         return declared
-    parts = [p.strip() for p in declared.split("|") if p.strip() not in ("None", "null",
-                                                                          "undefined")]
+    parts = [
+        p.strip() for p in declared.split("|") if p.strip() not in ("None", "null", "undefined")
+    ]
     return parts[0] if len(parts) == 1 else ""

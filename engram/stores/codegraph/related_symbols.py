@@ -95,17 +95,43 @@ def related_to_hits(
             reached = [r.symbol for r in found if r.symbol is not None]
             for symbol in reached[:MAX_PER_RELATION]:
                 score = hit.score * RELATION_WEIGHTS[relation]
-                _keep(out, RelatedSymbol(symbol.path, symbol.start_line, symbol.end_line,
-                                         symbol.qualname or symbol.path, symbol.kind, relation,
-                                         round(score, 6), node))
+                _keep(
+                    out,
+                    RelatedSymbol(
+                        symbol.path,
+                        symbol.start_line,
+                        symbol.end_line,
+                        symbol.qualname or symbol.path,
+                        symbol.kind,
+                        relation,
+                        round(score, 6),
+                        node,
+                    ),
+                )
         if resolver is not None and info.kind in ("function", "method"):
-            piece_slice = slice_symbol(code_graph, node, project, budget=slice_budget,
-                                       count_tokens=count_tokens, resolver=resolver)
+            piece_slice = slice_symbol(
+                code_graph,
+                node,
+                project,
+                budget=slice_budget,
+                count_tokens=count_tokens,
+                resolver=resolver,
+            )
             for piece in piece_slice.pieces[1:]:
-                score = hit.score * SLICE_DECAY ** piece.depth
-                _keep(out, RelatedSymbol(piece.path, piece.start_line, piece.end_line,
-                                         piece.symbol, piece.kind, f"slice:{piece.reason}",
-                                         round(score, 6), node))
+                score = hit.score * SLICE_DECAY**piece.depth
+                _keep(
+                    out,
+                    RelatedSymbol(
+                        piece.path,
+                        piece.start_line,
+                        piece.end_line,
+                        piece.symbol,
+                        piece.kind,
+                        f"slice:{piece.reason}",
+                        round(score, 6),
+                        node,
+                    ),
+                )
     return sorted(out.values(), key=lambda r: (-r.score, r.path, r.start_line))
 
 

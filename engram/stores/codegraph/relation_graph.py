@@ -52,8 +52,7 @@ def relation_counts(facts: Mapping[str, FileFacts], edges: Iterable[FileEdges]) 
     nodes = set(facts)
     for path, file_facts in facts.items():
         nodes.update(node_id(path, d.qualname) for d in file_facts.definitions)
-    kept = {e for file_edges in edges for e in file_edges.edges
-            if e[0] in nodes and e[1] in nodes}
+    kept = {e for file_edges in edges for e in file_edges.edges if e[0] in nodes and e[1] in nodes}
     return len(nodes), len(kept)
 
 
@@ -63,16 +62,25 @@ def _add_nodes(g: nx.MultiDiGraph, facts: Mapping[str, FileFacts]) -> None:
     for path, file_facts in facts.items():
         language = file_facts.language
         rows = [(path, "file", posixpath.basename(path), "", 1, file_facts.line_count)]
-        rows += [(node_id(path, d.qualname), d.kind, d.name, d.qualname, d.start_line,
-                  d.end_line) for d in file_facts.definitions]
+        rows += [
+            (node_id(path, d.qualname), d.kind, d.name, d.qualname, d.start_line, d.end_line)
+            for d in file_facts.definitions
+        ]
         for node, kind, name, qualname, start, end in rows:
             data = nodes.get(node)
             if data is None:
                 data = nodes[node] = attrs()
                 succ[node] = adjacency()
                 pred[node] = adjacency()
-            data.update(kind=kind, name=name, qualname=qualname, path=path, start_line=start,
-                        end_line=end, language=language)
+            data.update(
+                kind=kind,
+                name=name,
+                qualname=qualname,
+                path=path,
+                start_line=start,
+                end_line=end,
+                language=language,
+            )
 
 
 def _add_edges(g: nx.MultiDiGraph, saved: Iterable[FileEdges]) -> None:

@@ -123,8 +123,11 @@ def imports_of(facts: FileFacts) -> Iterator[Import]:
 
 def plain(facts: FileFacts) -> FileFacts:
     """Return ``facts`` with imports and references as plain tuples, for saving."""
-    return replace(facts, imports=tuple(map(tuple, facts.imports)),  # type: ignore[arg-type]
-                   references=tuple(map(tuple, facts.references)))  # type: ignore[arg-type]
+    return replace(
+        facts,
+        imports=tuple(map(tuple, facts.imports)),  # type: ignore[arg-type]
+        references=tuple(map(tuple, facts.references)),  # type: ignore[arg-type]
+    )
 
 
 @dataclass
@@ -162,7 +165,11 @@ class FactsBuilder:
         return self._types.get(qualname, {})
 
     def ref(
-        self, scope: str, chain: tuple[str, ...], kind: RefKind, node: tree_sitter.Node,
+        self,
+        scope: str,
+        chain: tuple[str, ...],
+        kind: RefKind,
+        node: tree_sitter.Node,
         arity: int = -1,
     ) -> None:
         """Record a reference; plain uses are kept once per scope and name."""

@@ -20,6 +20,7 @@ __all__ = [
     "open_code_index",
 ]
 
+
 def __getattr__(name: str) -> Any:
     """Import a public name on first use, so importing the package stays cheap."""
     return lazy_attribute(__name__, _WHERE, name)

@@ -18,8 +18,16 @@ __all__ = ["STOPWORDS", "LexicalIndex", "SegmentedLexical", "query_tokens", "tok
 BM25_K1 = 1.2
 BM25_B = 0.75
 IDS_FILE = "ids.json"
-UNREADABLE = (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, EOFError,
-              RecursionError)
+UNREADABLE = (
+    OSError,
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    AttributeError,
+    EOFError,
+    RecursionError,
+)
 """What reading a damaged saved index raises; such an index is rebuilt, not read."""
 
 STOPWORDS = frozenset(
@@ -130,8 +138,13 @@ class LexicalIndex:
             ids = [str(i) for i in meta["ids"]]
             generation = int(meta["generation"])
             # Arrays only: a saved pickle is refused, never run.
-            model = (bm25s.BM25.load(str(folder), show_progress=False, allow_pickle=False,
-                                     load_corpus=False) if ids else None)
+            model = (
+                bm25s.BM25.load(
+                    str(folder), show_progress=False, allow_pickle=False, load_corpus=False
+                )
+                if ids
+                else None
+            )
         except UNREADABLE:
             return None
         return cls(ids, model), generation

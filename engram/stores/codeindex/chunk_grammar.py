@@ -137,8 +137,11 @@ _PYTHON = LanguageSpec(
 _JAVA = LanguageSpec(
     class_types=frozenset(
         {
-            "class_declaration", "interface_declaration", "enum_declaration",
-            "record_declaration", "annotation_type_declaration",
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+            "annotation_type_declaration",
         }
     ),
     function_types=frozenset({"method_declaration", "constructor_declaration"}),
@@ -150,7 +153,9 @@ _JAVA = LanguageSpec(
 _ECMA = LanguageSpec(
     class_types=frozenset(
         {
-            "class_declaration", "abstract_class_declaration", "interface_declaration",
+            "class_declaration",
+            "abstract_class_declaration",
+            "interface_declaration",
             "enum_declaration",
         }
     ),

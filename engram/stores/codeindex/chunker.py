@@ -143,8 +143,15 @@ def _bounded_join(lines: Iterable[str]) -> str:
 
 
 def _make(
-    path: str, language: str, kind: ChunkKind, symbol: str, start: int, end: int, text: str,
-    parent: str = "", imports: tuple[str, ...] = (),
+    path: str,
+    language: str,
+    kind: ChunkKind,
+    symbol: str,
+    start: int,
+    end: int,
+    text: str,
+    parent: str = "",
+    imports: tuple[str, ...] = (),
 ) -> Chunk:
     digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
     return Chunk(path, language, kind, symbol, start + 1, end + 1, text, digest, parent, imports)
@@ -308,8 +315,15 @@ class _CodeChunker:
         qualified = ".".join((*owners, name))
         self.chunks.append(
             _make(
-                self.path, self.language, "class", qualified, start, head_last, text,
-                ".".join(owners), self.imports,
+                self.path,
+                self.language,
+                "class",
+                qualified,
+                start,
+                head_last,
+                text,
+                ".".join(owners),
+                self.imports,
             )
         )
         self._cover(start, end)

@@ -50,6 +50,7 @@ from engram.stores.codeindex.vector_store import (
 from engram.stores.embeddings.embedders import Embedder
 from engram.stores.errors import DatabaseUnreadableError, IndexCorruptError, IndexNotBuiltError
 from engram.stores.index_trust import claim_index_dir
+from engram.stores.project_state import ProjectState
 from engram.stores.walk import WalkReport
 
 __all__ = [
@@ -67,8 +68,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-INDEX_DIR = Path(".engram") / "index"
-"""Where a project's index lives, relative to its root."""
+INDEX_DIR = "index"
+"""Where a project's index lives, inside its state folder under ENGRAM_HOME."""
 
 SearchMode = Literal["exact", "semantic", "hybrid", "bm25", "dense"]
 
@@ -322,8 +323,10 @@ class ProjectCodeIndex:
         Raises:
             IndexNotBuiltError: ``update`` never completed for this project.
         """
-        return [FileHit(e.path, round(score, 6), tuple(e.ordered_reasons()[:4]))
-                for e, score in localize(self, issue, prefer=prefer)[:k]]
+        return [
+            FileHit(e.path, round(score, 6), tuple(e.ordered_reasons()[:4]))
+            for e, score in localize(self, issue, prefer=prefer)[:k]
+        ]
 
     @_serialized
     def localized_chunks(
@@ -339,21 +342,36 @@ class ProjectCodeIndex:
         ranked = localize(self, issue, prefer=prefer)[:files]
         by_path = self._chunks_by_file()
         signals = read_issue(issue)
-        ranks = TextRanks(text=self._text_ranks(issue_query(signals)),
-                          title=self._text_ranks(signals.title))
+        ranks = TextRanks(
+            text=self._text_ranks(issue_query(signals)), title=self._text_ranks(signals.title)
+        )
         out: list[CodeHit] = []
         for rank, (e, _) in enumerate(ranked, start=1):
             score = 1.0 / rank
             deep = rank <= DEEP_FILES
-            picked = point_chunks(by_path.get(e.path, ()), e.lines, e.names, ranks,
-                                  limit=MAX_DEEP_CHUNKS if deep else MAX_POINTED_CHUNKS,
-                                  fill=deep)
+            picked = point_chunks(
+                by_path.get(e.path, ()),
+                e.lines,
+                e.names,
+                ranks,
+                limit=MAX_DEEP_CHUNKS if deep else MAX_POINTED_CHUNKS,
+                fill=deep,
+            )
             if not picked:
                 out.append(CodeHit(e.path, 0, 0, "", "file", round(score, 6), LOCALIZER_SOURCE))
             # within a file, keep the pointing order by a falling score
-            out += [CodeHit(c.path, c.start_line, c.end_line, c.symbol, c.kind,
-                            round(score * (1 - 0.01 * j), 6), LOCALIZER_SOURCE)
-                    for j, c in enumerate(picked)]
+            out += [
+                CodeHit(
+                    c.path,
+                    c.start_line,
+                    c.end_line,
+                    c.symbol,
+                    c.kind,
+                    round(score * (1 - 0.01 * j), 6),
+                    LOCALIZER_SOURCE,
+                )
+                for j, c in enumerate(picked)
+            ]
         return out
 
     def _text_ranks(self, query: str) -> dict[str, int]:
@@ -365,10 +383,13 @@ class ProjectCodeIndex:
         """Return every chunk's location by id, cached per manifest generation."""
         generation = int(self.manifest.get_meta("generation", "0"))
         if self._located is None or self._located[0] != generation:
-            self._located = (generation, {
-                c.id: Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
-                for c in self.manifest.all_chunks()
-            })
+            self._located = (
+                generation,
+                {
+                    c.id: Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
+                    for c in self.manifest.all_chunks()
+                },
+            )
         return self._located[1]
 
     def _chunks_by_file(self) -> dict[str, tuple[Located, ...]]:
@@ -378,10 +399,13 @@ class ProjectCodeIndex:
             by_path: dict[str, list[Located]] = {}
             for chunk in located.values():
                 by_path.setdefault(chunk.path, []).append(chunk)
-            self._by_file = (located, {
-                path: tuple(sorted(chunks, key=lambda c: c.start_line))
-                for path, chunks in by_path.items()
-            })
+            self._by_file = (
+                located,
+                {
+                    path: tuple(sorted(chunks, key=lambda c: c.start_line))
+                    for path, chunks in by_path.items()
+                },
+            )
         return self._by_file[1]
 
     def _identifier_hits(self, terms: list[str]) -> list[tuple[Located, float]]:
@@ -398,8 +422,7 @@ class ProjectCodeIndex:
             if is_path_term(term):
                 suffix = term.strip("/")
                 term_chunks[term] = [
-                    c for c in located.values()
-                    if c.path == suffix or c.path.endswith("/" + suffix)
+                    c for c in located.values() if c.path == suffix or c.path.endswith("/" + suffix)
                 ]
                 continue
             tokens = tokenize(term.rsplit(".", 1)[-1])
@@ -417,10 +440,11 @@ def open_code_index(
     project: Path,
     *,
     embedder: Embedder,
+    state: ProjectState,
     chroma_url: str = "",
     weights: Mapping[str, float] | None = None,
 ) -> ProjectCodeIndex:
-    """Open (creating if needed) the persistent code index of ``project``.
+    """Open (creating if needed) the persistent code index of ``project`` in its state folder.
 
     An index folder this engram did not stamp for this project is discarded unread first
     (``engram.stores.index_trust``).
@@ -432,18 +456,25 @@ def open_code_index(
         BackendUnavailableError: ``chroma_url`` is set and the server cannot be reached.
     """
     root = project.expanduser().resolve()
-    index_dir = root / INDEX_DIR
-    if claim_index_dir(index_dir, root):
-        log.warning("engram: discarded the code index in %s (written on another machine, in an "
-                    "older index format, or shipped with the repository); `engram index` "
-                    "rebuilds it", index_dir)
+    index_dir = state.path(INDEX_DIR)
+    if claim_index_dir(index_dir, root, home=state.home):
+        log.warning(
+            "engram: discarded the code index in %s (written on another machine, in an "
+            "older index format, or shipped with the repository); `engram index` "
+            "rebuilds it",
+            index_dir,
+        )
     try:
         return _open_index(root, index_dir, embedder, chroma_url, weights)
     except (IndexCorruptError, DatabaseUnreadableError) as exc:
-        log.warning("engram: the code index in %s cannot be read (%s); starting it afresh, "
-                    "`engram index` rebuilds it", index_dir, exc)
+        log.warning(
+            "engram: the code index in %s cannot be read (%s); starting it afresh, "
+            "`engram index` rebuilds it",
+            index_dir,
+            exc,
+        )
         release_embedded_chroma()
-        claim_index_dir(index_dir, root, discard=True)
+        claim_index_dir(index_dir, root, home=state.home, discard=True)
         return _open_index(root, index_dir, embedder, chroma_url, weights)
 
 

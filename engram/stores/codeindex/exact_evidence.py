@@ -185,8 +185,9 @@ def _grep_all(
         return matches
     unseen = [t for t in terms if not any(t in m.text for m in matches)]
     if unseen:
-        matches += grep(root, _pattern(unseen), max_results=MAX_GREP_LINES,
-                        ignore_check=ignore_check)
+        matches += grep(
+            root, _pattern(unseen), max_results=MAX_GREP_LINES, ignore_check=ignore_check
+        )
     return matches
 
 
@@ -252,8 +253,10 @@ def locate_on_the_fly(
         file = confine(root, path)
 
         def chunk() -> list[Located]:
-            return [Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
-                    for c in chunk_file(path, read_text(file))]
+            return [
+                Located(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.id)
+                for c in chunk_file(path, read_text(file))
+            ]
 
         return chunk() if known is None else known.get((str(root), path), file, chunk)
 
@@ -281,12 +284,18 @@ def smallest_containing(chunks: list[Located], line: int) -> Located | None:
     return best
 
 
-def exact_search_hits(root: Path, query: str, k: int,
-                      ignore_check: IgnoreFileCheck | None = None) -> list[CodeHit]:
+def exact_search_hits(
+    root: Path, query: str, k: int, ignore_check: IgnoreFileCheck | None = None
+) -> list[CodeHit]:
     """Search without an index: grep the query's code-like terms (or the query itself)."""
     terms = exact_terms(query) or [query.strip()]
-    located = grep_terms(root, [t for t in terms if t], locate_on_the_fly(root),
-                         max_files=max(k, MIN_EXACT_FILES), ignore_check=ignore_check)
+    located = grep_terms(
+        root,
+        [t for t in terms if t],
+        locate_on_the_fly(root),
+        max_files=max(k, MIN_EXACT_FILES),
+        ignore_check=ignore_check,
+    )
     return [
         CodeHit(loc.path, loc.start_line, loc.end_line, loc.symbol, loc.kind, round(s, 6), "exact")
         for loc, s in located[:k]

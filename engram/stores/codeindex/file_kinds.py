@@ -14,10 +14,32 @@ __all__ = ["FileKind", "SOURCE_SUFFIXES", "file_kind", "kinds_for_task"]
 
 FileKind = Literal["source", "test", "docs", "example", "script", "stub", "data", "vendored"]
 
-SOURCE_SUFFIXES = frozenset({
-    ".py", ".pyx", ".java", ".kt", ".scala", ".js", ".jsx", ".mjs", ".cjs", ".ts",
-    ".tsx", ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift",
-})
+SOURCE_SUFFIXES = frozenset(
+    {
+        ".py",
+        ".pyx",
+        ".java",
+        ".kt",
+        ".scala",
+        ".js",
+        ".jsx",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".tsx",
+        ".go",
+        ".rs",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".hpp",
+        ".cs",
+        ".rb",
+        ".php",
+        ".swift",
+    }
+)
 DOC_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc", ".html", ".ipynb"})
 TEST_FOLDERS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
 """Folder names, or parts of folder names (``test-data``, ``unit_tests``), that hold tests."""
@@ -25,8 +47,9 @@ STUB_SUFFIXES = frozenset({".pyi", ".d.ts"})
 DOC_FOLDERS = frozenset({"doc", "docs", "documentation", "changes", "changelog", "news"})
 EXAMPLE_FOLDERS = frozenset({"example", "examples", "samples", "sample", "demo", "demos"})
 SCRIPT_FOLDERS = frozenset({"scripts", "script", "tools", "bin", "ci", "benchmarks", "bench"})
-VENDORED_FOLDERS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "_vendor",
-                              "node_modules", "external"})
+VENDORED_FOLDERS = frozenset(
+    {"vendor", "vendored", "third_party", "thirdparty", "_vendor", "node_modules", "external"}
+)
 
 
 def file_kind(path: str) -> FileKind:
@@ -37,8 +60,12 @@ def file_kind(path: str) -> FileKind:
     suffix = dot + suffix if dot else ""
     if any(p in VENDORED_FOLDERS for p in folders):
         return "vendored"
-    if (any(_names_tests(p) for p in folders) or name.startswith("test_")
-            or stem.endswith(("_test", ".test", ".spec")) or name == "conftest.py"):
+    if (
+        any(_names_tests(p) for p in folders)
+        or name.startswith("test_")
+        or stem.endswith(("_test", ".test", ".spec"))
+        or name == "conftest.py"
+    ):
         return "test"
     if suffix in DOC_SUFFIXES or any(p in DOC_FOLDERS for p in folders):
         return "docs"

@@ -52,8 +52,18 @@ TEXT_LABELS = {"bm25": "text", "title_bm25": "title", "dense": "meaning", "exact
 RANK_OFFSET = 5
 """Offset of the reciprocal-rank transform of text ranks: 1 / (RANK_OFFSET + rank)."""
 
-FEATURES = ("bm25", "title_bm25", "dense", "exact", "frame", "named", "module", "definition",
-            "stem", "literal")
+FEATURES = (
+    "bm25",
+    "title_bm25",
+    "dense",
+    "exact",
+    "frame",
+    "named",
+    "module",
+    "definition",
+    "stem",
+    "literal",
+)
 """Per-file evidence features, in the order of ``Weights.features``."""
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
@@ -145,8 +155,9 @@ class ProjectFiles:
         by_stem: dict[str, list[str]] = {}
         for path in self.paths:
             by_stem.setdefault(_stem_words(path)[0], []).append(path)
-        return tuple((stem, tuple(_stem_words(paths[0])[1]), tuple(paths))
-                     for stem, paths in by_stem.items())
+        return tuple(
+            (stem, tuple(_stem_words(paths[0])[1]), tuple(paths)) for stem, paths in by_stem.items()
+        )
 
     def by_suffix(self, suffix: str) -> list[str]:
         """Return the files whose path ends with ``suffix`` (whole path components)."""
@@ -220,8 +231,9 @@ def gather_evidence(
             e.lines.append(frame.line)
             if e.frame < 1 / (1 + i):
                 e.frame = 1 / (1 + i)
-                e.reasons.append(f"traceback frame {i + 1}" + (f" in {frame.function}"
-                                                               if frame.function else ""))
+                e.reasons.append(
+                    f"traceback frame {i + 1}" + (f" in {frame.function}" if frame.function else "")
+                )
     for raw in signals.paths:
         for path in _match_path(files, raw):
             if not ev(path).named:
@@ -276,8 +288,11 @@ def _stems(signals: IssueSignals, files: ProjectFiles, ev) -> None:  # noqa: ANN
     body_words = set(_WORD.findall(signals.prose.lower()))
     for stem, words, paths in files.stem_groups:
         squashed = stem.replace("_", "")
-        if stem in tags or squashed in tags or any(t.startswith(squashed) for t in tags
-                                                    if len(squashed) >= 4):
+        if (
+            stem in tags
+            or squashed in tags
+            or any(t.startswith(squashed) for t in tags if len(squashed) >= 4)
+        ):
             score, why = 1.0, "its name is the issue's tag"
         elif stem in title_words or squashed in title_words:
             score, why = 0.8, "its name is in the title"
@@ -309,11 +324,12 @@ def rank_evidence(
     scored = []
     for e in evidence.values():
         prior_kind = "source" if e.kind in preferred else e.kind
-        score = sum(weights.features.get(name, 0.0) * value
-                    for name, value in zip(FEATURES, e.vector(), strict=True))
+        score = sum(
+            weights.features.get(name, 0.0) * value
+            for name, value in zip(FEATURES, e.vector(), strict=True)
+        )
         scored.append((e, score + weights.kinds.get(prior_kind, 0.0)))
     return sorted(scored, key=lambda pair: (-pair[1], pair[0].path))
-
 
 
 MAX_LITERAL_MATCHES = 400
@@ -379,5 +395,9 @@ def issue_evidence(index: FileRanker, issue: str) -> dict[str, FileEvidence]:
         "exact": index.file_ranks(issue, "exact"),
     }
     literals = [f for f in signals.flags if not is_path_term(f)]
-    return gather_evidence(signals, files, text_ranks=text_ranks,
-                           literal_hits=literal_hits(index.root, literals, files))
+    return gather_evidence(
+        signals,
+        files,
+        text_ranks=text_ranks,
+        literal_hits=literal_hits(index.root, literals, files),
+    )

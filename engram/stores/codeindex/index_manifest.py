@@ -147,7 +147,6 @@ class Manifest:
         )
         return [StoredChunk(*r) for r in rows]
 
-
     def tokens_of(self, ids: Sequence[str]) -> tuple[list[str], list[list[str]]]:
         """Return (ids, token lists) of the given chunks, in the order given."""
         found: dict[str, list[str]] = {}
@@ -202,8 +201,14 @@ class Manifest:
                 "parent, embed_text, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
-                        n.chunk.id, n.chunk.path, n.chunk.kind, n.chunk.symbol,
-                        n.chunk.start_line, n.chunk.end_line, n.chunk.parent, n.embed_text,
+                        n.chunk.id,
+                        n.chunk.path,
+                        n.chunk.kind,
+                        n.chunk.symbol,
+                        n.chunk.start_line,
+                        n.chunk.end_line,
+                        n.chunk.parent,
+                        n.embed_text,
                         " ".join(n.tokens),
                     )
                     for n in new_chunks

@@ -26,10 +26,14 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _CHECKBOX = re.compile(r"^\s*[-*]\s*\[[ xX]\].*$", re.M)
 _PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?')
 _JS_JAVA_FRAME = re.compile(r"\bat\s+(?:[\w$.<>]+\s+)?\(?([\w./\\:-]+\.\w+):(\d+)(?::\d+)?\)?")
-_PATH_LINE = re.compile(r"([\w./\\-]*[\w-]+\.(?:py|pyi|pyx|js|jsx|ts|tsx|java|go|rs|c|h|cpp|rb))"
-                        r"(?::(\d+))?\b")
-_SOURCE_URL = re.compile(r"https?://[^\s)>\]]*/(?:blob|tree|raw)/[^/\s]+/([^\s#?)>\]]+)"
-                         r"(?:#L(\d+))?")
+_PATH_LINE = re.compile(
+    r"([\w./\\-]*[\w-]+\.(?:py|pyi|pyx|js|jsx|ts|tsx|java|go|rs|c|h|cpp|rb))"
+    r"(?::(\d+))?\b"
+)
+_SOURCE_URL = re.compile(
+    r"https?://[^\s)>\]]*/(?:blob|tree|raw)/[^/\s]+/([^\s#?)>\]]+)"
+    r"(?:#L(\d+))?"
+)
 _DIFF_PATH = re.compile(r"^(?:diff --git a/\S+ b/|\+\+\+ b/|--- a/)(\S+)", re.M)
 _URL = re.compile(r"\bhttps?://([^\s/)>\]]+)([^\s)>\]]*)")
 _DOTTED_MODULE = re.compile(r"\b([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,6})\b")
@@ -38,8 +42,9 @@ _IMPORT = re.compile(
 )
 _NOT_MODULES = ("self.", "cls.")
 _FLAG = re.compile(r"(?<![\w-])(--[a-z0-9][a-z0-9-]{2,})\b")
-_ERROR_LINE = re.compile(r"^\s*(?:[\w.]+\.)?(\w*(?:Error|Exception|Warning|Exit))\b:?\s*(.*)$",
-                         re.M)
+_ERROR_LINE = re.compile(
+    r"^\s*(?:[\w.]+\.)?(\w*(?:Error|Exception|Warning|Exit))\b:?\s*(.*)$", re.M
+)
 _BRACKET_TAG = re.compile(r"\[([A-Za-z][\w .:-]{1,40})\]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 _GENERIC_HOST_PARTS = frozenset({"www", "com", "org", "net", "io", "http", "https", "m", "en"})
@@ -85,8 +90,9 @@ def _clean(text: str) -> str:
 
 
 def _frames(text: str) -> list[Frame]:
-    frames = [Frame(m.group(1), int(m.group(2)), m.group(3) or "")
-              for m in _PY_FRAME.finditer(text)]
+    frames = [
+        Frame(m.group(1), int(m.group(2)), m.group(3) or "") for m in _PY_FRAME.finditer(text)
+    ]
     # Python prints the innermost frame last; other runtimes print it first.
     frames.reverse()
     frames += [Frame(m.group(1), int(m.group(2))) for m in _JS_JAVA_FRAME.finditer(text)]

@@ -149,9 +149,7 @@ def _rg_args(
     return [*args, "--regexp", pattern, "--", "."]
 
 
-def _run_rg(
-    args: list[str], root: Path, pattern: str, max_results: int
-) -> list[GrepMatch]:
+def _run_rg(args: list[str], root: Path, pattern: str, max_results: int) -> list[GrepMatch]:
     """Stream ripgrep's JSON events and stop ripgrep once ``max_results`` lines are read.
 
     Raises:
@@ -236,9 +234,9 @@ def _grep_python(
         raise InvalidPatternError(f"invalid search pattern {pattern!r}: {exc}") from None
     matches: list[GrepMatch] = []
     for file in walk_project(root).files:
-        if glob and not (fnmatch.fnmatch(file.path, glob) or fnmatch.fnmatch(
-            Path(file.path).name, glob
-        )):
+        if glob and not (
+            fnmatch.fnmatch(file.path, glob) or fnmatch.fnmatch(Path(file.path).name, glob)
+        ):
             continue
         try:
             lines = read_text(file.abs_path).splitlines()

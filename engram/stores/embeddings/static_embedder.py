@@ -191,8 +191,9 @@ class StaticEmbedder:
         """Return one L2-normalized float32 row per text (zeros for texts with no tokens)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
-            ids = np.array(self._ids.first(text[:MAX_CHARS_PER_TEXT], MAX_TOKENS_PER_TEXT),
-                           dtype=np.int64)
+            ids = np.array(
+                self._ids.first(text[:MAX_CHARS_PER_TEXT], MAX_TOKENS_PER_TEXT), dtype=np.int64
+            )
             ids = ids[ids < len(self._table)]
             ids = ids[self._usable[ids]]
             if not len(ids):

@@ -39,7 +39,8 @@ class TokenIds:
         self._bert = (
             type(model).__name__ == "WordPiece"
             and type(normalizer).__name__ == "BertNormalizer"
-            and normalizer.lowercase and normalizer.clean_text
+            and normalizer.lowercase
+            and normalizer.clean_text
             and type(tokenizer.pre_tokenizer).__name__ == "BertPreTokenizer"
         )
         # Pieces are looked up one by one (``token_to_id``): copying the whole vocabulary into
@@ -97,8 +98,9 @@ class TokenIds:
         return pieces
 
 
-def _remember(cache: dict[str, list[int]], key: str, compute: Callable[[str], list[int]]
-              ) -> list[int]:
+def _remember(
+    cache: dict[str, list[int]], key: str, compute: Callable[[str], list[int]]
+) -> list[int]:
     """Compute and keep ``key``'s ids, emptying the cache first when it is full."""
     if len(cache) >= SEGMENT_CACHE_SIZE:
         cache.clear()

@@ -36,13 +36,16 @@ from engram.stores.memory.experience_store import ExperienceStore
 __all__ = ["ImportReport", "export_markdown", "import_markdown"]
 
 MEMORY_DIR = "memory"
-FOLDERS: dict[Kind, str] = {"episode": "episodic", "pattern": "patterns",
-                            "strategy": "strategies"}
+FOLDERS: dict[Kind, str] = {"episode": "episodic", "pattern": "patterns", "strategy": "strategies"}
 STRATEGY_FILE = "strategic-memory.md"
 CONFIG_FILE = "retrieval_config.json"
 TEXT_SECTIONS: dict[Kind, tuple[tuple[str, str], ...]] = {
-    "pattern": (("name", "Name"), ("failure", "Failure manifestation"),
-                ("root_cause", "Root cause"), ("prevention", "Prevention")),
+    "pattern": (
+        ("name", "Name"),
+        ("failure", "Failure manifestation"),
+        ("root_cause", "Root cause"),
+        ("prevention", "Prevention"),
+    ),
     "episode": (("summary", "Summary"), ("lesson", "Lesson"), ("prevention", "Prevention")),
 }
 FRONT = "---"
@@ -57,8 +60,9 @@ class ImportReport:
 
 
 def _escape(text: str) -> str:
-    return "\n".join("\\" + line if line.startswith(("#", "\\")) else line
-                     for line in text.split("\n"))
+    return "\n".join(
+        "\\" + line if line.startswith(("#", "\\")) else line for line in text.split("\n")
+    )
 
 
 def _unescape(text: str) -> str:
@@ -81,8 +85,9 @@ def _render_record(record: Record) -> str:
     sections = TEXT_SECTIONS[record.kind]
     text_fields = {name for name, _ in sections}
     head = [FRONT, f"kind: {json.dumps(record.kind)}"]
-    head += [f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in data.items()
-             if k not in text_fields]
+    head += [
+        f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in data.items() if k not in text_fields
+    ]
     title = data[sections[0][0]].split("\n", 1)[0]
     body = [FRONT, "", f"# {record.kind.capitalize()} {record.id}: {_escape(title)}", ""]
     for name, label in sections:
@@ -102,7 +107,7 @@ def _parse_record(kind: Kind, text: str, source: Path) -> Record:
     labels = {f"## {label}": name for name, label in TEXT_SECTIONS[kind]}
     current: str | None = None
     chunks: dict[str, list[str]] = {}
-    for line in lines[end + 1:]:
+    for line in lines[end + 1 :]:
         if line in labels:
             current = labels[line]
             chunks[current] = []
@@ -127,8 +132,11 @@ def _render_strategies(strategies: list[Strategy]) -> str:
     for strategy in strategies:
         data = record_to_dict(strategy)
         out.append(f"## {strategy.id}\n")
-        out += [f"- {k}: {json.dumps(v, ensure_ascii=False)}" for k, v in data.items()
-                if k not in {"id", "principle"}]
+        out += [
+            f"- {k}: {json.dumps(v, ensure_ascii=False)}"
+            for k, v in data.items()
+            if k not in {"id", "principle"}
+        ]
         out.append(f"\n{_escape(strategy.principle)}\n")
     return "\n".join(out)
 
@@ -196,8 +204,11 @@ def import_markdown(store: BaseStore, project_key: str, in_dir: Path) -> ImportR
         ValueError: A file is malformed; nothing after it is imported.
         FileNotFoundError: No ``memory`` folder is found.
     """
-    root = in_dir if (in_dir / FOLDERS["pattern"]).exists() or in_dir.name == MEMORY_DIR \
+    root = (
+        in_dir
+        if (in_dir / FOLDERS["pattern"]).exists() or in_dir.name == MEMORY_DIR
         else in_dir / MEMORY_DIR
+    )
     if not root.is_dir():
         raise FileNotFoundError(f"no {MEMORY_DIR}/ folder in {in_dir}")
     parsed: list[Record] = []

@@ -102,8 +102,13 @@ class Trigger:
 
     def key(self) -> tuple[Any, ...]:
         """Return a canonical key: patterns with equal keys compete for one trigger."""
-        return (tuple(sorted(self.task_types)), self.min_files, self.has_tests,
-                self.production, tuple(sorted(self.features)))
+        return (
+            tuple(sorted(self.task_types)),
+            self.min_files,
+            self.has_tests,
+            self.production,
+            tuple(sorted(self.features)),
+        )
 
     def describe(self) -> str:
         """Return the trigger in words, e.g. ``refactor; files >= 6; no tests``."""
@@ -119,17 +124,24 @@ class Trigger:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {"task_types": list(self.task_types), "min_files": self.min_files,
-                "has_tests": self.has_tests, "production": self.production,
-                "features": list(self.features)}
+        return {
+            "task_types": list(self.task_types),
+            "min_files": self.min_files,
+            "has_tests": self.has_tests,
+            "production": self.production,
+            "features": list(self.features),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Trigger:
         """Build from the JSON form (missing keys mean "any")."""
-        return cls(task_types=tuple(data.get("task_types") or ()),
-                   min_files=data.get("min_files"), has_tests=data.get("has_tests"),
-                   production=data.get("production"),
-                   features=tuple(data.get("features") or ()))
+        return cls(
+            task_types=tuple(data.get("task_types") or ()),
+            min_files=data.get("min_files"),
+            has_tests=data.get("has_tests"),
+            production=data.get("production"),
+            features=tuple(data.get("features") or ()),
+        )
 
 
 @dataclass(frozen=True)
@@ -253,7 +265,10 @@ def record_from_dict(kind: Kind, data: Mapping[str, Any]) -> Record:
         ValueError: A field is missing or invalid.
     """
     cls: type[Strategy] | type[Pattern] | type[Episode] = {
-        "strategy": Strategy, "pattern": Pattern, "episode": Episode}[kind]
+        "strategy": Strategy,
+        "pattern": Pattern,
+        "episode": Episode,
+    }[kind]
     values: dict[str, Any] = {}
     for name in _FIELD_NAMES[kind]:
         if name not in data:

@@ -84,7 +84,10 @@ class ExperienceRepo(Protocol):
         ...
 
     def find(
-        self, kind: Kind, *, where: dict[str, Any] | None = None,
+        self,
+        kind: Kind,
+        *,
+        where: dict[str, Any] | None = None,
         ids: Collection[str] | None = None,
     ) -> list[Record]:
         """Return records of ``kind`` matching ``where`` (or with the given ``ids``)."""
@@ -109,9 +112,9 @@ class ExperienceStore:
         self.project_key = project_key
         self._label = namespace_label(project_key)
 
-    def namespace(self, kind: Kind, scope: Literal["project", "global"] = "project") -> tuple[
-        str, ...
-    ]:
+    def namespace(
+        self, kind: Kind, scope: Literal["project", "global"] = "project"
+    ) -> tuple[str, ...]:
         """Return the store namespace of ``kind`` records for this project or globally."""
         label = GLOBAL_LABEL if scope == "global" else self._label
         return (ROOT, SECTION[kind], label)
@@ -150,7 +153,10 @@ class ExperienceStore:
         return None
 
     def find(
-        self, kind: Kind, *, where: dict[str, Any] | None = None,
+        self,
+        kind: Kind,
+        *,
+        where: dict[str, Any] | None = None,
         ids: Collection[str] | None = None,
     ) -> list[Record]:
         """Return every record of ``kind`` (strategies include global ones), oldest first.
@@ -164,10 +170,12 @@ class ExperienceStore:
                 unknown ids are skipped.
         """
         if ids is not None:
-            ops = [GetOp(space, record_id) for space in self._namespaces(kind)
-                   for record_id in dict.fromkeys(ids)]
-            found = {item.key: item for item in self._store.batch(ops)
-                     if isinstance(item, Item)}
+            ops = [
+                GetOp(space, record_id)
+                for space in self._namespaces(kind)
+                for record_id in dict.fromkeys(ids)
+            ]
+            found = {item.key: item for item in self._store.batch(ops) if isinstance(item, Item)}
             fetched = [record_from_dict(kind, item.value) for item in found.values()]
             return sorted(fetched, key=lambda r: (r.created, r.id))
         records: list[Record] = []
@@ -175,8 +183,9 @@ class ExperienceStore:
             offset = 0
             while True:
                 items = self._store.search(space, filter=where, limit=PAGE_SIZE, offset=offset)
-                records.extend(record_from_dict(kind, item.value) for item in items
-                               if item.namespace == space)
+                records.extend(
+                    record_from_dict(kind, item.value) for item in items if item.namespace == space
+                )
                 if len(items) < PAGE_SIZE:
                     break
                 offset += PAGE_SIZE
@@ -214,7 +223,10 @@ def apply_outcome(pattern: Pattern, *, success: bool, now: datetime) -> Pattern:
 
 
 def record_verdict(
-    repo: ExperienceRepo, episode_id: str, outcome: Literal["success", "failure"], *,
+    repo: ExperienceRepo,
+    episode_id: str,
+    outcome: Literal["success", "failure"],
+    *,
     now: datetime,
 ) -> tuple[Episode, list[Pattern]]:
     """Apply a late verdict (``/good``, ``/bad``) to a recorded episode.

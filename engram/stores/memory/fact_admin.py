@@ -65,8 +65,9 @@ def find_fact(store: BaseStore, fact_id: str, *, project_key: str) -> Fact:
     fact = FactStore(store).get(fact_id, project_key=project_key)
     if fact is not None:
         return fact
-    matches = [f for f in all_facts(store, project_key=project_key)
-               if fact_id and f.id.startswith(fact_id)]
+    matches = [
+        f for f in all_facts(store, project_key=project_key) if fact_id and f.id.startswith(fact_id)
+    ]
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
@@ -145,16 +146,20 @@ def replace_fact(
     with write_lock(store, "facts"):
         old = find_fact(store, fact_id, project_key=project_key)
         if not force:
-            others = [f for f in load_facts(store, fact_namespace(old.scope, old.project_key))
-                      if f.id != old.id]
+            others = [
+                f
+                for f in load_facts(store, fact_namespace(old.scope, old.project_key))
+                if f.id != old.id
+            ]
             from engram.stores.memory.memory_conflicts import ConflictIndex  # SciPy: on use
 
             matches = ConflictIndex(f.text for f in others).matches(text)
             if matches:
                 raise FactConflictError(text, [others[m.index] for m in matches], matches)
         # The person's own words now: no model proposed this text, nothing preceded it.
-        fact = replace(old, text=text, status="verified", last_verified=now, source="user",
-                       after=())
+        fact = replace(
+            old, text=text, status="verified", last_verified=now, source="user", after=()
+        )
         _write(store, fact)
     return fact
 
@@ -166,7 +171,8 @@ def all_facts(store: BaseStore, *, project_key: str | None = None) -> list[Fact]
             store, fact_namespace("project", project_key)
         )
     namespaces = [GLOBAL_NAMESPACE] + sorted(
-        ns for ns in store.list_namespaces(prefix=("facts", "project"), limit=1_000_000)
+        ns
+        for ns in store.list_namespaces(prefix=("facts", "project"), limit=1_000_000)
         if len(ns) == 3
     )
     return [fact for ns in namespaces for fact in load_facts(store, tuple(ns))]
@@ -250,5 +256,6 @@ def _check_storable(value: Any) -> None:
 
 def _write(store: BaseStore, fact: Fact) -> None:
     namespace = fact_namespace(fact.scope, fact.project_key)
-    store.batch([PutOp(namespace, fact.id, fact.to_record(), index=False),
-                 revision_op(namespace)[0]])
+    store.batch(
+        [PutOp(namespace, fact.id, fact.to_record(), index=False), revision_op(namespace)[0]]
+    )

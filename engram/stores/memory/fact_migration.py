@@ -37,10 +37,14 @@ def migrate_facts(store: BaseStore) -> int:
     with write_lock(store, "facts"):
         if schema_version(store) >= FACT_SCHEMA:  # another process got there first
             return 0
-        namespaces = [GLOBAL_NAMESPACE, *(
-            tuple(ns) for ns in store.list_namespaces(prefix=("facts", "project"), limit=LOAD_LIMIT)
-            if len(ns) == 3
-        )]
+        namespaces = [
+            GLOBAL_NAMESPACE,
+            *(
+                tuple(ns)
+                for ns in store.list_namespaces(prefix=("facts", "project"), limit=LOAD_LIMIT)
+                if len(ns) == 3
+            ),
+        ]
         ops: list[PutOp] = []
         touched: list[tuple[str, ...]] = []
         for namespace in namespaces:

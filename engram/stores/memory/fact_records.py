@@ -38,7 +38,10 @@ Status = Literal["verified", "unverified", "quarantined"]
 SOURCES: tuple[Source, ...] = ("user", "agent", "auto", "import")
 STATUSES: tuple[Status, ...] = ("verified", "unverified", "quarantined")
 SOURCE_LABELS: Mapping[str, str] = {
-    "user": "user", "agent": "model", "auto": "extraction", "import": "import",
+    "user": "user",
+    "agent": "model",
+    "auto": "extraction",
+    "import": "import",
 }
 """How each source is shown: ``agent`` facts came from the model, ``auto`` ones from
 auto-extraction of the user's words."""

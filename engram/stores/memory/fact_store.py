@@ -67,8 +67,6 @@ DENSE_MIN_FACTS = 300
 similarity (when an embedder is set) or as the recorded neighbours of a match."""
 
 
-
-
 def fact_namespace(scope: Scope, project_key: str = "") -> tuple[str, ...]:
     """Return the store namespace of a scope (``project_key`` is needed for projects)."""
     if scope == "global":
@@ -296,7 +294,6 @@ class FactStore:
         )
         self._indexes[project_key] = (revisions, index, facts)
         return index, facts
-
 
     def _vectors(self, texts: list[str]) -> np.ndarray | None:
         """Embed the facts for dense re-ranking; without a working embedder, rank lexically."""

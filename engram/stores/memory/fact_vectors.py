@@ -49,8 +49,9 @@ def load_vectors(store: BaseStore, embedder: TextEmbedder, texts: Sequence[str])
     for key, item in zip(unique, results, strict=True):
         if isinstance(item, Item) and isinstance(item.value.get("vector"), str):
             found[key] = np.frombuffer(base64.b64decode(item.value["vector"]), dtype=np.float32)
-    missing = [(key, text) for key, text in dict(zip(keys, texts, strict=True)).items()
-               if key not in found]
+    missing = [
+        (key, text) for key, text in dict(zip(keys, texts, strict=True)).items() if key not in found
+    ]
     for start in range(0, len(missing), EMBED_BATCH):
         chunk = missing[start : start + EMBED_BATCH]
         rows = np.asarray(embedder.embed([text for _, text in chunk]), dtype=np.float32)

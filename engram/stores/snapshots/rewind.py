@@ -21,8 +21,15 @@ from engram.stores.paths import confine
 from engram.stores.snapshots.snapshot_log import VERIFY_TOOL, SnapshotRecord
 from engram.stores.snapshots.trees import EXECUTABLE, REGULAR, FileEntry, TreeStore, changed_paths
 
-__all__ = ["UNDO_TOOL", "RewindPlan", "apply_rewind", "code_at", "kept_at", "live_changes",
-           "plan_rewind"]
+__all__ = [
+    "UNDO_TOOL",
+    "RewindPlan",
+    "apply_rewind",
+    "code_at",
+    "kept_at",
+    "live_changes",
+    "plan_rewind",
+]
 
 UNDO_TOOL = "undo"
 """``tool`` of the rewind records an undo logs."""
@@ -42,7 +49,7 @@ def live_changes(records: Sequence[SnapshotRecord]) -> list[SnapshotRecord]:
         elif record.tool == UNDO_TOOL:
             del live[-1:]
         elif record.kept is not None:
-            del live[record.kept:]
+            del live[record.kept :]
     return live
 
 
@@ -122,8 +129,11 @@ def apply_rewind(root: Path, trees: TreeStore, plan: RewindPlan) -> list[str]:
             continue
         data = trees.read(entry)
         mode = EXECUTABLE if entry.executable else REGULAR
-        if target.is_file() and target.read_bytes() == data and \
-                bool(target.stat().st_mode & 0o100) == entry.executable:
+        if (
+            target.is_file()
+            and target.read_bytes() == data
+            and bool(target.stat().st_mode & 0o100) == entry.executable
+        ):
             continue
         write_atomically(target, data, mode=mode)
         written.append(path)

@@ -1,7 +1,7 @@
 """The snapshot log: which tree each edit or command of a session started from and left.
 
-One JSON line per record in ``.engram/snapshots/log/<thread>.jsonl``; a line torn by a crash
-is skipped on reading, so the log never blocks a rewind.
+One JSON line per record in ``snapshots/log/<thread>.jsonl`` of the project's state folder; a
+line torn by a crash is skipped on reading, so the log never blocks a rewind.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+from engram.stores.project_state import ProjectState
 from engram.stores.snapshots.trees import SNAPSHOT_FOLDER
 
 __all__ = ["VERIFY_TOOL", "RecordKind", "SnapshotLog", "SnapshotRecord", "new_record"]
@@ -48,9 +49,10 @@ class SnapshotRecord:
 class SnapshotLog:
     """Appends and reads a project's snapshot records, one file per session."""
 
-    def __init__(self, root: Path) -> None:
-        """Bind to a resolved project root."""
-        self.folder = root / SNAPSHOT_FOLDER / "log"
+    def __init__(self, state: ProjectState) -> None:
+        """Bind to a project's state folder (under ENGRAM_HOME)."""
+        self.state = state
+        self.folder = state.path(SNAPSHOT_FOLDER, "log")
 
     def _file(self, thread_id: str) -> Path:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in thread_id)
@@ -58,9 +60,11 @@ class SnapshotLog:
 
     def append(self, record: SnapshotRecord) -> None:
         """Add one record durably (a single appended line, flushed to disk)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.state.make(SNAPSHOT_FOLDER, "log")
         line = json.dumps({**asdict(record), "paths": list(record.paths)}) + "\n"
-        with open(self._file(record.thread_id), "a", encoding="utf-8") as handle:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
+        fd = os.open(self._file(record.thread_id), flags, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()
             os.fsync(handle.fileno())
@@ -81,9 +85,18 @@ class SnapshotLog:
         return found
 
 
-def new_record(thread_id: str, checkpoint_id: str | None, kind: RecordKind, tool: str,
-               before: str, after: str, paths: set[str], *,
-               kept: int | None = None) -> SnapshotRecord:
+def new_record(
+    thread_id: str,
+    checkpoint_id: str | None,
+    kind: RecordKind,
+    tool: str,
+    before: str,
+    after: str,
+    paths: set[str],
+    *,
+    kept: int | None = None,
+) -> SnapshotRecord:
     """Return a record stamped with the current time."""
-    return SnapshotRecord(thread_id, checkpoint_id, kind, tool, before, after,
-                          tuple(sorted(paths)), time.time(), kept)
+    return SnapshotRecord(
+        thread_id, checkpoint_id, kind, tool, before, after, tuple(sorted(paths)), time.time(), kept
+    )

@@ -2,9 +2,12 @@
 
 In a git repository a snapshot is a tree object written through a private index file, so the
 user's index, HEAD and branches never change; a ref under ``refs/engram/snapshots/`` keeps
-each tree from ``git gc``. Elsewhere each file's bytes are stored once under
-``.engram/snapshots/objects/`` and a snapshot is the manifest of paths to blobs. Either way
-``.engram/``, ``.git/`` and secrets files are left out, and git also leaves out ignored files.
+each tree from ``git gc``. Elsewhere each file's bytes are stored once under ``snapshots/objects/``
+of the project's state folder (under ENGRAM_HOME) and a snapshot is the manifest of paths to
+blobs. Either way ``.engram/``, ``.git/`` and secrets files are left out, and git also leaves out
+ignored files. Every object read back is checked against its id before it is returned, so a
+planted or damaged object is never written into a user's file; git runs with hooks and the
+file-system monitor off and without secrets in its environment.
 
 Errors: ``SnapshotError(StoreError)`` — git failed or a snapshot is missing.
 """
@@ -15,14 +18,20 @@ import hashlib
 import json
 import os
 import stat
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from engram.stores.atomic_file import write_atomically
 from engram.stores.errors import StoreError
-from engram.stores.paths import PROTECTED_DIRS, is_protected_dir, is_protected_or_secret
+from engram.stores.git_plumbing import run_plumbing
+from engram.stores.paths import (
+    PROTECTED_DIRS,
+    is_protected_dir,
+    is_protected_or_secret,
+    read_regular,
+)
+from engram.stores.project_state import ProjectState
 
 __all__ = [
     "SNAPSHOT_FOLDER",
@@ -33,8 +42,8 @@ __all__ = [
     "open_trees",
 ]
 
-SNAPSHOT_FOLDER = Path(".engram") / "snapshots"
-"""Where a project's snapshot log, private git index and (without git) copies live."""
+SNAPSHOT_FOLDER = "snapshots"
+"""In the project's state folder: the snapshot log, private git index and (without git) copies."""
 REF_NAMESPACE = "refs/engram/snapshots/"
 EXECUTABLE = 0o755
 REGULAR = 0o644
@@ -76,31 +85,38 @@ def changed_paths(old: dict[str, FileEntry], new: dict[str, FileEntry]) -> set[s
 class GitTrees:
     """Snapshots as git tree objects, written through a private index."""
 
-    def __init__(self, root: Path, prefix: str) -> None:
+    def __init__(self, root: Path, prefix: str, state: ProjectState) -> None:
         """Bind to a project ``root`` lying at ``prefix`` (``""`` or ``"sub/"``) in its repo."""
         self.root = root
         self.prefix = prefix
-        self.index = root / SNAPSHOT_FOLDER / "git-index"
+        self.state = state
+        self.index = state.path(SNAPSHOT_FOLDER, "git-index")
 
     def _git(self, *args: str, data: bytes | None = None) -> bytes:
-        env = {**os.environ, "GIT_INDEX_FILE": str(self.index), "GIT_OPTIONAL_LOCKS": "0"}
-        done = subprocess.run(["git", *args], cwd=self.root, input=data, capture_output=True,
-                              env=env, check=False)
+        done = run_plumbing(self.root, *args, data=data, env={"GIT_INDEX_FILE": str(self.index)})
         if done.returncode != 0:
-            raise SnapshotError(f"git {args[0]} failed: "
-                                f"{done.stderr.decode(errors='replace').strip()}")
+            raise SnapshotError(
+                f"git {args[0]} failed: {done.stderr.decode(errors='replace').strip()}"
+            )
         return done.stdout
 
     def snapshot(self) -> str:
         """Stage every file into the private index and write it as a tree; keep it with a ref."""
-        self.index.parent.mkdir(parents=True, exist_ok=True)
+        self.state.make(SNAPSHOT_FOLDER)
         excluded = (f":(exclude,glob,icase)**/{d}/**" for d in PROTECTED_DIRS)
         self._git("add", "-A", "--", ".", *excluded)
         staged = self._git("ls-files", "-z", "--", ".").decode(errors="surrogateescape")
         secrets = [p for p in staged.split("\0") if p and is_protected_or_secret(p)]
         if secrets:
-            self._git("rm", "--cached", "-q", "--ignore-unmatch", "--pathspec-from-file=-",
-                      "--pathspec-file-nul", data="\0".join(secrets).encode())
+            self._git(
+                "rm",
+                "--cached",
+                "-q",
+                "--ignore-unmatch",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+                data="\0".join(secrets).encode(),
+            )
         prefix = [f"--prefix={self.prefix}"] if self.prefix else []
         tree_id = self._git("write-tree", *prefix).decode().strip()
         self._git("update-ref", REF_NAMESPACE + tree_id, tree_id)
@@ -108,8 +124,7 @@ class GitTrees:
 
     def files(self, tree: str) -> dict[str, FileEntry]:
         """List a tree's files (``git ls-tree -r``)."""
-        out = self._git("ls-tree", "-r", "-z", "--full-tree", tree).decode(
-            errors="surrogateescape")
+        out = self._git("ls-tree", "-r", "-z", "--full-tree", tree).decode(errors="surrogateescape")
         entries: dict[str, FileEntry] = {}
         for line in filter(None, out.split("\0")):
             meta, path = line.split("\t", 1)
@@ -119,17 +134,23 @@ class GitTrees:
         return entries
 
     def read(self, entry: FileEntry) -> bytes:
-        """Return a blob's bytes (``git cat-file blob``)."""
-        return self._git("cat-file", "blob", entry.blob)
+        """Return a blob's bytes (``git cat-file blob``), checked against the blob's id."""
+        data = self._git("cat-file", "blob", entry.blob)
+        if _git_blob_id(data, len(entry.blob)) != entry.blob:
+            raise SnapshotError(
+                f"snapshot object {entry.blob} does not match its content; it is not restored"
+            )
+        return data
 
 
 class CopyTrees:
-    """Snapshots as content-addressed copies under ``.engram/snapshots/``."""
+    """Snapshots as content-addressed copies under the state folder's ``snapshots/``."""
 
-    def __init__(self, root: Path) -> None:
-        """Bind to a resolved project root."""
+    def __init__(self, root: Path, state: ProjectState) -> None:
+        """Bind to a resolved project root and its state folder."""
         self.root = root
-        self.folder = root / SNAPSHOT_FOLDER
+        self.state = state
+        self.folder = state.path(SNAPSHOT_FOLDER)
         self.cache_path = self.folder / "stat-cache.json"
 
     def _object(self, digest: str) -> Path:
@@ -139,6 +160,7 @@ class CopyTrees:
         digest = hashlib.sha256(data).hexdigest()
         target = self._object(digest)
         if not target.exists():
+            self.state.make(SNAPSHOT_FOLDER, "objects", digest[:2])
             write_atomically(target, data)
         return digest
 
@@ -175,39 +197,55 @@ class CopyTrees:
                 digest = self._store((self.root / relative).read_bytes())
             fresh[relative] = [*key, digest]
             manifest[relative] = [digest, bool(info.st_mode & stat.S_IXUSR)]
+        self.state.make(SNAPSHOT_FOLDER)
         write_atomically(self.cache_path, json.dumps(fresh).encode())
         return self._store(json.dumps(manifest, sort_keys=True).encode())
 
     def files(self, tree: str) -> dict[str, FileEntry]:
         """Read a manifest back."""
         try:
-            manifest = json.loads(self._object(tree).read_bytes())
+            manifest = json.loads(self._checked(tree))
         except (OSError, ValueError) as exc:
             raise SnapshotError(f"snapshot {tree} is missing or damaged: {exc}") from exc
         return {path: FileEntry(str(blob), bool(ex)) for path, (blob, ex) in manifest.items()}
 
     def read(self, entry: FileEntry) -> bytes:
-        """Return a stored file's bytes."""
+        """Return a stored file's bytes, checked against their digest."""
         try:
-            return self._object(entry.blob).read_bytes()
+            return self._checked(entry.blob)
         except OSError as exc:
             raise SnapshotError(f"snapshot object {entry.blob} is missing: {exc}") from exc
+
+    def _checked(self, digest: str) -> bytes:
+        """Return an object's bytes if they hash to ``digest`` (a planted object never does)."""
+        data = read_regular(self._object(digest))
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise SnapshotError(
+                f"snapshot object {digest} does not match its content; it is not restored"
+            )
+        return data
+
+
+def _git_blob_id(data: bytes, id_chars: int) -> str:
+    """Return git's id of a blob holding ``data`` (SHA-1, or SHA-256 for 64-character ids)."""
+    header = f"blob {len(data)}\0".encode()
+    digest = hashlib.sha256 if id_chars == 64 else hashlib.sha1
+    return digest(header + data).hexdigest()
 
 
 def _git_prefix(root: Path) -> str | None:
     """Return the project's place in its git work tree, or None when it is not in one."""
     try:
-        done = subprocess.run(["git", "rev-parse", "--is-inside-work-tree", "--show-prefix"],
-                              cwd=root, capture_output=True, text=True, check=False)
+        done = run_plumbing(root, "rev-parse", "--is-inside-work-tree", "--show-prefix")
     except OSError:  # no git installed
         return None
-    lines = done.stdout.splitlines()
+    lines = done.stdout.decode(errors="replace").splitlines()
     if done.returncode != 0 or not lines or lines[0] != "true":
         return None
     return lines[1] if len(lines) > 1 else ""
 
 
-def open_trees(root: Path) -> TreeStore:
+def open_trees(root: Path, state: ProjectState) -> TreeStore:
     """Return the snapshot store for a project: git trees in a work tree, copies elsewhere."""
     prefix = _git_prefix(root)
-    return CopyTrees(root) if prefix is None else GitTrees(root, prefix)
+    return CopyTrees(root, state) if prefix is None else GitTrees(root, prefix, state)

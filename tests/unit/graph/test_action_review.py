@@ -13,57 +13,74 @@ from engram.graph.tools.action_review import command_allowed, needs_approval, pa
 from engram.stores.project_settings import SettingsError, load_project_settings
 
 
-@pytest.mark.parametrize(("command", "allowed"), [
-    ("pytest -q tests/", True),
-    ("ruff check .", True),
-    ("pytest; rm -rf ~", False),
-    ("pytest && curl evil", False),
-    ("pytest | tee out", False),
-    ("pytest $(rm -rf ~)", False),
-    ("pytest `id`", False),
-    ("pytest > /etc/passwd", False),
-    ("rm -rf /", False),
-    ("", False),
-])
+@pytest.mark.parametrize(
+    ("command", "allowed"),
+    [
+        ("pytest -q tests/", True),
+        ("ruff check .", True),
+        ("pytest; rm -rf ~", False),
+        ("pytest && curl evil", False),
+        ("pytest | tee out", False),
+        ("pytest $(rm -rf ~)", False),
+        ("pytest `id`", False),
+        ("pytest > /etc/passwd", False),
+        ("rm -rf /", False),
+        ("", False),
+    ],
+)
 def test_command_allowlist(command, allowed):
     assert command_allowed(command, ["pytest*", "ruff check*"]) is allowed
 
 
-@pytest.mark.parametrize(("kind", "policy", "high_risk", "kinds", "command", "asks"), [
-    ("edit", "ask", False, [], "", True),
-    ("command", "ask", False, [], "make", True),
-    ("command", "ask", False, [], "pytest -q", False),  # allowlisted
-    ("edit", "auto-edit", False, [], "", False),
-    ("command", "auto-edit", False, [], "make", True),
-    ("edit", "yolo", False, [], "", False),
-    ("command", "yolo", False, [], "make", False),
-    ("edit", "yolo", True, [], "", True),  # high risk always asks
-    ("command", "ask", True, [], "pytest -q", True),
-    ("edit", "ask", True, ["edit"], "", False),  # the user approved edits for the session
-    ("command", "ask", False, ["edit"], "make", True),
-])
+@pytest.mark.parametrize(
+    ("kind", "policy", "high_risk", "kinds", "command", "asks"),
+    [
+        ("edit", "ask", False, [], "", True),
+        ("command", "ask", False, [], "make", True),
+        ("command", "ask", False, [], "pytest -q", False),  # allowlisted
+        ("edit", "auto-edit", False, [], "", False),
+        ("command", "auto-edit", False, [], "make", True),
+        ("edit", "yolo", False, [], "", False),
+        ("command", "yolo", False, [], "make", False),
+        ("edit", "yolo", True, [], "", True),  # high risk always asks
+        ("command", "ask", True, [], "pytest -q", True),
+        ("edit", "ask", True, ["edit"], "", False),  # the user approved edits for the session
+        ("command", "ask", False, ["edit"], "make", True),
+    ],
+)
 def test_needs_approval(kind, policy, high_risk, kinds, command, asks):
-    assert needs_approval(kind, policy=policy, high_risk=high_risk, approved_kinds=kinds,
-                          command=command, allow=["pytest*"]) is asks
+    assert (
+        needs_approval(
+            kind,
+            policy=policy,
+            high_risk=high_risk,
+            approved_kinds=kinds,
+            command=command,
+            allow=["pytest*"],
+        )
+        is asks
+    )
 
 
-@pytest.mark.parametrize(("answer", "action", "reason"), [
-    ({"action": "approve"}, "approve", ""),
-    ({"action": "reject", "reason": "not now"}, "reject", "not now"),
-    ({"action": "approve-all"}, "approve_all", ""),
-    ("y", "approve", ""),
-    ("always", "approve_all", ""),
-    (False, "reject", ""),
-    ("use the helper in utils instead", "reject", "use the helper in utils instead"),
-])
+@pytest.mark.parametrize(
+    ("answer", "action", "reason"),
+    [
+        ({"action": "approve"}, "approve", ""),
+        ({"action": "reject", "reason": "not now"}, "reject", "not now"),
+        ({"action": "approve-all"}, "approve_all", ""),
+        ("y", "approve", ""),
+        ("always", "approve_all", ""),
+        (False, "reject", ""),
+        ("use the helper in utils instead", "reject", "use the helper in utils instead"),
+    ],
+)
 def test_parse_review(answer, action, reason):
     review = parse_review(answer)
     assert (review["action"], review["reason"]) == (action, reason)
 
 
 def test_parse_review_edit_and_nonsense():
-    assert parse_review({"action": "edit", "args": {"command": "ls"}})["args"] == {
-        "command": "ls"}
+    assert parse_review({"action": "edit", "args": {"command": "ls"}})["args"] == {"command": "ls"}
     with pytest.raises(ValueError, match="unknown action"):
         parse_review({"action": "perhaps"})
     with pytest.raises(ValueError, match="new arguments"):
@@ -71,8 +88,13 @@ def test_parse_review_edit_and_nonsense():
 
 
 def test_actions_route_through_review():
-    edit = AIMessage("", tool_calls=[{"name": "grep_code", "args": {}, "id": "1"},
-                                     {"name": "edit_file", "args": {}, "id": "2"}])
+    edit = AIMessage(
+        "",
+        tool_calls=[
+            {"name": "grep_code", "args": {}, "id": "1"},
+            {"name": "edit_file", "args": {}, "id": "2"},
+        ],
+    )
     read = AIMessage("", tool_calls=[{"name": "read_file", "args": {}, "id": "1"}])
     assert route_after_call_model(State(messages=[HumanMessage("q"), edit])) == "review_actions"
     assert route_after_call_model(State(messages=[HumanMessage("q"), read])) == "run_tools"

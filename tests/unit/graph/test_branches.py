@@ -44,8 +44,10 @@ def test_timeout_returns_note_within_timeout_plus_slack():
     started = time.perf_counter()
     update = node(State(), runtime(200))
     elapsed_ms = (time.perf_counter() - started) * 1000
-    assert update == {"notes": [timeout_note("search_semantic", 200)],
-                      "degraded_branches": ["search_semantic"]}
+    assert update == {
+        "notes": [timeout_note("search_semantic", 200)],
+        "degraded_branches": ["search_semantic"],
+    }
     assert elapsed_ms < 200 + SLACK_MS
 
 
@@ -112,7 +114,8 @@ async def test_parallel_branches_in_a_graph_join_with_notes_and_config_visible()
     graph.add_edge("join", END)
     started = time.perf_counter()
     out = await graph.compile().ainvoke(
-        {"messages": []}, {"configurable": {"thread_id": "t1"}},
+        {"messages": []},
+        {"configurable": {"thread_id": "t1"}},
         context=Context(branch_timeout_ms=300),
     )
     assert (time.perf_counter() - started) * 1000 < 300 + SLACK_MS + 200

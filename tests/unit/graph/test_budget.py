@@ -66,11 +66,19 @@ def test_estimate_messages_with_word_counter_is_exact():
     got = estimate_messages(msgs, system_prompt="stable prompt", count=words)
     expected = (
         REQUEST_OVERHEAD_TOKENS
-        + MESSAGE_OVERHEAD_TOKENS + 2  # system_prompt
-        + MESSAGE_OVERHEAD_TOKENS + 3
-        + MESSAGE_OVERHEAD_TOKENS + 3
-        + MESSAGE_OVERHEAD_TOKENS + 0 + TOOL_CALL_OVERHEAD_TOKENS + 1 + 2  # '{"path": "a.py"}'
-        + MESSAGE_OVERHEAD_TOKENS + 3
+        + MESSAGE_OVERHEAD_TOKENS
+        + 2  # system_prompt
+        + MESSAGE_OVERHEAD_TOKENS
+        + 3
+        + MESSAGE_OVERHEAD_TOKENS
+        + 3
+        + MESSAGE_OVERHEAD_TOKENS
+        + 0
+        + TOOL_CALL_OVERHEAD_TOKENS
+        + 1
+        + 2  # '{"path": "a.py"}'
+        + MESSAGE_OVERHEAD_TOKENS
+        + 3
     )
     assert got == expected
 
@@ -126,7 +134,17 @@ def test_plan_clear_keeps_recent_and_skips_cleared():
 
 
 def test_plan_cut_on_user_boundaries():
-    roles = ["system", "user", "assistant", "tool", "user", "assistant", "user", "assistant", "user"]
+    roles = [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
     assert plan_cut(roles, 3) == 4
     assert plan_cut(roles, 1) == 8
     assert plan_cut(roles, 4) is None  # the span would hold only the system message

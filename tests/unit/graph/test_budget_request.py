@@ -29,8 +29,9 @@ def state(appended: bool = False) -> State:
         memory_block=memory,
         messages=[
             HumanMessage(user, id="u"),
-            AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "a"}, "id": "c"}],
-                      id="a"),
+            AIMessage(
+                "", tool_calls=[{"name": "read_file", "args": {"path": "a"}, "id": "c"}], id="a"
+            ),
             ToolMessage("one two three four", tool_call_id="c", id="t"),
         ],
     )
@@ -58,6 +59,13 @@ def test_partitions_add_up_and_separate_rules():
         parts = budget_partitions(s, [read_file], words)
         assert parts["rules"] == words("\n\nProject and team rules:\nrule one\nrule two")
         assert parts["memory"] == 3 and parts["tool_results"] > 4
-        assert set(parts) == {"system", "rules", "tools", "memory", "code_context", "history",
-                              "tool_results"}
+        assert set(parts) == {
+            "system",
+            "rules",
+            "tools",
+            "memory",
+            "code_context",
+            "history",
+            "tool_results",
+        }
         assert all(v >= 0 for v in parts.values())

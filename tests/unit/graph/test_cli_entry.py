@@ -53,8 +53,9 @@ def gc_threshold():
 def test_every_other_command_line_goes_to_the_app(monkeypatch, gc_threshold, args: list[str]):
     ran: list[tuple[list[str], int]] = []
     monkeypatch.setattr(sys, "argv", ["engram", *args])
-    monkeypatch.setattr("engram.cli.app.main",
-                        lambda: ran.append((sys.argv[1:], gc.get_threshold()[0])))
+    monkeypatch.setattr(
+        "engram.cli.app.main", lambda: ran.append((sys.argv[1:], gc.get_threshold()[0]))
+    )
     entry.main()
     assert ran == [(args, entry.GC_YOUNG_THRESHOLD)]
 

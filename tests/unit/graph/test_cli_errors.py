@@ -14,15 +14,18 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-@pytest.mark.parametrize("args", [
-    ["search", "foo", "--path", "{missing}"],
-    ["index", "{missing}"],
-    ["context", "fix it", "--path", "{missing}"],
-    ["memory", "list", "--path", "{missing}"],
-    ["graph", "foo", "--path", "{missing}"],
-    ["profile", "fix it", "--path", "{missing}"],
-    ["sessions", "list", "--path", "{missing}"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "foo", "--path", "{missing}"],
+        ["index", "{missing}"],
+        ["context", "fix it", "--path", "{missing}"],
+        ["memory", "list", "--path", "{missing}"],
+        ["graph", "foo", "--path", "{missing}"],
+        ["profile", "fix it", "--path", "{missing}"],
+        ["sessions", "list", "--path", "{missing}"],
+    ],
+)
 def test_missing_project_folder(tmp_path: Path, args: list[str]):
     missing = tmp_path / "no" / "such" / "project"
     result = CliRunner().invoke(app, [a.format(missing=missing) for a in args])

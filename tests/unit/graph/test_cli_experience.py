@@ -38,12 +38,48 @@ def test_profile_json_contract(tmp_path):
 def test_management_round_trip_and_profile_injection(tmp_path):
     app = _app()
     p = ["--path", str(tmp_path)]
-    s = _json(app, "memory", "strategies", "add", "Prepare a rollback plan",
-              "--applies-to", "production,ops", "--priority", "high", *p)
-    pat = _json(app, "memory", "patterns", "add", "Unreviewed prod change",
-                "--production", "yes", "--prevention", "get a review", "--confidence", "4", *p)
-    ep = _json(app, "memory", "episodes", "add", "Deploy broke checkout", "--task-type", "ops",
-               "--outcome", "failure", "--lesson", "stage first", "--severity", "1", *p)
+    s = _json(
+        app,
+        "memory",
+        "strategies",
+        "add",
+        "Prepare a rollback plan",
+        "--applies-to",
+        "production,ops",
+        "--priority",
+        "high",
+        *p,
+    )
+    pat = _json(
+        app,
+        "memory",
+        "patterns",
+        "add",
+        "Unreviewed prod change",
+        "--production",
+        "yes",
+        "--prevention",
+        "get a review",
+        "--confidence",
+        "4",
+        *p,
+    )
+    ep = _json(
+        app,
+        "memory",
+        "episodes",
+        "add",
+        "Deploy broke checkout",
+        "--task-type",
+        "ops",
+        "--outcome",
+        "failure",
+        "--lesson",
+        "stage first",
+        "--severity",
+        "1",
+        *p,
+    )
     assert _json(app, "memory", "patterns", "show", pat["id"], *p)["trigger"]["production"]
     assert [r["id"] for r in _json(app, "memory", "strategies", "list", *p)] == [s["id"]]
 
@@ -76,21 +112,45 @@ def test_markdown_export_import_through_the_memory_group(tmp_path):
     register(app, register_memory(app))
     p = ["--path", str(tmp_path / "proj")]
     (tmp_path / "proj").mkdir()
-    pat = _json(app, "memory", "patterns", "add", "Schema change without backfill plan",
-                "--features", "schema", "--prevention", "batch it\n## keep this line", *p)
-    ep = _json(app, "memory", "episodes", "add", "orders migration locked table",
-                "--outcome", "failure", "--severity", "1", *p)
+    pat = _json(
+        app,
+        "memory",
+        "patterns",
+        "add",
+        "Schema change without backfill plan",
+        "--features",
+        "schema",
+        "--prevention",
+        "batch it\n## keep this line",
+        *p,
+    )
+    ep = _json(
+        app,
+        "memory",
+        "episodes",
+        "add",
+        "orders migration locked table",
+        "--outcome",
+        "failure",
+        "--severity",
+        "1",
+        *p,
+    )
     out = tmp_path / "export"
     result = runner.invoke(app, ["memory", "export", str(out), "--format", "md", *p])
     assert result.exit_code == 0, result.output
     assert (out / "memory" / "patterns" / f"{pat['id']}.md").exists()
-    before = [_json(app, "memory", "patterns", "list", "--all", *p),
-              _json(app, "memory", "episodes", "list", *p)]
+    before = [
+        _json(app, "memory", "patterns", "list", "--all", *p),
+        _json(app, "memory", "episodes", "list", *p),
+    ]
     assert len(before[0]) == 1 and len(before[1]) == 1
     _json(app, "memory", "patterns", "delete", pat["id"], *p)
     _json(app, "memory", "episodes", "delete", ep["id"], *p)
     result = runner.invoke(app, ["memory", "import", str(out), "--format", "md", *p])
     assert result.exit_code == 0, result.output
-    after = [_json(app, "memory", "patterns", "list", "--all", *p),
-             _json(app, "memory", "episodes", "list", *p)]
+    after = [
+        _json(app, "memory", "patterns", "list", "--all", *p),
+        _json(app, "memory", "episodes", "list", *p),
+    ]
     assert after == before

@@ -84,8 +84,14 @@ def test_empty_strings_and_nulls_mean_not_set():
 
 
 def test_with_defaults_makes_the_servers_values_the_defaults():
-    server = Context.from_env({"ENGRAM_MODEL": "qwen", "ENGRAM_BASE_URL": "http://h/v1",
-                               "ENGRAM_HOME": "/srv/engram", "ENGRAM_CONTEXT_WINDOW": "64000"})
+    server = Context.from_env(
+        {
+            "ENGRAM_MODEL": "qwen",
+            "ENGRAM_BASE_URL": "http://h/v1",
+            "ENGRAM_HOME": "/srv/engram",
+            "ENGRAM_CONTEXT_WINDOW": "64000",
+        }
+    )
     schema = Context.with_defaults(server)
     assert asdict(schema()) == asdict(server)
     assert asdict(schema(model="", base_url="", engram_home="")) == asdict(server)

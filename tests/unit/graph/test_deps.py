@@ -21,8 +21,9 @@ def test_resource_is_opened_once_per_project_even_from_parallel_threads(tmp_path
     deps = Deps(open_code_index=opener)
     context = Context(project=str(tmp_path))
     results = []
-    threads = [threading.Thread(target=lambda: results.append(deps.code_index(context)))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: results.append(deps.code_index(context))) for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

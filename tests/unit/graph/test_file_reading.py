@@ -64,10 +64,15 @@ def test_start_char_past_the_line_end_is_a_clear_error(tmp_path: Path):
 def test_line_ranges_and_line_cap(tmp_path: Path):
     (tmp_path / "f.txt").write_text("".join(f"line {i}\n" for i in range(1, 3001)))
     out = read_project_file(tmp_path, "f.txt", 10, 12)
-    assert out.splitlines() == ["f.txt (lines 10-12 of 3000)", "    10\tline 10",
-                                "    11\tline 11", "    12\tline 12"]
+    assert out.splitlines() == [
+        "f.txt (lines 10-12 of 3000)",
+        "    10\tline 10",
+        "    11\tline 11",
+        "    12\tline 12",
+    ]
     assert read_project_file(tmp_path, "f.txt").endswith(
-        "[… 1000 more lines; call read_file with start_line=2001]")
+        "[… 1000 more lines; call read_file with start_line=2001]"
+    )
 
 
 def test_a_huge_file_is_read_in_bounded_memory(tmp_path: Path):

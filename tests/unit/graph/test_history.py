@@ -34,15 +34,27 @@ def session() -> list:
     return [
         HumanMessage("Fix the crash in src/app/main.py. Never edit tests/fixtures.json.", id="u1"),
         AIMessage("", tool_calls=[call("read_file", "c1", path="src/app/main.py")], id="a1"),
-        ToolMessage("def main():\n    raise SystemExit(2)\n", tool_call_id="c1", name="read_file", id="t1"),
+        ToolMessage(
+            "def main():\n    raise SystemExit(2)\n", tool_call_id="c1", name="read_file", id="t1"
+        ),
         AIMessage(
             "",
-            tool_calls=[call("grep_code", "c2", pattern="SystemExit"), call("glob_files", "c3", pattern="*.py")],
+            tool_calls=[
+                call("grep_code", "c2", pattern="SystemExit"),
+                call("glob_files", "c3", pattern="*.py"),
+            ],
             id="a2",
         ),
-        ToolMessage("error: ripgrep failed: permission denied", tool_call_id="c2", name="grep_code",
-                    status="error", id="t2"),
-        ToolMessage("src/app/main.py\nsrc/app/util.py", tool_call_id="c3", name="glob_files", id="t3"),
+        ToolMessage(
+            "error: ripgrep failed: permission denied",
+            tool_call_id="c2",
+            name="grep_code",
+            status="error",
+            id="t2",
+        ),
+        ToolMessage(
+            "src/app/main.py\nsrc/app/util.py", tool_call_id="c3", name="glob_files", id="t3"
+        ),
         AIMessage("We decided to return exit code 0 from main().", id="a3"),
         HumanMessage("Also add a regression test.", id="u2"),
         AIMessage("Added tests/test_main.py.", id="a4"),
@@ -99,10 +111,15 @@ def test_clear_keeps_ids_count_and_pairing():
 
 
 def test_clear_placeholder_names_spill_path():
-    text = "[output too large for context: 40,000 chars, 10 lines; full output saved to " \
-           ".engram/tool-outputs/grep-c1-abc.txt (read it with read_file and a line range)]\nhead"
-    msgs = [HumanMessage("q"), AIMessage("", tool_calls=[call("grep_code", "c1")]),
-            ToolMessage(text, tool_call_id="c1")]
+    text = (
+        "[output too large for context: 40,000 chars, 10 lines; full output saved to "
+        ".engram/tool-outputs/grep-c1-abc.txt (read it with read_file and a line range)]\nhead"
+    )
+    msgs = [
+        HumanMessage("q"),
+        AIMessage("", tool_calls=[call("grep_code", "c1")]),
+        ToolMessage(text, tool_call_id="c1"),
+    ]
     out = clear_tool_results(msgs, [2])[0]
     assert ".engram/tool-outputs/grep-c1-abc.txt" in out.content
 
@@ -120,7 +137,11 @@ def test_rebuild_and_commit():
     new = rebuild_history(msgs, 8, summary)
     assert isinstance(new[0], SystemMessage)
     assert new[1].content.startswith(SUMMARY_HEADER)
-    assert isinstance(new[2], AIMessage) and not new[2].tool_calls and new[2].content == ACKNOWLEDGEMENT
+    assert (
+        isinstance(new[2], AIMessage)
+        and not new[2].tool_calls
+        and new[2].content == ACKNOWLEDGEMENT
+    )
     assert new[3].id == "u2"
     assert validate_history(new) == []
     assert roles_of(new)[:4] == ["system", "summary", "assistant", "user"]
@@ -174,15 +195,19 @@ def test_extractive_trims_routine_tool_runs_before_decisions_and_errors():
     for i in range(200):
         msgs += [
             HumanMessage(f"request {i}"),
-            AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": f"a/f{i}.py"},
-                                       "id": f"c{i}"}]),
+            AIMessage(
+                "",
+                tool_calls=[{"name": "read_file", "args": {"path": f"a/f{i}.py"}, "id": f"c{i}"}],
+            ),
             ToolMessage("ok " * 50, tool_call_id=f"c{i}"),
             AIMessage(f"Decision {i}: keep it."),
         ]
-    msgs += [AIMessage("", tool_calls=[{"name": "grep_code", "args": {}, "id": "e"}]),
-             ToolMessage("ERROR E42: linker failed", tool_call_id="e", status="error"),
-             AIMessage("", tool_calls=[{"name": "read_file", "args": {}, "id": "g"}]),
-             ToolMessage("step 1 ok\nERROR E77: disk full\nstep 3 ok", tool_call_id="g")]
+    msgs += [
+        AIMessage("", tool_calls=[{"name": "grep_code", "args": {}, "id": "e"}]),
+        ToolMessage("ERROR E42: linker failed", tool_call_id="e", status="error"),
+        AIMessage("", tool_calls=[{"name": "read_file", "args": {}, "id": "g"}]),
+        ToolMessage("step 1 ok\nERROR E77: disk full\nstep 3 ok", tool_call_id="g"),
+    ]
     summary = extractive_summary(msgs, max_chars=14_000)
     assert len(summary) <= 14_000
     assert "Decision 0: keep it." in summary and "ERROR E42: linker failed" in summary
@@ -204,8 +229,10 @@ def test_extractive_quotes_the_user_not_the_appended_context():
     from engram.graph.prompts import render_turn_context
 
     block = render_turn_context("memory: x", "code map: lib/a.py lib/b.py")
-    msgs = [HumanMessage(f"Constraint: use UTC everywhere.\n\n{block}", id="u"),
-            AIMessage("ok", id="a")]
+    msgs = [
+        HumanMessage(f"Constraint: use UTC everywhere.\n\n{block}", id="u"),
+        AIMessage("ok", id="a"),
+    ]
     summary = extractive_summary(msgs)
     assert "- User: Constraint: use UTC everywhere." in summary
     assert "[engram context]" not in summary and "lib/a.py" not in summary

@@ -24,8 +24,11 @@ from engram.graph.compaction.history_rules import is_summary, missing_sections, 
 from tests.unit.graph.history_strategies import histories
 
 EXAMPLES = int(os.environ.get("ENGRAM_PROPERTY_EXAMPLES", "30"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def last_user(messages) -> str:
@@ -50,7 +53,7 @@ def test_clear_tier_keeps_validity_ids_and_count(msgs, keep):
         getattr(m, "tool_call_id", None) for m in msgs
     ]
     tools = [i for i, m in enumerate(msgs) if isinstance(m, ToolMessage)]
-    for i in tools[len(tools) - keep:] if keep else []:
+    for i in tools[len(tools) - keep :] if keep else []:
         assert new[i].content == msgs[i].content
 
 
@@ -85,8 +88,8 @@ def test_validator_catches_a_cut_between_call_and_result(msgs, data):
     if not calls:
         return
     i = data.draw(st.sampled_from(calls))
-    broken = msgs[:i] + msgs[i + 1:]  # drop the assistant message, orphaning its results
+    broken = msgs[:i] + msgs[i + 1 :]  # drop the assistant message, orphaning its results
     assert validate_history(broken)
     j = i + 1  # its first tool result
-    broken = msgs[:j] + msgs[j + 1:]
+    broken = msgs[:j] + msgs[j + 1 :]
     assert validate_history(broken)

@@ -32,7 +32,8 @@ from engram.graph.node_entry import context_or_env, run_coroutine
 from engram.stores.codeindex import ripgrep_search
 from engram.stores.memory.fact_store import FactStore
 from engram.stores.project_key import project_key
-from engram.stores.spill import SPILL_DIR
+from engram.stores.spill import SPILL_DIR, SPILL_FOLDER
+from tests.support.state import state_of
 from tests.unit.nodes.fake_models import RecordingChatModel
 
 TASK = "where is cart_total computed?"
@@ -52,20 +53,29 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "shop"
     (root / "src" / "shop").mkdir(parents=True)
     (root / "src" / "shop" / "cart.py").write_text(
-        "def cart_total(prices):\n    return sum(prices)\n", encoding="utf-8")
+        "def cart_total(prices):\n    return sum(prices)\n", encoding="utf-8"
+    )
     (root / "src" / "shop" / "checkout.py").write_text(
         "from shop.cart import cart_total\n\n\ndef checkout(p):\n    return cart_total(p)\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return root
 
 
 def scripted_model() -> RecordingChatModel:
     """Ask for read_file, then answer."""
-    return RecordingChatModel(seen=[], responses=[
-        AIMessage("", tool_calls=[{"name": "read_file", "id": "call_1",
-                                   "args": {"path": "src/shop/cart.py"}}]),
-        AIMessage(ANSWER),
-    ])
+    return RecordingChatModel(
+        seen=[],
+        responses=[
+            AIMessage(
+                "",
+                tool_calls=[
+                    {"name": "read_file", "id": "call_1", "args": {"path": "src/shop/cart.py"}}
+                ],
+            ),
+            AIMessage(ANSWER),
+        ],
+    )
 
 
 def agent_graph(model: RecordingChatModel) -> Any:
@@ -74,14 +84,21 @@ def agent_graph(model: RecordingChatModel) -> Any:
 
 
 def settings(project: Path, home: Path, **changes: Any) -> Context:
-    return Context(project=str(project), engram_home=str(home), model="fake",
-                   embedding_provider="hash", auto_approve=True, **changes)
+    return Context(
+        project=str(project),
+        engram_home=str(home),
+        model="fake",
+        embedding_provider="hash",
+        auto_approve=True,
+        **changes,
+    )
 
 
 def test_the_graph_runs_under_invoke(project, engram_home):
     model = scripted_model()
-    state = agent_graph(model).invoke({"messages": [HumanMessage(TASK)]},
-                                      context=settings(project, engram_home))
+    state = agent_graph(model).invoke(
+        {"messages": [HumanMessage(TASK)]}, context=settings(project, engram_home)
+    )
     assert state["messages"][-1].content == ANSWER
     tool = next(m for m in state["messages"] if isinstance(m, ToolMessage))
     assert tool.content.startswith(WRAPPED) and "return sum(prices)" in tool.content
@@ -90,15 +107,17 @@ def test_the_graph_runs_under_invoke(project, engram_home):
 
 async def test_the_graph_runs_under_ainvoke(project, engram_home):
     model = scripted_model()
-    state = await agent_graph(model).ainvoke({"messages": [HumanMessage(TASK)]},
-                                             context=settings(project, engram_home))
+    state = await agent_graph(model).ainvoke(
+        {"messages": [HumanMessage(TASK)]}, context=settings(project, engram_home)
+    )
     assert state["messages"][-1].content == ANSWER
 
 
 async def test_invoke_works_inside_a_running_event_loop(project, engram_home):
     """A sync call from async code (a notebook) runs the nodes on a private loop."""
-    state = agent_graph(scripted_model()).invoke({"messages": [HumanMessage(TASK)]},
-                                                 context=settings(project, engram_home))
+    state = agent_graph(scripted_model()).invoke(
+        {"messages": [HumanMessage(TASK)]}, context=settings(project, engram_home)
+    )
     assert state["messages"][-1].content == ANSWER
 
 
@@ -111,8 +130,7 @@ def test_a_run_without_context_reads_the_environment(project, engram_home, monke
     assert {item["path"] for item in slices["items"]} >= {"src/shop/cart.py"}
 
 
-def test_a_parent_graph_with_its_own_context_type_runs_engram(project, engram_home,
-                                                               monkeypatch):
+def test_a_parent_graph_with_its_own_context_type_runs_engram(project, engram_home, monkeypatch):
     @dataclasses.dataclass
     class ParentContext:
         user_id: str = "u1"
@@ -122,8 +140,7 @@ def test_a_parent_graph_with_its_own_context_type_runs_engram(project, engram_ho
     parent = StateGraph(MessagesState, context_schema=ParentContext)
     parent.add_node("engram", create_graph(store=InMemoryStore()))
     parent.add_edge(START, "engram")
-    state = parent.compile().invoke({"messages": [HumanMessage(TASK)]},
-                                    context=ParentContext())
+    state = parent.compile().invoke({"messages": [HumanMessage(TASK)]}, context=ParentContext())
     assert state["messages"][-1].content == TASK  # context mode: no model call
 
 
@@ -148,8 +165,9 @@ async def test_run_coroutine_from_a_thread_that_runs_a_loop():
 
 
 def test_build_context_returns_a_typed_pack(project, engram_home):
-    pack = build_context(TASK, project, 1500, store=InMemoryStore(),
-                         context=Context(embedding_provider="hash"))
+    pack = build_context(
+        TASK, project, 1500, store=InMemoryStore(), context=Context(embedding_provider="hash")
+    )
     assert isinstance(pack, Pack) and pack.budget == 1500 and 0 < pack.tokens <= 1500
     assert pack.tokens == sum(section.tokens for section in pack.sections)
     slices = pack.section("slices")
@@ -181,12 +199,23 @@ def test_memory_retriever_returns_the_facts_visible_from_the_project(project, tm
     store = InMemoryStore()
     facts = FactStore(store)
     now = datetime.now(UTC)
-    mine = facts.add("The shop deploys with Helm", scope="project",
-                     project_key=project_key(project), source="user", now=now)
-    facts.add("The blog deploys with Ansible", scope="project",
-              project_key=project_key(tmp_path / "blog"), source="user", now=now)
-    shared = facts.add("Deploys happen on Tuesdays", scope="global", project_key="",
-                       source="user", now=now)
+    mine = facts.add(
+        "The shop deploys with Helm",
+        scope="project",
+        project_key=project_key(project),
+        source="user",
+        now=now,
+    )
+    facts.add(
+        "The blog deploys with Ansible",
+        scope="project",
+        project_key=project_key(tmp_path / "blog"),
+        source="user",
+        now=now,
+    )
+    shared = facts.add(
+        "Deploys happen on Tuesdays", scope="global", project_key="", source="user", now=now
+    )
     docs = MemoryRetriever.for_project(store, project).invoke("how does it deploy")
     assert {d.metadata["id"] for d in docs} == {mine.id, shared.id}
     by_id = {d.metadata["id"]: d for d in docs}
@@ -226,7 +255,7 @@ def test_large_tool_results_are_spilled_to_the_project(project):
     (project / "big.txt").write_text("".join(f"line {n} of a long log\n" for n in range(3000)))
     read = {t.name: t for t in engram_tools(project)}["read_file"]
     message = read.invoke(tool_call("read_file", "c1", path="big.txt"))
-    saved = [p for p in (project / SPILL_DIR).rglob("*") if p.is_file()]
+    saved = [p for p in state_of(project).path(SPILL_FOLDER).rglob("*") if p.is_file()]
     assert len(saved) == 1 and "line 1500 of a long log" in saved[0].read_text()
     assert SPILL_DIR.as_posix() in message.content and len(message.content) < 10_000
 

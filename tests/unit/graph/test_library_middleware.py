@@ -22,7 +22,8 @@ from engram.graph.compaction.history_rules import CLEARED_PREFIX, validate_histo
 from engram.stores.codeindex import ripgrep_search
 from engram.stores.memory.fact_store import FactStore
 from engram.stores.project_key import project_key
-from engram.stores.spill import SPILL_DIR
+from engram.stores.spill import SPILL_DIR, SPILL_FOLDER
+from tests.support.state import state_of
 from tests.unit.nodes.fake_models import RecordingChatModel
 
 WINDOW = 4_000
@@ -56,10 +57,14 @@ def model_saying(*replies: AIMessage) -> RecordingChatModel:
 def tool_round(n: int, size: int) -> list[BaseMessage]:
     call_id = f"call_{n}"
     return [
-        AIMessage("", tool_calls=[{"name": "read_file", "id": call_id, "args": {"path": "x"}}],
-                  id=f"ai_{n}"),
-        ToolMessage(" ".join(["data"] * size), tool_call_id=call_id, name="read_file",
-                    id=f"tool_{n}"),
+        AIMessage(
+            "",
+            tool_calls=[{"name": "read_file", "id": call_id, "args": {"path": "x"}}],
+            id=f"ai_{n}",
+        ),
+        ToolMessage(
+            " ".join(["data"] * size), tool_call_id=call_id, name="read_file", id=f"tool_{n}"
+        ),
     ]
 
 
@@ -70,8 +75,7 @@ def run(agent: Any, messages: list[BaseMessage]) -> dict[str, Any]:
 def run_with_budget(history: list[BaseMessage]) -> tuple[dict[str, Any], list[BaseMessage]]:
     """Run an agent with BudgetMiddleware on ``history``; return its state and the request."""
     model = model_saying(AIMessage("done"))
-    agent = create_agent(model, middleware=[BudgetMiddleware(context_window=WINDOW,
-                                                             count=words)])
+    agent = create_agent(model, middleware=[BudgetMiddleware(context_window=WINDOW, count=words)])
     state = run(agent, history)
     (seen,) = model.seen
     return state, seen
@@ -79,13 +83,21 @@ def run_with_budget(history: list[BaseMessage]) -> tuple[dict[str, Any], list[Ba
 
 def test_memory_and_pack_are_appended_to_the_user_turn(project, engram_home):
     store = InMemoryStore()
-    FactStore(store).add(FACT, scope="project", project_key=project_key(project),
-                         source="user", now=datetime.now(UTC))
+    FactStore(store).add(
+        FACT,
+        scope="project",
+        project_key=project_key(project),
+        source="user",
+        now=datetime.now(UTC),
+    )
     model = model_saying(AIMessage("done"))
-    agent = create_agent(model, middleware=[
-        MemoryMiddleware(store, project),
-        ContextPackMiddleware(project, budget=1_000, store=store),
-    ])
+    agent = create_agent(
+        model,
+        middleware=[
+            MemoryMiddleware(store, project),
+            ContextPackMiddleware(project, budget=1_000, store=store),
+        ],
+    )
     state = run(agent, [HumanMessage("how are cart_total totals computed?")])
     (request,) = model.seen
     user = next(m for m in request if isinstance(m, HumanMessage))
@@ -98,11 +110,18 @@ def test_memory_and_pack_are_appended_to_the_user_turn(project, engram_home):
 
 async def test_the_hooks_run_under_ainvoke_too(project, engram_home):
     store = InMemoryStore()
-    FactStore(store).add(FACT, scope="project", project_key=project_key(project),
-                         source="user", now=datetime.now(UTC))
+    FactStore(store).add(
+        FACT,
+        scope="project",
+        project_key=project_key(project),
+        source="user",
+        now=datetime.now(UTC),
+    )
     model = model_saying(AIMessage("done"))
-    agent = create_agent(model, middleware=[MemoryMiddleware(store, project),
-                                            BudgetMiddleware(context_window=WINDOW)])
+    agent = create_agent(
+        model,
+        middleware=[MemoryMiddleware(store, project), BudgetMiddleware(context_window=WINDOW)],
+    )
     state = await agent.ainvoke({"messages": [HumanMessage("what do totals use?")]})
     assert FACT in model.seen[0][0].text
     assert state["engram_budget"]["decision"] == "ok"
@@ -110,8 +129,10 @@ async def test_the_hooks_run_under_ainvoke_too(project, engram_home):
 
 def test_budget_check_reports_each_call(project):
     model = model_saying(AIMessage("done"))
-    agent = create_agent(model, middleware=[
-        BudgetMiddleware(context_window=WINDOW, count=words, system_prompt="be brief")])
+    agent = create_agent(
+        model,
+        middleware=[BudgetMiddleware(context_window=WINDOW, count=words, system_prompt="be brief")],
+    )
     state = run(agent, [HumanMessage("one two three")])
     budget = state["engram_budget"]
     assert (budget["window"], budget["trigger"], budget["clear"]) == (WINDOW, 2_000, 1_200)
@@ -136,8 +157,10 @@ def test_past_the_clearing_threshold_old_tool_results_become_placeholders(projec
 def test_past_the_trigger_older_turns_become_a_summary(project):
     history: list[BaseMessage] = []
     for n in range(4):
-        history += [HumanMessage(f"request {n} " + "detail " * 600, id=f"h{n}"),
-                    AIMessage(f"answer {n}", id=f"a{n}")]
+        history += [
+            HumanMessage(f"request {n} " + "detail " * 600, id=f"h{n}"),
+            AIMessage(f"answer {n}", id=f"a{n}"),
+        ]
     history.append(HumanMessage("the newest request", id="h_last"))
     state, seen = run_with_budget(history)
     assert not validate_history(seen)
@@ -159,21 +182,27 @@ def test_large_tool_outputs_are_spilled_on_the_way_back(project):
         AIMessage("", tool_calls=[{"name": "dump_log", "id": "call_1", "args": {}}]),
         AIMessage("done"),
     )
-    agent = create_agent(model, tools=[dump_log], middleware=[
-        BudgetMiddleware(context_window=WINDOW, project=project)])
+    agent = create_agent(
+        model,
+        tools=[dump_log],
+        middleware=[BudgetMiddleware(context_window=WINDOW, project=project)],
+    )
     state = run(agent, [HumanMessage("why did the build fail?")])
     message = next(m for m in state["messages"] if isinstance(m, ToolMessage))
-    saved = [p for p in (project / SPILL_DIR).rglob("*") if p.is_file()]
+    saved = [p for p in state_of(project).path(SPILL_FOLDER).rglob("*") if p.is_file()]
     assert len(saved) == 1 and saved[0].read_text().count("log line") == 5_000
     assert SPILL_DIR.as_posix() in message.text and len(message.text) < 10_000
 
 
 def test_engram_tools_in_create_agent_return_wrapped_results_and_errors(project):
     model = model_saying(
-        AIMessage("", tool_calls=[
-            {"name": "read_file", "id": "call_ok", "args": {"path": "cart.py"}},
-            {"name": "read_file", "id": "call_bad", "args": {"path": "../secret"}},
-        ]),
+        AIMessage(
+            "",
+            tool_calls=[
+                {"name": "read_file", "id": "call_ok", "args": {"path": "cart.py"}},
+                {"name": "read_file", "id": "call_bad", "args": {"path": "../secret"}},
+            ],
+        ),
         AIMessage("done"),
     )
     agent = create_agent(model, tools=engram_tools(project))

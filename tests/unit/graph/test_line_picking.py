@@ -21,7 +21,13 @@ def long_function(size: int = 300, needle_at: int = 250) -> list[str]:
 
 def test_task_terms_drop_numbers_and_short_words():
     assert task_terms("Fix timeout_retry_budget in 2 of os paths") == {
-        "fix", "timeout_retry_budget", "timeout", "retry", "budget", "paths"}
+        "fix",
+        "timeout_retry_budget",
+        "timeout",
+        "retry",
+        "budget",
+        "paths",
+    }
 
 
 def test_head_rows_keep_the_first_row_even_when_it_is_too_long():
@@ -49,8 +55,14 @@ def test_a_term_on_every_line_points_nowhere():
 def test_a_long_slice_shows_the_lines_the_task_names_and_says_what_it_left_out():
     lines = long_function()
     ranked = rank_files([Evidence("svc.py", 1, 300, "handle", 1.0, "bm25")])
-    (only,) = slice_items(ranked, {"svc.py": lines}.get, words, max_tokens=200, focus=0,
-                          terms=task_terms("the timeout retry budget is ignored"))
+    (only,) = slice_items(
+        ranked,
+        {"svc.py": lines}.get,
+        words,
+        max_tokens=200,
+        focus=0,
+        terms=task_terms("the timeout retry budget is ignored"),
+    )
     assert words(only.text) <= 200
     assert "timeout_retry_budget" in only.text
     assert len(only.shown) == 2 and only.shown[0][0] == 1 and only.shown[1][0] <= 251
@@ -62,24 +74,52 @@ def test_a_long_slice_shows_the_lines_the_task_names_and_says_what_it_left_out()
 
 def test_without_terms_a_long_slice_keeps_its_head():
     ranked = rank_files([Evidence("svc.py", 1, 300, "handle", 1.0, "bm25")])
-    (only,) = slice_items(ranked, {"svc.py": long_function()}.get, words, max_tokens=200,
-                          focus=0)
+    (only,) = slice_items(ranked, {"svc.py": long_function()}.get, words, max_tokens=200, focus=0)
     assert only.shown == () and only.start_line == 1 and "timeout" not in only.text
     assert "shown" not in only.to_dict()
 
 
 def test_the_span_that_overflows_the_depth_share_is_cut_to_the_room_left():
     files = {"a.py": ["x = 1"] * 20 + long_function(), "b.py": ["y = 2"] * 10}
-    hits = [{"path": "a.py", "start_line": 1, "end_line": 5, "symbol": "top", "kind": "function",
-             "score": 0.9, "source": "bm25"},
-            {"path": "a.py", "start_line": 21, "end_line": 320, "symbol": "handle",
-             "kind": "function", "score": 0.8, "source": "bm25"},
-            {"path": "b.py", "start_line": 1, "end_line": 5, "symbol": "b", "kind": "function",
-             "score": 0.5, "source": "bm25"}]
+    hits = [
+        {
+            "path": "a.py",
+            "start_line": 1,
+            "end_line": 5,
+            "symbol": "top",
+            "kind": "function",
+            "score": 0.9,
+            "source": "bm25",
+        },
+        {
+            "path": "a.py",
+            "start_line": 21,
+            "end_line": 320,
+            "symbol": "handle",
+            "kind": "function",
+            "score": 0.8,
+            "source": "bm25",
+        },
+        {
+            "path": "b.py",
+            "start_line": 1,
+            "end_line": 5,
+            "symbol": "b",
+            "kind": "function",
+            "score": 0.5,
+            "source": "bm25",
+        },
+    ]
     ranked = rank_files(evidence_of(hits, [], []))
     room = MIN_RECUT_TOKENS + 100
-    items = slice_items(ranked, files.get, words, focus=1, depth_tokens=room,
-                        terms=task_terms("timeout retry budget"))
+    items = slice_items(
+        ranked,
+        files.get,
+        words,
+        focus=1,
+        depth_tokens=room,
+        terms=task_terms("timeout retry budget"),
+    )
     assert [(i.path, i.start_line) for i in items] == [("a.py", 1), ("a.py", 21), ("b.py", 1)]
     assert words(items[1].text) <= room and "timeout_retry_budget" in items[1].text
     small = slice_items(ranked, files.get, words, focus=1, depth_tokens=MIN_RECUT_TOKENS - 1)

@@ -30,8 +30,9 @@ def test_model_text_streams_and_only_the_model_node_counts():
     view, out, _ = _view()
     for piece in ("The fix ", "is done."):
         view.handle("messages", (AIMessageChunk(content=piece), {"langgraph_node": "call_model"}))
-    view.handle("messages", (AIMessageChunk(content="SUMMARY"),
-                             {"langgraph_node": "compact_history"}))
+    view.handle(
+        "messages", (AIMessageChunk(content="SUMMARY"), {"langgraph_node": "compact_history"})
+    )
     view.handle("updates", {"call_model": {"messages": [AIMessage(content="The fix is done.")]}})
     assert out.getvalue() == "The fix is done.\n"
     assert view.streamed
@@ -39,8 +40,11 @@ def test_model_text_streams_and_only_the_model_node_counts():
 
 def test_text_in_content_blocks_streams_and_reasoning_does_not():
     view, out, _ = _view()
-    pieces = [[{"type": "reasoning", "reasoning": "think"}], [{"type": "text", "text": "Done "}],
-              [{"type": "text", "text": "now.", "index": 0}]]
+    pieces = [
+        [{"type": "reasoning", "reasoning": "think"}],
+        [{"type": "text", "text": "Done "}],
+        [{"type": "text", "text": "now.", "index": 0}],
+    ]
     for piece in pieces:
         view.handle("messages", (AIMessageChunk(content=piece), {"langgraph_node": "call_model"}))
     view.handle("updates", {"call_model": {"messages": [AIMessage(content="Done now.")]}})
@@ -48,8 +52,9 @@ def test_text_in_content_blocks_streams_and_reasoning_does_not():
 
 
 def test_the_answer_of_a_reply_in_content_blocks_is_its_text():
-    reply = AIMessage(content=[{"type": "reasoning", "reasoning": "hm"},
-                               {"type": "text", "text": "The answer."}])
+    reply = AIMessage(
+        content=[{"type": "reasoning", "reasoning": "hm"}, {"type": "text", "text": "The answer."}]
+    )
     assert _final_answer([HumanMessage("q"), reply]) == "The answer."
 
 
@@ -102,26 +107,36 @@ class _Stream(io.StringIO):
         return self.tty
 
 
-@pytest.mark.parametrize(("stdin", "stdout", "as_json", "live"), [
-    (True, True, False, True),
-    (True, True, True, False),  # --json never streams
-    (False, True, False, False),
-    (True, False, False, False),
-])
-def test_the_live_view_needs_a_terminal_on_both_ends_and_no_json(monkeypatch, stdin, stdout,
-                                                                 as_json, live):
+@pytest.mark.parametrize(
+    ("stdin", "stdout", "as_json", "live"),
+    [
+        (True, True, False, True),
+        (True, True, True, False),  # --json never streams
+        (False, True, False, False),
+        (True, False, False, False),
+    ],
+)
+def test_the_live_view_needs_a_terminal_on_both_ends_and_no_json(
+    monkeypatch, stdin, stdout, as_json, live
+):
     monkeypatch.setattr("sys.stdin", _Stream(stdin))
     monkeypatch.setattr("sys.stdout", _Stream(stdout))
     assert is_live(as_json=as_json) is live
 
 
 def test_a_stopped_step_answers_every_open_call():
-    calls = AIMessage(content="", tool_calls=[
-        {"id": "c1", "name": "run_command", "args": {"command": "sleep 9"}},
-        {"id": "c2", "name": "read_file", "args": {"path": "a"}}])
+    calls = AIMessage(
+        content="",
+        tool_calls=[
+            {"id": "c1", "name": "run_command", "args": {"command": "sleep 9"}},
+            {"id": "c2", "name": "read_file", "args": {"path": "a"}},
+        ],
+    )
     closing = close_stopped_calls([HumanMessage(content="go"), calls])
     assert [(m.tool_call_id, m.name, m.content) for m in closing] == [
-        ("c1", "run_command", STOPPED), ("c2", "read_file", STOPPED)]
+        ("c1", "run_command", STOPPED),
+        ("c2", "read_file", STOPPED),
+    ]
     assert close_stopped_calls([HumanMessage(content="go")]) == []
 
 

@@ -26,20 +26,25 @@ def words(text: str) -> int:
 
 
 def _toolset(count: int) -> McpToolset:
-    specs = {f"inv__move_{i}": McpToolSpec(
-        "inv", f"move_{i}", f"Record stock movement {i} between warehouses for audits.",
-        {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]})
-        for i in range(count)}
-    specs["inv__weather"] = McpToolSpec("inv", "weather", "Forecast for a city.",
-                                        {"type": "object", "properties": {}})
+    specs = {
+        f"inv__move_{i}": McpToolSpec(
+            "inv",
+            f"move_{i}",
+            f"Record stock movement {i} between warehouses for audits.",
+            {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]},
+        )
+        for i in range(count)
+    }
+    specs["inv__weather"] = McpToolSpec(
+        "inv", "weather", "Forecast for a city.", {"type": "object", "properties": {}}
+    )
     return McpToolset({"inv": McpServer("inv", "inv-server")}, specs)
 
 
 def test_small_toolsets_are_bound_tool_by_tool(tmp_path):
     context = Context(project=str(tmp_path), context_window=100_000)
     tools = mcp_tools(_toolset(3), context, words)
-    assert [t.name for t in tools] == ["inv__move_0", "inv__move_1", "inv__move_2",
-                                       "inv__weather"]
+    assert [t.name for t in tools] == ["inv__move_0", "inv__move_1", "inv__move_2", "inv__weather"]
     assert "[MCP inv] Forecast" in tools[-1].description
     assert tools[0].args["sku"] == {"type": "string"}
 
@@ -73,24 +78,37 @@ def test_mcp_calls_are_actions_with_their_target_named(tmp_path):
     files = ProjectFiles(tmp_path)
     direct = propose(files, {"name": "docs__search", "args": {"q": "x"}, "id": "1"})
     assert direct["category"] == "mcp" and direct["mcp_tool"] == "docs__search"
-    via = propose(files, {"name": "call_tool", "args": {"name": "docs__get", "arguments": {}},
-                          "id": "2"})
+    via = propose(
+        files, {"name": "call_tool", "args": {"name": "docs__get", "arguments": {}}, "id": "2"}
+    )
     assert via["mcp_tool"] == "docs__get"
 
 
-@pytest.mark.parametrize(("policy", "high_risk", "kinds", "tool", "asks"), [
-    ("ask", False, [], "docs__search", True),
-    ("auto-edit", False, [], "docs__search", True),  # not an edit: still asks
-    ("yolo", False, [], "docs__search", False),
-    ("ask", False, [], "docs__get", False),  # allowlisted by name
-    ("ask", False, [], "tracker__read_issue", False),  # allowlisted by glob
-    ("ask", False, [], "tracker_x__read", True),
-    ("yolo", True, [], "docs__get", True),  # high risk always asks
-    ("ask", False, ["mcp"], "docs__search", False),  # approved for the session
-])
+@pytest.mark.parametrize(
+    ("policy", "high_risk", "kinds", "tool", "asks"),
+    [
+        ("ask", False, [], "docs__search", True),
+        ("auto-edit", False, [], "docs__search", True),  # not an edit: still asks
+        ("yolo", False, [], "docs__search", False),
+        ("ask", False, [], "docs__get", False),  # allowlisted by name
+        ("ask", False, [], "tracker__read_issue", False),  # allowlisted by glob
+        ("ask", False, [], "tracker_x__read", True),
+        ("yolo", True, [], "docs__get", True),  # high risk always asks
+        ("ask", False, ["mcp"], "docs__search", False),  # approved for the session
+    ],
+)
 def test_mcp_approval(policy, high_risk, kinds, tool, asks):
-    assert needs_approval("mcp", policy=policy, high_risk=high_risk, approved_kinds=kinds,
-                          mcp_tool=tool, mcp_allow=["docs__get", "tracker__*"]) is asks
+    assert (
+        needs_approval(
+            "mcp",
+            policy=policy,
+            high_risk=high_risk,
+            approved_kinds=kinds,
+            mcp_tool=tool,
+            mcp_allow=["docs__get", "tracker__*"],
+        )
+        is asks
+    )
 
 
 def test_settings_allow_mcp_tools(tmp_path):

@@ -71,8 +71,9 @@ def test_verify_replace_delete_and_stale_mark(store):
     assert "hint:" in run(store, f"/memory delete {fact.id}")
 
 
-@pytest.mark.parametrize("line", ["/memory", "/memory frobnicate", "/memory replace onlyid",
-                                  "/memory search"])
+@pytest.mark.parametrize(
+    "line", ["/memory", "/memory frobnicate", "/memory replace onlyid", "/memory search"]
+)
 def test_usage(store, line):
     assert run(store, line) == MEMORY_USAGE
 
@@ -88,8 +89,14 @@ def _tool(tmp_path, store, after=()):
 
 
 def _recalled(store, key, query):
-    return recall_facts(store, query, project_key=key, window=128_000,
-                        count_tokens=lambda t: len(t.split()), now=NOW).block
+    return recall_facts(
+        store,
+        query,
+        project_key=key,
+        window=128_000,
+        count_tokens=lambda t: len(t.split()),
+        now=NOW,
+    ).block
 
 
 def test_tool_saves_an_unverified_project_fact_before_any_untrusted_content(tmp_path, store):
@@ -141,12 +148,14 @@ def test_verify_can_move_a_confirmed_fact_to_global_scope(tmp_path, store):
 
 def test_tool_returns_conflict_for_the_user_to_settle(tmp_path, store):
     tool, key = _tool(tmp_path, store)
-    FactStore(store).add("This project uses Java 17", scope="project", project_key=key,
-                         source="user", now=NOW)
+    FactStore(store).add(
+        "This project uses Java 17", scope="project", project_key=key, source="user", now=NOW
+    )
     reply = tool.invoke({"text": "This project uses Java 21"})
     assert reply.startswith("NOT SAVED") and "Java 17" in reply and "ask them" in reply
     assert [f.text for f in FactStore(store).facts(project_key=key)] == [
-        "This project uses Java 17"]
+        "This project uses Java 17"
+    ]
 
 
 def test_tool_refuses_secrets_and_is_offered_only_with_a_store(tmp_path, store):

@@ -46,8 +46,14 @@ def test_seed_example_debug_task_on_200k_window():
 
 @pytest.mark.parametrize(
     ("task_type", "ratio"),
-    [("debug", 0.7), ("refactor", 0.5), ("explain", 0.3), ("feature", 0.3),
-     ("docs", DEFAULT_CONTEXT_RATIO), ("ops", DEFAULT_CONTEXT_RATIO)],
+    [
+        ("debug", 0.7),
+        ("refactor", 0.5),
+        ("explain", 0.3),
+        ("feature", 0.3),
+        ("docs", DEFAULT_CONTEXT_RATIO),
+        ("ops", DEFAULT_CONTEXT_RATIO),
+    ],
 )
 def test_ratio_table(task_type, ratio):
     assert context_ratio(task_type) == ratio
@@ -185,8 +191,11 @@ def test_rules_cannot_starve_the_code_map():
 
 def test_contiguous_sections_stop_at_first_misfit_but_slices_skip():
     candidates = [item("memory", 5), item("memory", 500), item("memory", 5)]
-    candidates += [item("slices", 5, tag="a"), item("slices", 900, tag="b"),
-                   item("slices", 5, tag="c")]
+    candidates += [
+        item("slices", 5, tag="a"),
+        item("slices", 900, tag="b"),
+        item("slices", 5, tag="c"),
+    ]
     pack = fill_pack(candidates, 600, words)
     assert len(pack.section("memory").items) == 1
     assert [i.text[0] for i in pack.section("slices").items] == ["a", "c"]

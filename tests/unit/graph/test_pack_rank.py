@@ -19,8 +19,15 @@ def words(text: str) -> int:
 
 
 def hit(path, start, end, score, source, symbol=""):
-    return {"path": path, "start_line": start, "end_line": end, "symbol": symbol,
-            "kind": "function", "score": score, "source": source}
+    return {
+        "path": path,
+        "start_line": start,
+        "end_line": end,
+        "symbol": symbol,
+        "kind": "function",
+        "score": score,
+        "source": source,
+    }
 
 
 HITS = [
@@ -62,8 +69,16 @@ def test_a_leading_source_keeps_its_file_order_ahead_of_the_fusion():
 
 
 def test_graph_and_phase0_evidence_are_fused():
-    related = [{"path": "e.py", "start_line": 2, "end_line": 8, "symbol": "E.run",
-                "relation": "calls", "score": 0.4}]
+    related = [
+        {
+            "path": "e.py",
+            "start_line": 2,
+            "end_line": 8,
+            "symbol": "E.run",
+            "relation": "calls",
+            "score": 0.4,
+        }
+    ]
     ranked = rank_files(evidence_of(HITS, related, ["f.py"]))
     by_path = {r.path: r for r in ranked}
     assert "e.py" in by_path and "f.py" in by_path
@@ -79,9 +94,11 @@ def test_code_map_lists_why():
 
 
 def test_code_map_names_what_a_file_defines_not_the_file_itself():
-    hits = [hit("pkg/mod.py", 1, 5, 0.9, "bm25", "pkg/mod.py"),
-            hit("pkg/mod.py", 6, 9, 0.8, "bm25", "mod.py"),
-            hit("pkg/mod.py", 10, 20, 0.7, "bm25", "Parser.parse(self, text)")]
+    hits = [
+        hit("pkg/mod.py", 1, 5, 0.9, "bm25", "pkg/mod.py"),
+        hit("pkg/mod.py", 6, 9, 0.8, "bm25", "mod.py"),
+        hit("pkg/mod.py", 10, 20, 0.7, "bm25", "Parser.parse(self, text)"),
+    ]
     (item,) = code_map_items(rank_files(evidence_of(hits, [], [])))
     assert item.text == "1. pkg/mod.py — Parser.parse (why: bm25 #1)"
 
@@ -92,9 +109,11 @@ def test_code_map_is_limited_to_its_file_count():
 
 
 def test_slices_deal_best_span_of_every_file_first_and_skip_overlaps():
-    files = {"a.py": [f"a line {i}" for i in range(40)],
-             "b.py": [f"b line {i}" for i in range(40)],
-             "c.py": [f"c line {i}" for i in range(40)]}
+    files = {
+        "a.py": [f"a line {i}" for i in range(40)],
+        "b.py": [f"b line {i}" for i in range(40)],
+        "c.py": [f"c line {i}" for i in range(40)],
+    }
     hits = HITS + [hit("b.py", 6, 8, 0.1, "bm25", "inner")]
     ranked = rank_files(evidence_of(hits, [], []))
     items = slice_items(ranked, files.get, words, focus=0)
@@ -116,9 +135,13 @@ def test_long_span_keeps_its_head_within_the_slice_limit():
 
 def test_leading_files_give_all_their_spans_first_and_longer():
     files = {p: [f"{p} word{i} " * 3 for i in range(200)] for p in ("a.py", "b.py", "c.py")}
-    hits = [hit("a.py", 1, 100, 0.9, "bm25", "a1"), hit("a.py", 120, 130, 0.8, "bm25", "a2"),
-            hit("b.py", 1, 5, 0.5, "bm25", "b1"), hit("c.py", 1, 5, 0.4, "bm25", "c1"),
-            hit("c.py", 10, 15, 0.3, "bm25", "c2")]
+    hits = [
+        hit("a.py", 1, 100, 0.9, "bm25", "a1"),
+        hit("a.py", 120, 130, 0.8, "bm25", "a2"),
+        hit("b.py", 1, 5, 0.5, "bm25", "b1"),
+        hit("c.py", 1, 5, 0.4, "bm25", "c1"),
+        hit("c.py", 10, 15, 0.3, "bm25", "c2"),
+    ]
     ranked = rank_files(evidence_of(hits, [], []))
     items = slice_items(ranked, files.get, words, focus=1, focus_tokens=200, max_tokens=50)
     assert [i.path for i in items] == ["a.py", "a.py", "c.py", "b.py", "c.py"]  # then round-robin
@@ -137,12 +160,16 @@ def test_text_items_split_paragraphs_and_carry_labels():
 
 
 def test_history_picks_overlapping_exchanges_in_order():
-    exchanges = [("fix the parser crash", "patched parser.py"),
-                 ("what is the weather", "no idea"),
-                 ("parser tests fail", "the parser crash came back")]
+    exchanges = [
+        ("fix the parser crash", "patched parser.py"),
+        ("what is the weather", "no idea"),
+        ("parser tests fail", "the parser crash came back"),
+    ]
     items = history_items(exchanges, "parser crash again", limit=2)
     assert [i.text.split("\n")[0] for i in items] == [
-        "User: fix the parser crash", "User: parser tests fail"]
+        "User: fix the parser crash",
+        "User: parser tests fail",
+    ]
 
 
 def test_documentation_ranks_below_code_it_ties_with():
@@ -153,8 +180,9 @@ def test_documentation_ranks_below_code_it_ties_with():
 
 def test_multiline_symbols_become_one_line():
     hits = [hit("a.py", 1, 3, 1.0, "bm25", "f(a,\n    b)")]
-    (only,) = slice_items(rank_files(evidence_of(hits, [], [])), {"a.py": ["x", "y", "z"]}.get,
-                          words)
+    (only,) = slice_items(
+        rank_files(evidence_of(hits, [], [])), {"a.py": ["x", "y", "z"]}.get, words
+    )
     assert only.symbol == "f(a, b)" and only.text.splitlines()[0] == "--- a.py:1-3 f(a, b)"
 
 
@@ -162,7 +190,9 @@ def test_tests_rank_below_code_they_tie_with_unless_the_task_is_about_tests():
     hits = [hit("tests/test_x.py", 1, 5, 0.9, "bm25", "t"), hit("src/x.py", 1, 5, 0.9, "dense")]
     evidence = evidence_of(hits, [], [])
     assert [r.path for r in rank_files(evidence, demote_tests=True)] == [
-        "src/x.py", "tests/test_x.py"]
+        "src/x.py",
+        "tests/test_x.py",
+    ]
     plain = {r.path: r.score for r in rank_files(evidence, demote_tests=False)}
     demoted = {r.path: r.score for r in rank_files(evidence, demote_tests=True)}
     assert demoted["tests/test_x.py"] == plain["tests/test_x.py"] / 2
@@ -171,10 +201,18 @@ def test_tests_rank_below_code_they_tie_with_unless_the_task_is_about_tests():
 
 def test_depth_beyond_its_share_waits_for_other_files_best_spans():
     files = {p: [f"{p} word{i} " * 3 for i in range(200)] for p in ("a.py", "b.py")}
-    hits = [hit("a.py", 1, 10, 0.9, "bm25", "a1"), hit("a.py", 20, 30, 0.8, "bm25", "a2"),
-            hit("a.py", 40, 50, 0.7, "bm25", "a3"), hit("b.py", 1, 5, 0.5, "bm25", "b1")]
+    hits = [
+        hit("a.py", 1, 10, 0.9, "bm25", "a1"),
+        hit("a.py", 20, 30, 0.8, "bm25", "a2"),
+        hit("a.py", 40, 50, 0.7, "bm25", "a3"),
+        hit("b.py", 1, 5, 0.5, "bm25", "b1"),
+    ]
     ranked = rank_files(evidence_of(hits, [], []))
     one_span = words(slice_items(ranked, files.get, words, focus=1)[1].text)
     items = slice_items(ranked, files.get, words, focus=1, depth_tokens=one_span)
-    assert [(i.path, i.start_line) for i in items] == [("a.py", 1), ("a.py", 20), ("b.py", 1),
-                                                        ("a.py", 40)]
+    assert [(i.path, i.start_line) for i in items] == [
+        ("a.py", 1),
+        ("a.py", 20),
+        ("b.py", 1),
+        ("a.py", 40),
+    ]

@@ -27,8 +27,14 @@ def words(text: str) -> int:
 
 
 def _episode(eid="ep", days=1.0, **kw) -> Episode:
-    values = dict(id=eid, date=NOW - timedelta(days=days), task_type="refactor",
-                  summary="refactor broke checkout", outcome="failure", lesson="test first")
+    values = dict(
+        id=eid,
+        date=NOW - timedelta(days=days),
+        task_type="refactor",
+        summary="refactor broke checkout",
+        outcome="failure",
+        lesson="test first",
+    )
     values.update(kw)
     return Episode(**values)
 
@@ -50,28 +56,54 @@ def test_decay_exceptions():
 
 
 def _strategies(n=6):
-    return [Strategy(id=f"s{i}", principle=f"principle number {i}", applies_to=("refactor",),
-                     priority="high" if i % 2 else "low") for i in range(n)]
+    return [
+        Strategy(
+            id=f"s{i}",
+            principle=f"principle number {i}",
+            applies_to=("refactor",),
+            priority="high" if i % 2 else "low",
+        )
+        for i in range(n)
+    ]
 
 
 def _patterns(n=6):
-    return [Pattern(id=f"p{i}", name=f"pattern {i}",
-                    trigger=Trigger(task_types=("refactor",), features=(f"f{i}",)),
-                    prevention="do the safe thing", confidence=1 + i % 5, last_validated=NOW)
-            for i in range(n)]
+    return [
+        Pattern(
+            id=f"p{i}",
+            name=f"pattern {i}",
+            trigger=Trigger(task_types=("refactor",), features=(f"f{i}",)),
+            prevention="do the safe thing",
+            confidence=1 + i % 5,
+            last_validated=NOW,
+        )
+        for i in range(n)
+    ]
 
 
 def _profile(risk: str) -> TaskProfile:
-    return TaskProfile(task_type="refactor", risk=risk, files_affected=8, files=("pay.py",),
-                       has_tests=False, production=False,
-                       features=tuple(f"f{i}" for i in range(6)))
+    return TaskProfile(
+        task_type="refactor",
+        risk=risk,
+        files_affected=8,
+        files=("pay.py",),
+        has_tests=False,
+        production=False,
+        features=tuple(f"f{i}" for i in range(6)),
+    )
 
 
 @pytest.mark.parametrize("risk", ["low", "medium", "high"])
 def test_density_per_risk(risk):
     episodes = [_episode(f"e{i}", days=i) for i in range(6)]
-    sel = select_experience(_profile(risk), strategies=_strategies(), patterns=_patterns(),
-                            episodes=episodes, now=NOW, count_tokens=words)
+    sel = select_experience(
+        _profile(risk),
+        strategies=_strategies(),
+        patterns=_patterns(),
+        episodes=episodes,
+        now=NOW,
+        count_tokens=words,
+    )
     density = DENSITY[risk]
     kinds = [i.kind for i in sel.items]
     assert kinds.count("strategy") <= density.strategies
@@ -90,10 +122,18 @@ def test_density_per_risk(risk):
 
 
 def test_strategies_ranked_by_priority_and_direct_lookup_only():
-    strategies = [*_strategies(4),
-                  Strategy(id="dbg", principle="bisect", applies_to=("debug",), priority="high")]
-    sel = select_experience(_profile("low"), strategies=strategies, patterns=[], episodes=[],
-                            now=NOW, count_tokens=words)
+    strategies = [
+        *_strategies(4),
+        Strategy(id="dbg", principle="bisect", applies_to=("debug",), priority="high"),
+    ]
+    sel = select_experience(
+        _profile("low"),
+        strategies=strategies,
+        patterns=[],
+        episodes=[],
+        now=NOW,
+        count_tokens=words,
+    )
     ids = [i.id for i in sel.items]
     assert "dbg" not in ids
     assert ids[:2] == ["s1", "s3"]
@@ -101,13 +141,25 @@ def test_strategies_ranked_by_priority_and_direct_lookup_only():
 
 def test_patterns_sorted_by_confidence_and_conflicts_resolved():
     shared = Trigger(task_types=("refactor",))
-    a = Pattern(id="a", name="incremental", trigger=shared, confidence=4,
-                last_validated=NOW - timedelta(days=50))
+    a = Pattern(
+        id="a",
+        name="incremental",
+        trigger=shared,
+        confidence=4,
+        last_validated=NOW - timedelta(days=50),
+    )
     b = Pattern(id="b", name="copy and switch", trigger=shared, confidence=3, last_validated=NOW)
-    c = Pattern(id="c", name="other", trigger=Trigger(has_tests=False), confidence=5,
-                last_validated=NOW)
-    sel = select_experience(_profile("medium"), strategies=[], patterns=[a, b, c], episodes=[],
-                            now=NOW, count_tokens=words)
+    c = Pattern(
+        id="c", name="other", trigger=Trigger(has_tests=False), confidence=5, last_validated=NOW
+    )
+    sel = select_experience(
+        _profile("medium"),
+        strategies=[],
+        patterns=[a, b, c],
+        episodes=[],
+        now=NOW,
+        count_tokens=words,
+    )
     assert [i.id for i in sel.items] == ["c", "b"]
     assert sel.conflicts == (("b", ("a",)),)
     assert ("pattern", "a", "conflicts with b, which wins") in sel.skipped
@@ -116,8 +168,14 @@ def test_patterns_sorted_by_confidence_and_conflicts_resolved():
 def test_retired_and_unmatched_patterns_not_injected():
     retired = Pattern(id="r", name="gone", trigger=Trigger(), confidence=0, status="retired")
     unmatched = Pattern(id="u", name="debug only", trigger=Trigger(task_types=("debug",)))
-    sel = select_experience(_profile("medium"), strategies=[], patterns=[retired, unmatched],
-                            episodes=[], now=NOW, count_tokens=words)
+    sel = select_experience(
+        _profile("medium"),
+        strategies=[],
+        patterns=[retired, unmatched],
+        episodes=[],
+        now=NOW,
+        count_tokens=words,
+    )
     assert sel.items == () and sel.block == ""
 
 
@@ -129,34 +187,53 @@ def test_episodes_failures_only_archived_out_referenced_in():
         _episode("kept", days=200, task_type="debug", files=("x.py",)),
         _episode("unrelated", days=1, task_type="docs"),
     ]
-    pattern = Pattern(id="p", name="n", trigger=Trigger(task_types=("refactor",)),
-                      evidence=("kept",))
-    sel = select_experience(_profile("high"), strategies=[], patterns=[pattern],
-                            episodes=episodes, now=NOW, count_tokens=words)
+    pattern = Pattern(
+        id="p", name="n", trigger=Trigger(task_types=("refactor",)), evidence=("kept",)
+    )
+    sel = select_experience(
+        _profile("high"),
+        strategies=[],
+        patterns=[pattern],
+        episodes=episodes,
+        now=NOW,
+        count_tokens=words,
+    )
     ids = {i.id for i in sel.items if i.kind == "episode"}
     assert ids == {"fresh", "kept"}
 
 
 def test_block_never_exceeds_budget_even_with_huge_items():
-    huge = [Strategy(id=f"h{i}", principle="word " * 5000, applies_to=("refactor",))
-            for i in range(5)]
+    huge = [
+        Strategy(id=f"h{i}", principle="word " * 5000, applies_to=("refactor",)) for i in range(5)
+    ]
     for budget in (30, 120, 400):
-        sel = select_experience(_profile("low"), strategies=huge, patterns=[], episodes=[],
-                                now=NOW, count_tokens=words, budget=budget)
+        sel = select_experience(
+            _profile("low"),
+            strategies=huge,
+            patterns=[],
+            episodes=[],
+            now=NOW,
+            count_tokens=words,
+            budget=budget,
+        )
         assert sel.tokens <= budget
         if budget < 400:
             assert any("budget" in why for _, _, why in sel.skipped)
 
 
 def test_report_lists_injected_and_skipped():
-    sel = select_experience(_profile("low"), strategies=_strategies(), patterns=[], episodes=[],
-                            now=NOW, count_tokens=words)
+    sel = select_experience(
+        _profile("low"),
+        strategies=_strategies(),
+        patterns=[],
+        episodes=[],
+        now=NOW,
+        count_tokens=words,
+    )
     report = sel.report()
     assert [i["id"] for i in report["injected"]] == [i.id for i in sel.items]
     assert report["tokens"] == sel.tokens and report["budget"] == RISK_BUDGETS["low"]
     assert report["skipped"]
-
-
 
 
 def test_retrieval_config_mirrors_constants():
@@ -170,8 +247,14 @@ def test_failure_on_related_work_found_by_shared_terms():
     unrelated = _episode("css", task_type="feature", summary="button colours off in dark mode")
     profile = profile_task("Move password hashing to bcrypt before the production release")
     assert profile.risk == "high" and "password" in profile.terms
-    sel = select_experience(profile, strategies=[], patterns=[], episodes=[related, unrelated],
-                            now=NOW, count_tokens=words)
+    sel = select_experience(
+        profile,
+        strategies=[],
+        patterns=[],
+        episodes=[related, unrelated],
+        now=NOW,
+        count_tokens=words,
+    )
     assert [i.id for i in sel.items] == ["hash"]
     assert "password" in sel.items[0].reason
 
@@ -195,15 +278,25 @@ texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6
     budget=st.integers(min_value=0, max_value=400),
 )
 def test_block_within_budget_for_any_records(principles, failures, risk, budget):
-    strategies = [Strategy(id=f"s{i}", principle=p, applies_to=("refactor",))
-                  for i, p in enumerate(principles)]
-    patterns = [Pattern(id=f"p{i}", name="n", trigger=Trigger(), failure=f)
-                for i, f in enumerate(failures)]
+    strategies = [
+        Strategy(id=f"s{i}", principle=p, applies_to=("refactor",))
+        for i, p in enumerate(principles)
+    ]
+    patterns = [
+        Pattern(id=f"p{i}", name="n", trigger=Trigger(), failure=f) for i, f in enumerate(failures)
+    ]
     episodes = [_episode(f"e{i}", lesson=f) for i, f in enumerate(failures)]
     profile = _profile(risk)
     for count in (words, count_text):
-        sel = select_experience(profile, strategies=strategies, patterns=patterns,
-                                episodes=episodes, now=NOW, count_tokens=count, budget=budget)
+        sel = select_experience(
+            profile,
+            strategies=strategies,
+            patterns=patterns,
+            episodes=episodes,
+            now=NOW,
+            count_tokens=count,
+            budget=budget,
+        )
         assert sel.tokens <= budget
         assert len(sel.items) <= DENSITY[risk].max_items
         assert (sel.block == "") == (sel.items == ())

@@ -30,22 +30,41 @@ def _profile(risk: str) -> TaskProfile:
 
 
 def _episode(eid: str, days: float, **kw) -> Episode:
-    values = dict(id=eid, date=NOW - timedelta(days=days), task_type="refactor",
-                  summary="s", outcome="failure")
+    values = dict(
+        id=eid,
+        date=NOW - timedelta(days=days),
+        task_type="refactor",
+        summary="s",
+        outcome="failure",
+    )
     values.update(kw)
     return Episode(**values)
 
 
 def test_high_risk_loads_recent_severe_and_referenced_failures(repo):
-    for episode in (_episode("recent", 10), _episode("edge", 90), _episode("old", 91),
-                    _episode("old-severe", 300, severity=1), _episode("old-ref", 300),
-                    _episode("ok", 1, outcome="success"),
-                    _episode("old-ref-other", 300)):
+    for episode in (
+        _episode("recent", 10),
+        _episode("edge", 90),
+        _episode("old", 91),
+        _episode("old-severe", 300, severity=1),
+        _episode("old-ref", 300),
+        _episode("ok", 1, outcome="success"),
+        _episode("old-ref-other", 300),
+    ):
         repo.put(episode)
-    repo.put(Pattern(id="p", name="n", trigger=Trigger(task_types=("refactor",)),
-                     evidence=("old-ref", "missing")))
-    repo.put(Pattern(id="q", name="n", trigger=Trigger(task_types=("debug",)),
-                     evidence=("old-ref-other",)))
+    repo.put(
+        Pattern(
+            id="p",
+            name="n",
+            trigger=Trigger(task_types=("refactor",)),
+            evidence=("old-ref", "missing"),
+        )
+    )
+    repo.put(
+        Pattern(
+            id="q", name="n", trigger=Trigger(task_types=("debug",)), evidence=("old-ref-other",)
+        )
+    )
     loaded = load_experience(repo, _profile("high"), NOW)
     assert {e.id for e in loaded.episodes} == {"recent", "edge", "old-severe", "old-ref"}
     assert {p.id for p in loaded.patterns} == {"p", "q"}

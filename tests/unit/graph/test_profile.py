@@ -14,8 +14,9 @@ ROWS = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitline
 TYPE_ACCURACY_MIN = 0.90
 RISK_ACCURACY_MIN = 0.95
 HELDOUT = TABLE.with_name("task_profiles_heldout.jsonl")
-HELDOUT_ROWS = [json.loads(line) for line in HELDOUT.read_text(encoding="utf-8").splitlines()
-                if line]
+HELDOUT_ROWS = [
+    json.loads(line) for line in HELDOUT.read_text(encoding="utf-8").splitlines() if line
+]
 HELDOUT_MIN = {"dev": (0.92, 0.97), "blind": (0.85, 0.94)}
 """(type, risk) accuracy floors per part of the held-out table, a little below those reached.
 The "blind" part was written after the rules and scored once; see bench/RESULTS.md."""
@@ -39,8 +40,11 @@ def test_accuracy_on_labelled_table():
     risk_ok = sum(p.risk == r["risk"] for p, r in zip(profiles, ROWS, strict=True))
     assert type_ok / len(ROWS) >= TYPE_ACCURACY_MIN
     assert risk_ok / len(ROWS) >= RISK_ACCURACY_MIN
-    high_as_low = [r["task"] for p, r in zip(profiles, ROWS, strict=True)
-                   if r["risk"] == "high" and p.risk == "low"]
+    high_as_low = [
+        r["task"]
+        for p, r in zip(profiles, ROWS, strict=True)
+        if r["risk"] == "high" and p.risk == "low"
+    ]
     assert high_as_low == []
 
 
@@ -48,8 +52,11 @@ def _accuracy(rows: list[dict[str, str]]) -> tuple[float, float, list[str]]:
     profiles = [profile_task(r["task"]) for r in rows]
     type_ok = sum(p.task_type == r["type"] for p, r in zip(profiles, rows, strict=True))
     risk_ok = sum(p.risk == r["risk"] for p, r in zip(profiles, rows, strict=True))
-    high_as_low = [r["task"] for p, r in zip(profiles, rows, strict=True)
-                   if r["risk"] == "high" and p.risk == "low"]
+    high_as_low = [
+        r["task"]
+        for p, r in zip(profiles, rows, strict=True)
+        if r["risk"] == "high" and p.risk == "low"
+    ]
     return type_ok / len(rows), risk_ok / len(rows), high_as_low
 
 
@@ -160,22 +167,28 @@ def test_code_deletion_is_not_data_deletion():
     assert profile.risk != "high"
 
 
-@pytest.mark.parametrize("task", [
-    "Truncate long log lines in the console output",
-    "Pagination links on /search drop the active filters",
-    "The delete button does nothing on the settings page",
-    "Drop support for Python 3.8",
-])
+@pytest.mark.parametrize(
+    "task",
+    [
+        "Truncate long log lines in the console output",
+        "Pagination links on /search drop the active filters",
+        "The delete button does nothing on the settings page",
+        "Drop support for Python 3.8",
+    ],
+)
 def test_a_deletion_word_without_data_as_its_object_is_not_data_deletion(task):
     assert "data-deletion" not in profile_task(task).features
 
 
-@pytest.mark.parametrize("task", [
-    "Truncate the audit_log table every night",
-    "Let users delete their own account and all their data",
-    "Implement soft delete for blog posts",
-    "Add an endpoint for the deletion of inactive customers",
-])
+@pytest.mark.parametrize(
+    "task",
+    [
+        "Truncate the audit_log table every night",
+        "Let users delete their own account and all their data",
+        "Implement soft delete for blog posts",
+        "Add an endpoint for the deletion of inactive customers",
+    ],
+)
 def test_deleting_what_holds_data_is_data_deletion(task):
     profile = profile_task(task)
     assert "data-deletion" in profile.features and profile.risk == "high"
@@ -207,6 +220,7 @@ def test_to_dict_is_json_ready():
 
 def test_slash_words_are_not_paths():
     assert profile_task("Convert src/legacy/upload.js to async/await").files == (
-        "src/legacy/upload.js",)
+        "src/legacy/upload.js",
+    )
     assert profile_task("Fix the CI/CD read/write step").files == ()
     assert profile_task("Move pkg/a/b into lib").files == ("pkg/a/b",)

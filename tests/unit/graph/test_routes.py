@@ -48,8 +48,10 @@ def test_budget_route():
 def test_call_model_route():
     calls = AIMessage(content="", tool_calls=[{"name": "grep_code", "args": {}, "id": "c"}])
     assert route_after_call_model(State(messages=[HumanMessage("q"), calls])) == "run_tools"
-    assert route_after_call_model(State(messages=[HumanMessage("q"), AIMessage("a")])) \
+    assert (
+        route_after_call_model(State(messages=[HumanMessage("q"), AIMessage("a")]))
         == "learn_from_task"
+    )
     with pytest.raises(ValueError):
         route_after_call_model(State())
 

@@ -26,8 +26,9 @@ from engram.stores.sqlite_files import sqlite_connect
 
 def test_exact_id_wins_over_a_longer_one_it_prefixes():
     assert match_prefix("crash-me", ["crash-me", "crash-me-copy"], "session id") == "crash-me"
-    assert match_prefix("crash-me-c", ["crash-me", "crash-me-copy"], "session id") == \
-        "crash-me-copy"
+    assert (
+        match_prefix("crash-me-c", ["crash-me", "crash-me-copy"], "session id") == "crash-me-copy"
+    )
     assert match_prefix("zzz", ["crash-me"], "session id") is None
 
 
@@ -71,8 +72,12 @@ def saver(request, tmp_path: Path):
 def test_threads_from_python_and_later_untitled_checkpoints_keep_a_title(saver):
     first = _put(saver, "cli-thread", {"project": "/p", "title": "fix the parser", "step": 0})
     _put(saver, "cli-thread", {"step": 1}, parent=first)  # advanced by graph.invoke later
-    _put(saver, "api-thread", {"step": 0, "source": "loop"},
-         [HumanMessage(content="explain  the\ncache", id="h")])
+    _put(
+        saver,
+        "api-thread",
+        {"step": 0, "source": "loop"},
+        [HumanMessage(content="explain  the\ncache", id="h")],
+    )
     _put(saver, "other-project", {"project": "/q", "title": "elsewhere"})
     rows = {r["thread_id"]: r for r in session_rows(saver, "/p")}
     assert set(rows) == {"cli-thread", "api-thread"}
@@ -80,7 +85,10 @@ def test_threads_from_python_and_later_untitled_checkpoints_keep_a_title(saver):
     assert rows["cli-thread"]["checkpoints"] == 2
     assert rows["api-thread"]["title"] == "explain the cache"
     assert {r["thread_id"] for r in session_rows(saver, None)} == {
-        "cli-thread", "api-thread", "other-project"}
+        "cli-thread",
+        "api-thread",
+        "other-project",
+    }
     assert session_metadata(saver, "cli-thread") == {"title": "fix the parser", "project": "/p"}
     assert session_metadata(saver, "new") == {}
 
@@ -113,8 +121,11 @@ def test_a_history_400_is_reported_as_an_invalid_session_history():
     refused = _status_error(400, "messages[3]: tool calls ['call_1'] were not answered")
     assert is_history_rejection(refused)
     assert _endpoint_message(refused).startswith("the session history was invalid")
-    openai_wording = _status_error(400, "An assistant message with 'tool_calls' must be "
-                                   "followed by tool messages responding to each 'tool_call_id'")
+    openai_wording = _status_error(
+        400,
+        "An assistant message with 'tool_calls' must be "
+        "followed by tool messages responding to each 'tool_call_id'",
+    )
     assert is_history_rejection(openai_wording)
     assert not is_history_rejection(_status_error(400, "Unknown parameter: 'foo'"))
     assert not is_history_rejection(_status_error(500, "tool_call crashed the server"))

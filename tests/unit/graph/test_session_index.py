@@ -20,11 +20,19 @@ def _fill(saver) -> None:
             config = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
             if parent:
                 config["configurable"]["checkpoint_id"] = parent
-            saved = saver.put(config, empty_checkpoint(),
-                              {"project": project, "title": f"task {thread}", "step": step}, {})
+            saved = saver.put(
+                config,
+                empty_checkpoint(),
+                {"project": project, "title": f"task {thread}", "step": step},
+                {},
+            )
             parent = saved["configurable"]["checkpoint_id"]
-    saver.put({"configurable": {"thread_id": "c", "checkpoint_ns": "sub"}}, empty_checkpoint(),
-              {"project": "/p1"}, {})
+    saver.put(
+        {"configurable": {"thread_id": "c", "checkpoint_ns": "sub"}},
+        empty_checkpoint(),
+        {"project": "/p1"},
+        {},
+    )
 
 
 def test_sqlite_fast_path_matches_the_generic_walk(tmp_path):
@@ -36,13 +44,17 @@ def test_sqlite_fast_path_matches_the_generic_walk(tmp_path):
     for project in ("/p1", "/p2", None):
         fast = session_rows(sqlite, project)
         generic = session_rows(memory, project)
-        strip = [{k: v for k, v in r.items() if k not in ("checkpoint_id", "updated")}
-                 for r in fast]
-        assert strip == [{k: v for k, v in r.items() if k not in ("checkpoint_id", "updated")}
-                         for r in generic]
+        strip = [
+            {k: v for k, v in r.items() if k not in ("checkpoint_id", "updated")} for r in fast
+        ]
+        assert strip == [
+            {k: v for k, v in r.items() if k not in ("checkpoint_id", "updated")} for r in generic
+        ]
     rows = session_rows(sqlite, "/p1")
-    assert [(r["thread_id"], r["checkpoints"], r["step"]) for r in rows] == [("c", 3, 2),
-                                                                          ("a", 1, 0)]
+    assert [(r["thread_id"], r["checkpoints"], r["step"]) for r in rows] == [
+        ("c", 3, 2),
+        ("a", 1, 0),
+    ]
     assert rows[0]["title"] == "task c"
 
 

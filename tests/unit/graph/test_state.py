@@ -18,8 +18,10 @@ def test_append_log_copies_entries():
 
 
 def test_add_usage_sums_all_keys():
-    total = add_usage({"input": 10, "output": 2, "cache_read": 4, "calls": 1},
-                      {"input": 5, "output": 1, "cache_read": 0, "calls": 1, "extra": 3})
+    total = add_usage(
+        {"input": 10, "output": 2, "cache_read": 4, "calls": 1},
+        {"input": 5, "output": 1, "cache_read": 0, "calls": 1, "extra": 3},
+    )
     assert total == {"input": 15, "output": 3, "cache_read": 4, "calls": 2, "extra": 3}
     assert add_usage(None, None) == {"input": 0, "output": 0, "cache_read": 0, "calls": 0}
 

@@ -13,13 +13,16 @@ from engram.cli.storage_errors import storage_message
 from engram.stores.memory.fact_admin import import_jsonl
 
 
-@pytest.mark.parametrize(("exc", "says"), [
-    (OSError(errno.ENOSPC, "No space left on device", "/h/memory.sqlite"), "disk is full"),
-    (OSError(errno.EROFS, "Read-only file system", "/h/memory.sqlite"), "cannot write"),
-    (FileExistsError(errno.EEXIST, "File exists", "/h"), "a file is in the way"),
-    (sqlite3.DatabaseError("database disk image is malformed"), "cannot be used"),
-    (sqlite3.OperationalError("database or disk is full"), "disk is full"),
-])
+@pytest.mark.parametrize(
+    ("exc", "says"),
+    [
+        (OSError(errno.ENOSPC, "No space left on device", "/h/memory.sqlite"), "disk is full"),
+        (OSError(errno.EROFS, "Read-only file system", "/h/memory.sqlite"), "cannot write"),
+        (FileExistsError(errno.EEXIST, "File exists", "/h"), "a file is in the way"),
+        (sqlite3.DatabaseError("database disk image is malformed"), "cannot be used"),
+        (sqlite3.OperationalError("database or disk is full"), "disk is full"),
+    ],
+)
 def test_storage_failures_get_a_message_and_a_next_step(exc, says):
     message, hint = storage_message(exc)
     assert says in message and hint

@@ -11,13 +11,19 @@ from engram.graph.compaction.history_rules import commit_messages, validate_hist
 from engram.graph.compaction.tool_pairing import NOT_RUN, close_unanswered_calls
 from tests.unit.graph.history_strategies import histories
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _calls(*ids: str) -> AIMessage:
-    return AIMessage(content="", id=f"ai-{ids[0]}", tool_calls=[
-        {"name": "grep_code", "args": {"pattern": i}, "id": i} for i in ids])
+    return AIMessage(
+        content="",
+        id=f"ai-{ids[0]}",
+        tool_calls=[{"name": "grep_code", "args": {"pattern": i}, "id": i} for i in ids],
+    )
 
 
 def _result(call_id: str) -> ToolMessage:
@@ -25,8 +31,12 @@ def _result(call_id: str) -> ToolMessage:
 
 
 def test_a_fork_at_a_pending_tool_step_followed_by_a_new_request_is_closed():
-    history = [HumanMessage(content="task", id="h1"), _calls("c1", "c2"), _result("c1"),
-               HumanMessage(content="new task", id="h2")]
+    history = [
+        HumanMessage(content="task", id="h1"),
+        _calls("c1", "c2"),
+        _result("c1"),
+        HumanMessage(content="new task", id="h2"),
+    ]
     assert validate_history(history)
     repair = close_unanswered_calls(history)
     assert repair is not None and validate_history(repair.messages) == []
@@ -38,21 +48,37 @@ def test_a_fork_at_a_pending_tool_step_followed_by_a_new_request_is_closed():
 
 
 def test_orphan_and_duplicate_results_are_dropped():
-    history = [SystemMessage(content="sys"), HumanMessage(content="t", id="h1"),
-               _result("ghost"), _calls("c1"), _result("c1"), _result("c1")]
+    history = [
+        SystemMessage(content="sys"),
+        HumanMessage(content="t", id="h1"),
+        _result("ghost"),
+        _calls("c1"),
+        _result("c1"),
+        _result("c1"),
+    ]
     repair = close_unanswered_calls(history)
     assert repair is not None and validate_history(repair.messages) == []
     assert len(repair.dropped) == 2 and repair.closed == []
 
 
 def test_a_paired_history_needs_no_repair():
-    assert close_unanswered_calls([HumanMessage(content="t", id="h"), _calls("c"),
-                                   _result("c"), AIMessage(content="done", id="a")]) is None
+    assert (
+        close_unanswered_calls(
+            [
+                HumanMessage(content="t", id="h"),
+                _calls("c"),
+                _result("c"),
+                AIMessage(content="done", id="a"),
+            ]
+        )
+        is None
+    )
 
 
 def test_the_repair_commits_through_the_reducer():
-    history = add_messages([], [HumanMessage(content="t"), _calls("c1"),
-                                HumanMessage(content="next")])
+    history = add_messages(
+        [], [HumanMessage(content="t"), _calls("c1"), HumanMessage(content="next")]
+    )
     repair = close_unanswered_calls(history)
     assert repair is not None
     assert validate_history(add_messages(history, commit_messages(repair.messages))) == []
@@ -75,4 +101,3 @@ def test_any_history_with_results_removed_and_requests_inserted_is_repaired(msgs
     assert all("first non-system message" in p for p in validate_history(fixed))
     kept = [m for m in fixed if not isinstance(m, ToolMessage)]
     assert kept == [m for m in broken if not isinstance(m, ToolMessage)]
-

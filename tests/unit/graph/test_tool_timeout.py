@@ -39,8 +39,9 @@ def test_run_tools_reports_a_timeout_to_the_model():
         return path
 
     tool = StructuredTool.from_function(func=slow, name="slow")
-    outcome = asyncio.run(_run_one(tool, {"name": "slow", "args": {"path": "x"}, "id": "c1"},
-                                   None, 0.2))
+    outcome = asyncio.run(
+        _run_one(tool, {"name": "slow", "args": {"path": "x"}, "id": "c1"}, None, 0.2)
+    )
     release.set()
     assert outcome.failed
     assert "slow did not finish within 0.2 s" in outcome.text

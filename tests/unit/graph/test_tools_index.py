@@ -23,8 +23,7 @@ def root(tmp_path):
 def test_search_code_uses_the_index(root):
     index = open_memory_code_index(root, embedder=HashEmbedder())
     index.update()
-    tool = build_search_code_tool(Context(project=str(root)),
-                                  Deps(open_code_index=lambda c: index))
+    tool = build_search_code_tool(Context(project=str(root)), Deps(open_code_index=lambda c: index))
     assert tool.name == "search_code"
     text = tool.invoke({"query": "dispatch_event router"})
     first = text.splitlines()[0]
@@ -35,8 +34,7 @@ def test_search_code_uses_the_index(root):
 def test_search_code_bounds_top_k(root):
     index = open_memory_code_index(root, embedder=HashEmbedder())
     index.update()
-    tool = build_search_code_tool(Context(project=str(root)),
-                                  Deps(open_code_index=lambda c: index))
+    tool = build_search_code_tool(Context(project=str(root)), Deps(open_code_index=lambda c: index))
     assert len(tool.invoke({"query": "event handler", "top_k": 30}).splitlines()) == 30
     with pytest.raises(ValidationError):
         tool.invoke({"query": "event", "top_k": SEARCH_CODE_MAX_K + 1})

@@ -35,9 +35,13 @@ def tools(root: Path):
 
 
 def test_edit_file_replaces_once_and_reports_the_diff(tools, root):
-    out = tools["edit_file"].invoke({"path": "pkg/calc.py", "old_string":
-                                     "def add(a, b):\n    return a - b",
-                                     "new_string": "def add(a, b):\n    return a + b"})
+    out = tools["edit_file"].invoke(
+        {
+            "path": "pkg/calc.py",
+            "old_string": "def add(a, b):\n    return a - b",
+            "new_string": "def add(a, b):\n    return a + b",
+        }
+    )
     assert out.startswith("edited pkg/calc.py\n--- a/pkg/calc.py")
     assert "+    return a + b" in out
     assert (root / "pkg" / "calc.py").read_text() == SOURCE.replace("a - b", "a + b", 1)
@@ -45,24 +49,31 @@ def test_edit_file_replaces_once_and_reports_the_diff(tools, root):
 
 def test_edit_file_ambiguous_names_the_lines(tools, root):
     with pytest.raises(ToolError) as err:
-        tools["edit_file"].invoke({"path": "pkg/calc.py", "old_string": "return a - b",
-                                   "new_string": "return 0"})
+        tools["edit_file"].invoke(
+            {"path": "pkg/calc.py", "old_string": "return a - b", "new_string": "return 0"}
+        )
     assert "matches 2 times" in str(err.value) and "lines 2, 6" in str(err.value)
     assert "replace_all" in err.value.hint
     assert (root / "pkg" / "calc.py").read_text() == SOURCE
 
 
 def test_edit_file_replace_all(tools, root):
-    out = tools["edit_file"].invoke({"path": "pkg/calc.py", "old_string": "a - b",
-                                     "new_string": "a * b", "replace_all": True})
+    out = tools["edit_file"].invoke(
+        {"path": "pkg/calc.py", "old_string": "a - b", "new_string": "a * b", "replace_all": True}
+    )
     assert out.startswith("edited pkg/calc.py")
     assert (root / "pkg" / "calc.py").read_text().count("a * b") == 2
 
 
 def test_edit_file_missing_text_shows_nearest_lines(tools, root):
     with pytest.raises(ToolError) as err:
-        tools["edit_file"].invoke({"path": "pkg/calc.py", "old_string":
-                                   "def sub(a, b):\n    return a - c", "new_string": "x"})
+        tools["edit_file"].invoke(
+            {
+                "path": "pkg/calc.py",
+                "old_string": "def sub(a, b):\n    return a - c",
+                "new_string": "x",
+            }
+        )
     message = str(err.value)
     assert "was not found in pkg/calc.py" in message
     assert "     5\tdef sub(a, b):" in message and "     6\t    return a - b" in message
@@ -71,8 +82,9 @@ def test_edit_file_missing_text_shows_nearest_lines(tools, root):
 
 def test_edit_file_whitespace_hint_and_other_failures(tools):
     with pytest.raises(ToolError) as err:
-        tools["edit_file"].invoke({"path": "pkg/calc.py", "old_string": "def  add(a,  b):",
-                                   "new_string": "x"})
+        tools["edit_file"].invoke(
+            {"path": "pkg/calc.py", "old_string": "def  add(a,  b):", "new_string": "x"}
+        )
     assert "different whitespace" in err.value.hint
     with pytest.raises(ToolError, match="no such file"):
         tools["edit_file"].invoke({"path": "pkg/none.py", "old_string": "a", "new_string": "b"})
@@ -86,8 +98,7 @@ def test_edit_keeps_crlf_and_mode(tools, root):
     target = root / "win.txt"
     target.write_bytes(b"one\r\ntwo\r\nthree\r\n")
     os.chmod(target, 0o751)
-    tools["edit_file"].invoke({"path": "win.txt", "old_string": "one\ntwo", "new_string":
-                               "one\n2"})
+    tools["edit_file"].invoke({"path": "win.txt", "old_string": "one\ntwo", "new_string": "one\n2"})
     assert target.read_bytes() == b"one\r\n2\r\nthree\r\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o751
 
@@ -102,8 +113,11 @@ def test_edit_refuses_binary_and_non_utf8(tools, root):
 
 
 def test_write_file_creates_folders_and_replaces(tools, root):
-    assert tools["write_file"].invoke({"path": "new/deep/mod.py", "content": "X = 1\n"}
-                                      ).startswith("wrote new/deep/mod.py")
+    assert (
+        tools["write_file"]
+        .invoke({"path": "new/deep/mod.py", "content": "X = 1\n"})
+        .startswith("wrote new/deep/mod.py")
+    )
     assert (root / "new" / "deep" / "mod.py").read_text() == "X = 1\n"
     tools["write_file"].invoke({"path": "new/deep/mod.py", "content": "X = 2\n"})
     assert (root / "new" / "deep" / "mod.py").read_text() == "X = 2\n"
@@ -124,12 +138,26 @@ def test_new_files_get_the_umask_mode_and_replaced_ones_keep_theirs(tools, root)
     assert stat.S_IMODE((root / "script.sh").stat().st_mode) == 0o755
 
 
-@pytest.mark.parametrize("path", [
-    "../outside.py", "/etc/passwd", "~/x.py", "pkg/../../outside.py", ".git/config",
-    ".git/hooks/pre-commit", "sub/.git/config", ".engram/settings.toml", ".engram",
-    ".env", "config/.env.production", "keys/server.pem", "id_rsa", "link_out/x.py",
-    "link_git/config",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../outside.py",
+        "/etc/passwd",
+        "~/x.py",
+        "pkg/../../outside.py",
+        ".git/config",
+        ".git/hooks/pre-commit",
+        "sub/.git/config",
+        ".engram/settings.toml",
+        ".engram",
+        ".env",
+        "config/.env.production",
+        "keys/server.pem",
+        "id_rsa",
+        "link_out/x.py",
+        "link_git/config",
+    ],
+)
 @pytest.mark.parametrize("tool", ["write_file", "edit_file", "apply_patch"])
 def test_confinement_matrix(tools, root, tmp_path, path, tool):
     outside = tmp_path / "outside"
@@ -171,8 +199,10 @@ def test_apply_patch_changes_and_creates_files(tools, root):
     out = tools["apply_patch"].invoke({"patch": PATCH})
     assert out.startswith("patched pkg/calc.py, pkg/new.py")
     text = (root / "pkg" / "calc.py").read_text()
-    assert text == ('def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n'
-                    '    """Subtract."""\n    return a - b\n')
+    assert text == (
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n"
+        '    """Subtract."""\n    return a - b\n'
+    )
     assert (root / "pkg" / "new.py").read_text() == "from pkg.calc import add\nTWO = add(1, 1)\n"
 
 
@@ -187,12 +217,15 @@ def test_apply_patch_is_all_or_nothing_and_names_the_hunk(tools, root):
 
 
 def test_apply_patch_deletes_renames_and_tolerates_offsets(tools, root):
-    shifted = "--- a/pkg/calc.py\n+++ b/pkg/calc.py\n@@ -40,2 +40,2 @@\n def sub(a, b):\n" \
-              "-    return a - b\n+    return b - a\n"
+    shifted = (
+        "--- a/pkg/calc.py\n+++ b/pkg/calc.py\n@@ -40,2 +40,2 @@\n def sub(a, b):\n"
+        "-    return a - b\n+    return b - a\n"
+    )
     tools["apply_patch"].invoke({"patch": shifted})
     assert (root / "pkg" / "calc.py").read_text().endswith("    return b - a\n")
-    renamed = "--- a/pkg/calc.py\n+++ b/pkg/arith.py\n@@ -1 +1 @@\n-def add(a, b):\n" \
-              "+def plus(a, b):\n"
+    renamed = (
+        "--- a/pkg/calc.py\n+++ b/pkg/arith.py\n@@ -1 +1 @@\n-def add(a, b):\n+def plus(a, b):\n"
+    )
     tools["apply_patch"].invoke({"patch": renamed})
     assert not (root / "pkg" / "calc.py").exists()
     assert (root / "pkg" / "arith.py").read_text().startswith("def plus(a, b):\n")
@@ -214,9 +247,13 @@ def test_apply_patch_rejects_bad_input(tools, root):
     with pytest.raises(ToolError, match="hunk before"):
         parse_patch("@@ -1 +1 @@\n-a\n+b\n")
     with pytest.raises(ToolError, match="already exists"):
-        tools["apply_patch"].invoke({"patch": "--- /dev/null\n+++ b/pkg/calc.py\n@@ -0,0 +1 @@\n+x\n"})
+        tools["apply_patch"].invoke(
+            {"patch": "--- /dev/null\n+++ b/pkg/calc.py\n@@ -0,0 +1 @@\n+x\n"}
+        )
     with pytest.raises(ToolError, match="does not exist"):
-        tools["apply_patch"].invoke({"patch": "--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b\n"})
+        tools["apply_patch"].invoke(
+            {"patch": "--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b\n"}
+        )
 
 
 def test_atomic_write_leaves_the_old_file_when_the_write_fails(tools, root, monkeypatch):

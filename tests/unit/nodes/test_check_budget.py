@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import add_messages
@@ -12,6 +14,7 @@ from engram.graph.deps import Deps
 from engram.graph.routes import route_after_check_budget
 from engram.graph.state import State
 from engram.nodes.check_budget import check_budget
+from tests.support.state import state_of
 
 
 def words(text: str) -> int:
@@ -21,10 +24,18 @@ def words(text: str) -> int:
 def history(rounds: int, body_words: int) -> list:
     msgs: list = [HumanMessage("start the work", id="u0")]
     for i in range(rounds):
-        msgs.append(AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": f"f{i}.py"},
-                                               "id": f"c{i}"}], id=f"a{i}"))
-        msgs.append(ToolMessage(" ".join(["w"] * body_words), tool_call_id=f"c{i}",
-                                name="read_file", id=f"t{i}"))
+        msgs.append(
+            AIMessage(
+                "",
+                tool_calls=[{"name": "read_file", "args": {"path": f"f{i}.py"}, "id": f"c{i}"}],
+                id=f"a{i}",
+            )
+        )
+        msgs.append(
+            ToolMessage(
+                " ".join(["w"] * body_words), tool_call_id=f"c{i}", name="read_file", id=f"t{i}"
+            )
+        )
     return msgs
 
 
@@ -32,6 +43,7 @@ def history(rounds: int, body_words: int) -> list:
 def runtime(tmp_path):
     def make(window: int) -> Runtime:
         return Runtime(context=Context(project=str(tmp_path), context_window=window))
+
     return make
 
 
@@ -62,8 +74,9 @@ async def test_clear_tier_rewrites_old_results_once(runtime):
     assert event["tier"] == "clear" and event["status"] == "committed"
     assert event["tokens_after"] < event["tokens_before"]
     # the edit is in state now: a second check does not re-fire
-    again = check_budget(State(messages=merged, budget=update["budget"]), runtime(32_000),
-                         deps=DEPS)
+    again = check_budget(
+        State(messages=merged, budget=update["budget"]), runtime(32_000), deps=DEPS
+    )
     assert "messages" not in again and again["budget"]["decision"] == "ok"
 
 
@@ -79,7 +92,8 @@ async def test_over_trigger_after_clearing_asks_for_summary(runtime):
     update = check_budget(State(messages=msgs), runtime(32_000), deps=DEPS)
     assert update["budget"]["decision"] == "summarize"
     assert route_after_check_budget(State(messages=msgs, budget=update["budget"])) == (
-        "compact_history")
+        "compact_history"
+    )
     assert route_after_check_budget(State(messages=msgs)) == "call_model"
 
 
@@ -95,15 +109,15 @@ async def test_reconciles_with_reported_usage(runtime):
 async def test_turn_context_counted_until_appended(runtime):
     base = check_budget(State(messages=history(1, 5)), runtime(128_000), deps=DEPS)
     memory = "remember " * 100
-    pending = check_budget(State(messages=history(1, 5), memory_block=memory),
-                           runtime(128_000), deps=DEPS)
+    pending = check_budget(
+        State(messages=history(1, 5), memory_block=memory), runtime(128_000), deps=DEPS
+    )
     assert pending["budget"]["raw_estimate"] >= base["budget"]["raw_estimate"] + 100
     from engram.graph.prompts import render_turn_context
 
     appended = history(1, 5)
     appended[0] = HumanMessage(f"start the work\n\n{render_turn_context(memory)}", id="u0")
-    done = check_budget(State(messages=appended, memory_block=memory), runtime(128_000),
-                        deps=DEPS)
+    done = check_budget(State(messages=appended, memory_block=memory), runtime(128_000), deps=DEPS)
     assert done["budget"]["raw_estimate"] == pending["budget"]["raw_estimate"]
 
 
@@ -111,19 +125,17 @@ async def test_rolled_back_summary_does_not_refire_until_next_user_turn(runtime)
     msgs = history(3, 10) + [HumanMessage(" ".join(["q"] * 21_000), id="big")]
     users = sum(isinstance(m, HumanMessage) for m in msgs)
     log = [{"tier": "summarize", "status": "rolled_back", "user_turns": users}]
-    update = check_budget(State(messages=msgs, compaction_log=log), runtime(32_000),
-                          deps=DEPS)
+    update = check_budget(State(messages=msgs, compaction_log=log), runtime(32_000), deps=DEPS)
     assert update["budget"]["decision"] == "ok" and update["notes"]
     msgs.append(AIMessage("ok", id="r"))
     msgs.append(HumanMessage("next", id="n"))
-    update = check_budget(State(messages=msgs, compaction_log=log), runtime(32_000),
-                          deps=DEPS)
+    update = check_budget(State(messages=msgs, compaction_log=log), runtime(32_000), deps=DEPS)
     assert update["budget"]["decision"] == "summarize"
 
 
 async def test_ledger_records_clear_event(runtime, tmp_path):
     check_budget(State(messages=history(10, 1_500)), runtime(32_000), deps=DEPS)
-    ledger = list((tmp_path / ".engram" / "ledger").glob("*.jsonl"))
+    ledger = list(state_of(tmp_path, Path("~/.engram").expanduser()).path("ledger").glob("*.jsonl"))
     assert ledger and '"compaction"' in ledger[0].read_text()
 
 

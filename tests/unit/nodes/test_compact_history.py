@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from langchain_core.messages import (
     AIMessage,
@@ -24,6 +26,7 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.state import State
 from engram.nodes.compact_history import compact_history
+from tests.support.state import state_of
 from tests.unit.nodes.fake_models import RecordingChatModel
 
 GOOD = "\n\n".join(f"## {s}\n- model note {i}" for i, s in enumerate(SUMMARY_SECTIONS))
@@ -38,14 +41,26 @@ def long_session(turns: int = 6, body: int = 400) -> list:
     msgs: list = []
     for t in range(turns):
         msgs.append(HumanMessage(f"turn {t}: keep the API stable; edit src/m{t}.py", id=f"u{t}"))
-        msgs.append(AIMessage("", tool_calls=[
-            {"name": "read_file", "args": {"path": f"src/m{t}.py"}, "id": f"c{t}a"},
-            {"name": "grep_code", "args": {"pattern": f"def f{t}"}, "id": f"c{t}b"},
-        ], id=f"a{t}"))
-        msgs.append(ToolMessage(" ".join([f"body{t}"] * body), tool_call_id=f"c{t}a",
-                                name="read_file", id=f"t{t}a"))
-        msgs.append(ToolMessage(f"src/m{t}.py:3: def f{t}()", tool_call_id=f"c{t}b",
-                                name="grep_code", id=f"t{t}b"))
+        msgs.append(
+            AIMessage(
+                "",
+                tool_calls=[
+                    {"name": "read_file", "args": {"path": f"src/m{t}.py"}, "id": f"c{t}a"},
+                    {"name": "grep_code", "args": {"pattern": f"def f{t}"}, "id": f"c{t}b"},
+                ],
+                id=f"a{t}",
+            )
+        )
+        msgs.append(
+            ToolMessage(
+                " ".join([f"body{t}"] * body), tool_call_id=f"c{t}a", name="read_file", id=f"t{t}a"
+            )
+        )
+        msgs.append(
+            ToolMessage(
+                f"src/m{t}.py:3: def f{t}()", tool_call_id=f"c{t}b", name="grep_code", id=f"t{t}b"
+            )
+        )
         msgs.append(AIMessage(f"Decision {t}: use approach {t}.", id=f"d{t}"))
     return msgs
 
@@ -74,7 +89,7 @@ async def test_node_extractive_without_model(tmp_path):
     assert event["status"] == "committed" and event["source"] == "extractive"
     assert event["removed_count"] == 15 and event["tokens_after"] < event["tokens_before"]
     assert update["budget"]["decision"] == "ok"
-    assert (tmp_path / ".engram" / "ledger").exists()
+    assert state_of(tmp_path, Path("~/.engram").expanduser()).path("ledger").exists()
 
 
 async def test_model_summary_reuses_the_cached_prefix(tmp_path):
@@ -178,8 +193,10 @@ def test_emergency_compact_shrinks_without_a_model():
 
 def test_emergency_compact_single_turn_clears_tool_results():
     msgs = long_session(turns=1)
-    msgs += [AIMessage("", tool_calls=[{"name": "read_file", "args": {}, "id": "z"}], id="az"),
-             ToolMessage("tail " * 500, tool_call_id="z", id="tz")]
+    msgs += [
+        AIMessage("", tool_calls=[{"name": "read_file", "args": {}, "id": "z"}], id="az"),
+        ToolMessage("tail " * 500, tool_call_id="z", id="tz"),
+    ]
     result = emergency_compact(msgs, request=Request(count=words))
     assert result.committed
     assert validate_history(list(result.messages)) == []
@@ -197,8 +214,9 @@ async def test_latest_request_survives_verbatim(keep):
 async def test_summary_length_follows_the_window(tmp_path):
     msgs = long_session(turns=60, body=5)
     for window in (4_096, 32_000):
-        update = await compact_history(State(messages=msgs), runtime(tmp_path, window),
-                                       deps=Deps(count_tokens=words))
+        update = await compact_history(
+            State(messages=msgs), runtime(tmp_path, window), deps=Deps(count_tokens=words)
+        )
         new = add_messages(msgs, update["messages"])
         cap = min(20_000, max(1_000, window // 4)) * 3
         assert len(new[0].content) <= cap + len(SUMMARY_HEADER) + 1

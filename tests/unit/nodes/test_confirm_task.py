@@ -16,8 +16,11 @@ from engram.nodes.confirm_task import confirm_task, confirmation_request, parse_
     [
         ({"action": "approve"}, "approve", ""),
         ({"action": "reject"}, "reject", ""),
-        ({"action": "constrain", "constraints": "no schema changes"}, "constrain",
-         "no schema changes"),
+        (
+            {"action": "constrain", "constraints": "no schema changes"},
+            "constrain",
+            "no schema changes",
+        ),
         ({"constraints": "staging only"}, "constrain", "staging only"),
         ({"action": "approve", "constraints": "staging only"}, "constrain", "staging only"),
         ("y", "approve", ""),
@@ -40,9 +43,16 @@ def test_parse_decision_rejects_nonsense(answer):
 
 
 def test_request_shows_profile_and_warnings():
-    state = State(task="Deploy", task_profile={"risk": "high"}, memory_block="block",
-                  memory_report={"experience": {"injected": [
-                      {"kind": "strategy", "id": "s"}, {"kind": "pattern", "id": "p"}]}})
+    state = State(
+        task="Deploy",
+        task_profile={"risk": "high"},
+        memory_block="block",
+        memory_report={
+            "experience": {
+                "injected": [{"kind": "strategy", "id": "s"}, {"kind": "pattern", "id": "p"}]
+            }
+        },
+    )
     request = confirmation_request(state)
     assert request["profile"] == {"risk": "high"}
     assert request["warnings"] == [{"kind": "pattern", "id": "p"}]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -17,6 +18,7 @@ from engram.nodes.learn_from_task import decide_outcome, files_touched, learn_fr
 from engram.stores.memory.experience_records import Pattern, Trigger
 from engram.stores.memory.experience_store import ExperienceStore
 from engram.stores.project_key import project_key
+from tests.support.state import state_of
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 
@@ -25,51 +27,73 @@ class FakeExtract:
     def __init__(self) -> None:
         self.calls: list[dict] = []
 
-    def __call__(self, user_text, *, store, project_key, external_content_seen, provenance,
-                 now):
+    def __call__(self, user_text, *, store, project_key, external_content_seen, provenance, now):
         self.calls.append({"text": user_text, "external": external_content_seen})
         return ["fact"]
 
 
 def _messages(error: bool = False):
-    call = AIMessage(content="", tool_calls=[
-        {"name": "read_file", "args": {"path": "pay/api.py"}, "id": "c1"},
-        {"name": "grep_code", "args": {"pattern": "charge"}, "id": "c2"},
-    ])
+    call = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "read_file", "args": {"path": "pay/api.py"}, "id": "c1"},
+            {"name": "grep_code", "args": {"pattern": "charge"}, "id": "c2"},
+        ],
+    )
     results = [
-        ToolMessage(content="no such file" if error else "ok", tool_call_id="c1",
-                    name="read_file", status="error" if error else "success"),
+        ToolMessage(
+            content="no such file" if error else "ok",
+            tool_call_id="c1",
+            name="read_file",
+            status="error" if error else "success",
+        ),
         ToolMessage(content="ok", tool_call_id="c2", name="grep_code"),
     ]
-    return [HumanMessage(content="old turn"),
-            AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"path": "old.py"},
-                                               "id": "c0"}]),
-            ToolMessage(content="x", tool_call_id="c0", name="read_file"),
-            HumanMessage(content="Refactor the payment API"), call, *results,
-            AIMessage(content="done")]
+    return [
+        HumanMessage(content="old turn"),
+        AIMessage(
+            content="", tool_calls=[{"name": "read_file", "args": {"path": "old.py"}, "id": "c0"}]
+        ),
+        ToolMessage(content="x", tool_call_id="c0", name="read_file"),
+        HumanMessage(content="Refactor the payment API"),
+        call,
+        *results,
+        AIMessage(content="done"),
+    ]
 
 
 def _state(outcome="", tool_errors=0, patterns=("p1",), conflicts=(), error=False) -> State:
     injected = [{"kind": "pattern", "id": p} for p in patterns]
-    return State(messages=_messages(error), task="Refactor the payment API", outcome=outcome,
-                 tool_errors=tool_errors,
-                 task_profile={"task_type": "refactor", "risk": "high"},
-                 memory_report={"experience": {"injected": injected,
-                                               "conflicts": list(conflicts)}})
+    return State(
+        messages=_messages(error),
+        task="Refactor the payment API",
+        outcome=outcome,
+        tool_errors=tool_errors,
+        task_profile={"task_type": "refactor", "risk": "high"},
+        memory_report={"experience": {"injected": injected, "conflicts": list(conflicts)}},
+    )
 
 
 def _repo(store, tmp_path):
     repo = ExperienceStore(store, project_key(tmp_path))
     for pid, confidence in (("p1", 3), ("p2", 2)):
-        repo.put(Pattern(id=pid, name=f"pattern {pid}", trigger=Trigger(task_types=("refactor",)),
-                         confidence=confidence, last_validated=NOW))
+        repo.put(
+            Pattern(
+                id=pid,
+                name=f"pattern {pid}",
+                trigger=Trigger(task_types=("refactor",)),
+                confidence=confidence,
+                last_validated=NOW,
+            )
+        )
     return repo
 
 
 async def _learn(state, tmp_path, store, extract=None):
     runtime = Runtime(context=Context(project=str(tmp_path)), store=store)
-    return learn_from_task(state, runtime, deps=Deps(), extract=extract or FakeExtract(),
-                           clock=lambda: NOW)
+    return learn_from_task(
+        state, runtime, deps=Deps(), extract=extract or FakeExtract(), clock=lambda: NOW
+    )
 
 
 def test_decide_outcome_never_guesses():
@@ -83,8 +107,9 @@ def test_files_touched_only_this_turn():
     assert files_touched(_messages()) == ("pay/api.py",)
 
 
-@pytest.mark.parametrize(("outcome", "confidence", "status"),
-                         [("success", 4, "active"), ("failure", 1, "active")])
+@pytest.mark.parametrize(
+    ("outcome", "confidence", "status"), [("success", 4, "active"), ("failure", 1, "active")]
+)
 async def test_explicit_outcome_updates_applied_patterns(tmp_path, outcome, confidence, status):
     store = InMemoryStore()
     repo = _repo(store, tmp_path)
@@ -150,8 +175,11 @@ async def test_secrets_never_reach_the_episode(tmp_path):
 
 async def test_ledger_gets_the_learning_event(tmp_path):
     await _learn(_state(outcome="success"), tmp_path, InMemoryStore())
-    lines = [json.loads(line) for f in (tmp_path / ".engram" / "ledger").glob("*.jsonl")
-             for line in f.read_text().splitlines()]
+    lines = [
+        json.loads(line)
+        for f in state_of(tmp_path, Path("~/.engram").expanduser()).path("ledger").glob("*.jsonl")
+        for line in f.read_text().splitlines()
+    ]
     assert any(e["kind"] == "learned" and e["outcome"] == "success" for e in lines)
 
 
@@ -170,8 +198,10 @@ async def test_a_replayed_task_adds_no_episode_and_changes_no_confidence(tmp_pat
     first = await _learn(state, tmp_path, store, extract)
     again = await _learn(state, tmp_path, store, extract)
     assert again["memory_report"]["learned"] == {
-        "episode": first["memory_report"]["learned"]["episode"], "outcome": "success",
-        "repeated": True}
+        "episode": first["memory_report"]["learned"]["episode"],
+        "outcome": "success",
+        "repeated": True,
+    }
     assert any("replayed task" in note for note in again["notes"])
     assert len(repo.find("episode")) == 1
     assert repo.get("pattern", "p1").confidence == 4  # +1 once, not twice

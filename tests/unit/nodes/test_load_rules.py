@@ -55,3 +55,12 @@ def test_a_missing_project_ends_the_turn_with_a_reply(engram_home):
     assert isinstance(reply, AIMessage)
     assert reply.content == f"Stopped before starting: {update['error']}"
     assert "system_prompt" not in update
+
+
+def test_an_older_engrams_state_in_the_project_is_named_once_and_never_read(tmp_path, engram_home):
+    (tmp_path / ".engram" / "ledger").mkdir(parents=True)
+    (tmp_path / ".engram" / "tmp").mkdir()
+    context = Context(project=str(tmp_path), engram_home=str(engram_home))
+    (note,) = run(context)["notes"]
+    assert "can be deleted" in note and str(tmp_path / ".engram" / "ledger") in note
+    assert run(context)["notes"] == []  # said once

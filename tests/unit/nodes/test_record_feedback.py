@@ -14,8 +14,10 @@ from engram.nodes.record_feedback import injected_markers, memory_used, record_f
 from engram.stores.memory.pack_feedback import BaseStorePackFeedback
 from engram.stores.project_key import project_key
 
-REPORT = {"facts": {"ids": ["f-12ab"]},
-          "experience": {"injected": [{"kind": "strategy", "id": "s-9", "reason": "x"}]}}
+REPORT = {
+    "facts": {"ids": ["f-12ab"]},
+    "experience": {"injected": [{"kind": "strategy", "id": "s-9", "reason": "x"}]},
+}
 BLOCK = "[Memory]\n- settings live in conf/app.yml\n- e.g. use tabs"
 
 
@@ -24,10 +26,13 @@ def test_markers_are_ids_and_paths():
 
 
 def test_turn_texts_cover_answer_and_tool_args_of_this_turn_only():
-    messages = [HumanMessage("old"), AIMessage("conf/app.yml old answer"), HumanMessage("new"),
-                AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "a.py"},
-                                           "id": "1"}]),
-                AIMessage("done")]
+    messages = [
+        HumanMessage("old"),
+        AIMessage("conf/app.yml old answer"),
+        HumanMessage("new"),
+        AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "a.py"}, "id": "1"}]),
+        AIMessage("done"),
+    ]
     texts = turn_texts(messages)
     assert "conf/app.yml old answer" not in texts
     assert any("a.py" in t for t in texts) and "done" in texts
@@ -39,16 +44,25 @@ def test_memory_used_matches_whole_tokens():
 
 
 async def run(messages, store, tmp_path, block=BLOCK):
-    s = State(messages=messages, memory_block=block, memory_report=REPORT,
-              task_profile={"task_type": "debug"})
+    s = State(
+        messages=messages,
+        memory_block=block,
+        memory_report=REPORT,
+        task_profile={"task_type": "debug"},
+    )
     rt = Runtime(context=Context(project=str(tmp_path)), store=store)
     return record_feedback(s, rt, deps=Deps())
 
 
 async def test_records_hits_and_misses(tmp_path):
     store = InMemoryStore()
-    used = [HumanMessage("t"), AIMessage("", tool_calls=[
-        {"name": "read_file", "args": {"path": "conf/app.yml"}, "id": "1"}]), AIMessage("ok")]
+    used = [
+        HumanMessage("t"),
+        AIMessage(
+            "", tool_calls=[{"name": "read_file", "args": {"path": "conf/app.yml"}, "id": "1"}]
+        ),
+        AIMessage("ok"),
+    ]
     unused = [HumanMessage("t"), AIMessage("answered from the code alone")]
     assert (await run(used, store, tmp_path))["memory_report"]["used"] is True
     assert (await run(unused, store, tmp_path))["memory_report"]["used"] is False

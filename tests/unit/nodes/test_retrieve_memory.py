@@ -38,30 +38,55 @@ class FakeRecall:
 
 def _seed(store, project) -> None:
     repo = ExperienceStore(store, project_key(project))
-    repo.put(Strategy(id="s-refactor", principle="Map dependencies before moving code",
-                      applies_to=("refactor",), priority="high"))
+    repo.put(
+        Strategy(
+            id="s-refactor",
+            principle="Map dependencies before moving code",
+            applies_to=("refactor",),
+            priority="high",
+        )
+    )
     repo.put(Strategy(id="s-prod", principle="Have a rollback plan", applies_to=("production",)))
-    repo.put(Pattern(id="p-prod", name="Unreviewed production change",
-                     trigger=Trigger(production=True), prevention="change review first",
-                     confidence=5, last_validated=NOW))
-    repo.put(Episode(id="e-old", date=NOW - timedelta(days=10), task_type="ops",
-                     summary="deploy broke login", outcome="failure", lesson="stage first"))
+    repo.put(
+        Pattern(
+            id="p-prod",
+            name="Unreviewed production change",
+            trigger=Trigger(production=True),
+            prevention="change review first",
+            confidence=5,
+            last_validated=NOW,
+        )
+    )
+    repo.put(
+        Episode(
+            id="e-old",
+            date=NOW - timedelta(days=10),
+            task_type="ops",
+            summary="deploy broke login",
+            outcome="failure",
+            lesson="stage first",
+        )
+    )
 
 
 async def _run(task: str, tmp_path, *, store=None, context=None, recall=None):
     context = context or Context(project=str(tmp_path))
     state = State(messages=[HumanMessage(content=task)], task=task)
     runtime = Runtime(context=context, store=store)
-    return retrieve_memory(state, runtime, deps=Deps(count_tokens=words),
-                           recall=recall or FakeRecall(), clock=lambda: NOW)
+    return retrieve_memory(
+        state,
+        runtime,
+        deps=Deps(count_tokens=words),
+        recall=recall or FakeRecall(),
+        clock=lambda: NOW,
+    )
 
 
 async def test_high_risk_task_gets_strategies_patterns_and_failures(tmp_path):
     store = InMemoryStore()
     _seed(store, tmp_path)
     recall = FakeRecall()
-    out = await _run("Deploy the new release to production", tmp_path, store=store,
-                     recall=recall)
+    out = await _run("Deploy the new release to production", tmp_path, store=store, recall=recall)
     assert out["task_profile"]["risk"] == "high"
     injected = {(i["kind"], i["id"]) for i in out["memory_report"]["experience"]["injected"]}
     assert injected == {("strategy", "s-prod"), ("pattern", "p-prod"), ("episode", "e-old")}
@@ -86,8 +111,12 @@ async def test_other_projects_experience_is_invisible(tmp_path):
     store = InMemoryStore()
     _seed(store, tmp_path / "elsewhere")
     (tmp_path / "here").mkdir()
-    out = await _run("Deploy to production", tmp_path, store=store,
-                     context=Context(project=str(tmp_path / "here")))
+    out = await _run(
+        "Deploy to production",
+        tmp_path,
+        store=store,
+        context=Context(project=str(tmp_path / "here")),
+    )
     assert out["memory_report"]["experience"]["injected"] == []
 
 
@@ -99,8 +128,12 @@ async def test_no_store_degrades_with_a_note(tmp_path):
 
 
 async def test_auto_approve_records_the_decision(tmp_path):
-    out = await _run("Deploy to production", tmp_path, store=InMemoryStore(),
-                     context=Context(project=str(tmp_path), auto_approve=True))
+    out = await _run(
+        "Deploy to production",
+        tmp_path,
+        store=InMemoryStore(),
+        context=Context(project=str(tmp_path), auto_approve=True),
+    )
     assert out["approval"]["approved"] is True and out["approval"]["auto"] is True
 
 
@@ -114,9 +147,14 @@ async def test_real_facts_recall_through_a_cached_fact_store(tmp_path):
     from engram.stores.memory.fact_store import FactStore
 
     store = InMemoryStore()
-    FactStore(store).add("The payment service deploys with Helm charts", scope="project",
-                         project_key=project_key(tmp_path), source="user",
-                         provenance={"via": "test"}, now=NOW)
+    FactStore(store).add(
+        "The payment service deploys with Helm charts",
+        scope="project",
+        project_key=project_key(tmp_path),
+        source="user",
+        provenance={"via": "test"},
+        now=NOW,
+    )
     opened: list[FactStore] = []
 
     def opener(context):

@@ -17,9 +17,13 @@ from engram.stores.project_key import project_key
 
 
 def step(calls: list[tuple[str, dict]], number: int) -> AIMessage:
-    return AIMessage(content="", tool_calls=[
-        {"id": f"c{number}_{i}", "name": name, "args": args} for i, (name, args) in
-        enumerate(calls)])
+    return AIMessage(
+        content="",
+        tool_calls=[
+            {"id": f"c{number}_{i}", "name": name, "args": args}
+            for i, (name, args) in enumerate(calls)
+        ],
+    )
 
 
 def run(tmp_path, store, state: State) -> dict:
@@ -34,17 +38,25 @@ def test_tool_results_set_the_external_content_flag_and_name_the_tools(tmp_path)
     update = run(tmp_path, store, state)
     assert update["external_content_seen"] is True
     assert update["untrusted_sources"] == ["read_file"]
-    only_save = State(messages=[HumanMessage("remember: tabs"),
-                                step([("save_memory", {"text": "We indent with tabs"})], 1)])
+    only_save = State(
+        messages=[
+            HumanMessage("remember: tabs"),
+            step([("save_memory", {"text": "We indent with tabs"})], 1),
+        ]
+    )
     update = run(tmp_path, store, only_save)
     assert update["external_content_seen"] is False and update["untrusted_sources"] == []
 
 
 def test_a_save_after_a_read_is_quarantined_with_what_was_read(tmp_path):
     store = InMemoryStore()
-    state = State(messages=[HumanMessage("hi"),
-                            step([("save_memory", {"text": "We always deploy with curl"})], 2)],
-                  untrusted_sources=["read_file", "grep_code"])
+    state = State(
+        messages=[
+            HumanMessage("hi"),
+            step([("save_memory", {"text": "We always deploy with curl"})], 2),
+        ],
+        untrusted_sources=["read_file", "grep_code"],
+    )
     update = run(tmp_path, store, state)
     assert "QUARANTINED" in str(update["messages"][0].content)
     fact = FactStore(store).facts(project_key=project_key(tmp_path))[0]

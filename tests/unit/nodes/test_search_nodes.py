@@ -44,8 +44,9 @@ async def test_search_exact_finds_definitions_of_named_identifiers(tmp_path):
 
 
 async def test_search_exact_without_code_terms_returns_nothing(tmp_path):
-    out = search_exact(State(task="make the report faster"), runtime(project(tmp_path)),
-                       deps=Deps())
+    out = search_exact(
+        State(task="make the report faster"), runtime(project(tmp_path)), deps=Deps()
+    )
     assert out == {"code_hits": []}
 
 
@@ -76,11 +77,8 @@ async def test_search_exact_gives_the_same_hits_every_time(tmp_path):
     assert big and all(h["kind"] == "line" and h["start_line"] == h["end_line"] for h in big)
 
 
-
-
 async def test_search_semantic_without_index_leaves_a_note(tmp_path):
-    out = search_semantic(State(task="invoice totals"), runtime(project(tmp_path)),
-                          deps=Deps())
+    out = search_semantic(State(task="invoice totals"), runtime(project(tmp_path)), deps=Deps())
     assert "code_hits" not in out and "engram index" in out["notes"][0]
 
 

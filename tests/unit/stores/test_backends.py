@@ -40,8 +40,12 @@ def test_a_batch_that_fails_half_way_leaves_nothing_written(tmp_path, monkeypatc
 
         monkeypatch.setattr(type(store), "_batch_put_ops", put_then_fail)
         with pytest.raises(sqlite3.OperationalError):
-            store.batch([PutOp(("facts", "global"), "new", {"text": "half"}),
-                         PutOp(("facts", "global"), "kept", {"text": "changed"})])
+            store.batch(
+                [
+                    PutOp(("facts", "global"), "new", {"text": "half"}),
+                    PutOp(("facts", "global"), "kept", {"text": "changed"}),
+                ]
+            )
         monkeypatch.undo()
         texts = {item.key: item.value["text"] for item in store.search(("facts", "global"))}
         store.put(("facts", "global"), "after", {"text": "still writable"})

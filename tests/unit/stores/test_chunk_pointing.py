@@ -33,7 +33,10 @@ def test_title_matches_count_half_of_text_matches():
 def test_fill_adds_the_rest_in_file_order_up_to_the_limit():
     ranks = TextRanks(text={"helper": 2}, title={})
     assert keys(point_chunks(CHUNKS, [], [], ranks, limit=3, fill=True)) == [
-        "helper", "head", "cls"]
+        "helper",
+        "head",
+        "cls",
+    ]
     assert point_chunks(CHUNKS, [], [], NO_RANKS, limit=3, fill=False) == []
 
 

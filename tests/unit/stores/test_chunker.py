@@ -216,7 +216,10 @@ def test_single_very_long_line_is_cut():
     prose = "a line of ordinary notes\n" * 400
     chunks = chunk_file("data/blob.txt", prose + "y" * (MAX_FILE_CHUNK_CHARS * 2 + 10))
     assert [len(c.text) for c in chunks if c.text.startswith("y")] == [
-        MAX_FILE_CHUNK_CHARS, MAX_FILE_CHUNK_CHARS, 10]
+        MAX_FILE_CHUNK_CHARS,
+        MAX_FILE_CHUNK_CHARS,
+        10,
+    ]
 
 
 def _minified_js(chars: int) -> str:

@@ -13,12 +13,12 @@ from engram.stores.errors import IndexNotBuiltError
 
 FILES = {
     "app/auth.py": (
-        "import hashlib\n\n\nclass TokenStore:\n    \"\"\"Keeps login tokens.\"\"\"\n\n"
+        'import hashlib\n\n\nclass TokenStore:\n    """Keeps login tokens."""\n\n'
         "    def issue_token(self, user):\n        return hashlib.sha1(user.encode()).hexdigest()\n\n"
         "    def revoke_token(self, token):\n        self.tokens.discard(token)\n"
     ),
     "app/render.py": (
-        "def render_template(name, values):\n    \"\"\"Fill an HTML template.\"\"\"\n"
+        'def render_template(name, values):\n    """Fill an HTML template."""\n'
         "    return open(name).read().format(**values)\n"
     ),
     "app/net.py": "def parse_url(url):\n    scheme, rest = url.split('://', 1)\n    return scheme, rest\n",
@@ -71,8 +71,11 @@ def test_first_update_indexes_everything_and_finds_code(make_index, project):
         hits = index.search("revoke_token of a login token", mode=mode, k=3)
         assert hits and hits[0].path == "app/auth.py", mode
     best = index.search("revoke_token", mode="exact", k=1)[0]
-    assert (best.symbol, best.kind, best.source) == ("TokenStore.revoke_token(self, token)",
-                                                     "method", "exact")
+    assert (best.symbol, best.kind, best.source) == (
+        "TokenStore.revoke_token(self, token)",
+        "method",
+        "exact",
+    )
     assert index.search("parse the url scheme", k=1)[0].source == "fused"
     files = index.search_files("parse url scheme", k=2)
     assert files[0].path == "app/net.py" and files[0].reasons
@@ -110,8 +113,14 @@ def test_modify_add_delete_and_rename(make_index, project):
 
 
 def test_secrets_and_ignored_files_are_not_indexed(make_index, project):
-    write(project, {".env": "API_KEY=secret_value_123\n", ".gitignore": "build_out/\n",
-                    "build_out/gen.py": "def generated_thing():\n    pass\n"})
+    write(
+        project,
+        {
+            ".env": "API_KEY=secret_value_123\n",
+            ".gitignore": "build_out/\n",
+            "build_out/gen.py": "def generated_thing():\n    pass\n",
+        },
+    )
     index = make_index(project)
     index.update()
     found = {h.path for h in index.search("API_KEY secret_value_123 generated_thing", k=50)}
@@ -139,7 +148,8 @@ def test_localized_chunks_give_the_leading_files_chunks_and_follow_an_update(mak
     assert auth[0].symbol == "TokenStore.revoke_token(self, token)"
     assert len({(h.start_line, h.end_line) for h in auth}) == len(auth) > 2
     (project / "app" / "auth.py").write_text(
-        FILES["app/auth.py"] + "\n    def rotate_token(self, token):\n        return token\n")
+        FILES["app/auth.py"] + "\n    def rotate_token(self, token):\n        return token\n"
+    )
     index.update()
     symbols = {h.symbol for h in index.localized_chunks("TokenStore.rotate_token", files=1)}
     assert "TokenStore.rotate_token(self, token)" in symbols

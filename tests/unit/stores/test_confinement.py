@@ -27,8 +27,25 @@ from engram.stores.rules import load_rules_files
 from engram.stores.walk import walk_project
 from tests.support.hostile_paths import CREDENTIAL_FILES, MARKER, build_hostile_project
 
-GLOBS = ["*", "**", "**/*", ".*", "**/.*", "config", ".env", "*.json", ".git/**", "**/.git/**",
-         ".engram/**", "credentials", "**/credentials", "*.pem", "home/**", "*.txt", "*.py"]
+GLOBS = [
+    "*",
+    "**",
+    "**/*",
+    ".*",
+    "**/.*",
+    "config",
+    ".env",
+    "*.json",
+    ".git/**",
+    "**/.git/**",
+    ".engram/**",
+    "credentials",
+    "**/credentials",
+    "*.pem",
+    "home/**",
+    "*.txt",
+    "*.py",
+]
 
 
 @pytest.fixture()
@@ -44,8 +61,16 @@ def tools(hostile):
 def test_at_least_39_credential_names_are_secrets():
     assert len(CREDENTIAL_FILES) >= 39
     assert all(is_secret_path(rel) for rel in CREDENTIAL_FILES)
-    for harmless in ("src/app.py", "config.json", ".env.example", "docs/keys.md", "parser.py",
-                     "tokenizer.py", "settings.xml", "auth.py"):
+    for harmless in (
+        "src/app.py",
+        "config.json",
+        ".env.example",
+        "docs/keys.md",
+        "parser.py",
+        "tokenizer.py",
+        "settings.xml",
+        "auth.py",
+    ):
         assert not is_secret_path(harmless), harmless
 
 
@@ -76,8 +101,10 @@ def test_walk_lists_no_refused_file_and_reads_no_secret(hostile):
     assert hostile.fifo not in paths
     for f in report.files:
         assert MARKER not in f.abs_path.read_text(encoding="utf-8", errors="replace"), f.path
-    assert ("src/hardlinked.py", "hard link (another name may be outside the project)") in \
-        report.skipped
+    assert (
+        "src/hardlinked.py",
+        "hard link (another name may be outside the project)",
+    ) in report.skipped
 
 
 def test_read_file_refuses_every_variant(tools, hostile):
@@ -143,14 +170,21 @@ def test_rules_files_never_follow_links_to_secrets(hostile, tmp_path):
 def test_a_session_reads_its_own_spilled_outputs_and_no_other(hostile):
     from engram.stores.spill import session_spill_folder, spill_if_large
 
-    mine = spill_if_large(hostile.root, "grep_code", "c1", "x" * 50, session="me", limit=10)
-    theirs = spill_if_large(hostile.root, "grep_code", "c2", "y" * 50, session="them", limit=10)
-    assert mine.path and theirs.path
     context = Context(project=str(hostile.root))
+    mine = spill_if_large(context.state, "grep_code", "c1", "x" * 50, session="me", limit=10)
+    theirs = spill_if_large(context.state, "grep_code", "c2", "y" * 50, session="them", limit=10)
+    assert mine.path and theirs.path
+    # a planted file at the path the model knows is never what it reads
+    planted = hostile.root / mine.path
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text("planted by the repository")
     own = {t.name: t for t in build_core_tools(context, spill_folder=session_spill_folder("me"))}
     assert "x" * 50 in own["read_file"].invoke({"path": mine.path})
-    for path in (theirs.path, ".engram/ledger/other-session.jsonl",
-                 session_spill_folder("me") + "/../them/" + theirs.path.rsplit("/", 1)[1]):
+    for path in (
+        theirs.path,
+        ".engram/ledger/other-session.jsonl",
+        session_spill_folder("me") + "/../them/" + theirs.path.rsplit("/", 1)[1],
+    ):
         with pytest.raises(ToolError):
             own["read_file"].invoke({"path": path})
     over_mcp = {t.name: t for t in build_core_tools(context)}

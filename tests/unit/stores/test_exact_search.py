@@ -24,7 +24,10 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-ENGINES = [pytest.param("auto", marks=pytest.mark.integration, id="auto"), None]  # auto runs ripgrep
+ENGINES = [
+    pytest.param("auto", marks=pytest.mark.integration, id="auto"),
+    None,
+]  # auto runs ripgrep
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -92,14 +95,18 @@ def _fake_rg(tmp_path: Path, body: str) -> str:
 
 @pytest.mark.integration  # runs ripgrep
 def test_ripgrep_is_stopped_once_enough_lines_are_read(tree: Path, tmp_path: Path):
-    event = ('{"type":"match","data":{"path":{"text":"./src/a.py"},"lines":{"text":"alpha\\\\n"},'
-             '"line_number":%d}}')
+    event = (
+        '{"type":"match","data":{"path":{"text":"./src/a.py"},"lines":{"text":"alpha\\\\n"},'
+        '"line_number":%d}}'
+    )
     lines = "".join(f"echo '{event % n}'\n" for n in range(1, 4))
     rg = _fake_rg(tmp_path, lines + "exec sleep 20\n")
     started = time.monotonic()
     matches = grep(tree, "alpha", max_results=2, rg_path=rg)
-    assert [(m.path, m.line, m.text) for m in matches] == [("src/a.py", 1, "alpha"),
-                                                          ("src/a.py", 2, "alpha")]
+    assert [(m.path, m.line, m.text) for m in matches] == [
+        ("src/a.py", 1, "alpha"),
+        ("src/a.py", 2, "alpha"),
+    ]
     assert time.monotonic() - started < 10
 
 
@@ -116,10 +123,13 @@ def test_a_hung_ripgrep_times_out(tree: Path, tmp_path: Path, monkeypatch):
 @pytest.mark.integration  # runs ripgrep
 def test_path_order_rerun_only_when_the_limit_is_passed(tree: Path, tmp_path: Path):
     log = tmp_path / "calls.log"
-    event = ('{"type":"match","data":{"path":{"text":"./src/a.py"},"lines":{"text":"alpha\\\\n"},'
-             '"line_number":%d}}')
-    rg = _fake_rg(tmp_path, f'echo "$*" >> {log}\n' + "".join(
-        f"echo '{event % n}'\n" for n in (2, 1)))
+    event = (
+        '{"type":"match","data":{"path":{"text":"./src/a.py"},"lines":{"text":"alpha\\\\n"},'
+        '"line_number":%d}}'
+    )
+    rg = _fake_rg(
+        tmp_path, f'echo "$*" >> {log}\n' + "".join(f"echo '{event % n}'\n" for n in (2, 1))
+    )
     assert [m.line for m in grep(tree, "alpha", max_results=5, rg_path=rg)] == [1, 2]
     assert "--sort path" not in log.read_text()
     log.unlink()

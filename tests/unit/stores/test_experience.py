@@ -41,18 +41,31 @@ def base_store(request, tmp_path) -> Iterator[BaseStore]:
 
 
 def _pattern(pid: str = "pat-1", **kw) -> Pattern:
-    values = dict(id=pid, name="Refactor without tests",
-                  trigger=Trigger(task_types=("refactor",), min_files=6, has_tests=False),
-                  failure="new bugs after refactor", root_cause="no baseline",
-                  prevention="run the suite first", confidence=3, last_validated=NOW,
-                  created=NOW)
+    values = dict(
+        id=pid,
+        name="Refactor without tests",
+        trigger=Trigger(task_types=("refactor",), min_files=6, has_tests=False),
+        failure="new bugs after refactor",
+        root_cause="no baseline",
+        prevention="run the suite first",
+        confidence=3,
+        last_validated=NOW,
+        created=NOW,
+    )
     values.update(kw)
     return Pattern(**values)
 
 
 def _episode(eid: str = "ep-1", **kw) -> Episode:
-    values = dict(id=eid, date=NOW, task_type="refactor", summary="split the payment module",
-                  outcome="failure", files=("pay.py",), lesson="write tests first")
+    values = dict(
+        id=eid,
+        date=NOW,
+        task_type="refactor",
+        summary="split the payment module",
+        outcome="failure",
+        files=("pay.py",),
+        lesson="write tests first",
+    )
     values.update(kw)
     return Episode(**values)
 
@@ -60,8 +73,13 @@ def _episode(eid: str = "ep-1", **kw) -> Episode:
 def test_put_get_round_trip_every_kind(base_store):
     repo = ExperienceStore(base_store, KEY)
     records = [
-        Strategy(id="st-1", principle="Draw the dependency graph first",
-                 applies_to=("refactor", "multi-file"), priority="high", created=NOW),
+        Strategy(
+            id="st-1",
+            principle="Draw the dependency graph first",
+            applies_to=("refactor", "multi-file"),
+            priority="high",
+            created=NOW,
+        ),
         _pattern(evidence=("ep-1",), conflicts_with=("pat-9",)),
         _episode(patterns_applied=("pat-1",), severity=1),
     ]
@@ -82,8 +100,14 @@ def test_find_filters_and_separates_projects(base_store):
 
 def test_global_strategies_visible_from_every_project(base_store):
     a, b = ExperienceStore(base_store, KEY), ExperienceStore(base_store, "/other")
-    a.put(Strategy(id="g-1", principle="Prepare a rollback plan", applies_to=("production",),
-                   scope="global"))
+    a.put(
+        Strategy(
+            id="g-1",
+            principle="Prepare a rollback plan",
+            applies_to=("production",),
+            scope="global",
+        )
+    )
     a.put(Strategy(id="p-1", principle="Project only", applies_to=("debug",)))
     assert {s.id for s in b.find("strategy")} == {"g-1"}
     assert {s.id for s in a.find("strategy")} == {"g-1", "p-1"}
@@ -146,7 +170,10 @@ def test_confidence_arithmetic_and_retirement(start, success, confidence, status
     before = _pattern(confidence=start, last_validated=NOW - timedelta(days=3))
     after = apply_outcome(before, success=success, now=NOW)
     assert (after.confidence, after.status, after.needs_reanalysis) == (
-        confidence, status, reanalysis)
+        confidence,
+        status,
+        reanalysis,
+    )
     assert after.last_validated == (NOW if success else before.last_validated)
 
 

@@ -19,19 +19,48 @@ NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 
 def _records(text: str = "line one\n## not a heading\n\\escaped\n# title\n\nlast"):
     return [
-        Strategy(id="s-1", principle=f"Map dependencies first\n{text}",
-                 applies_to=("refactor", "multi-file"), priority="high", source="3 failures",
-                 created=NOW),
-        Strategy(id="s-g", principle="Rollback plan for production", applies_to=("production",),
-                 scope="global", created=NOW),
-        Pattern(id="pat-1", name="大规模重构前未建立测试保护",
-                trigger=Trigger(task_types=("refactor",), min_files=6, has_tests=False),
-                failure=text, root_cause="no baseline", prevention="1) snapshot 2) run tests",
-                confidence=2, last_validated=NOW, needs_reanalysis=True, evidence=("ep-1",),
-                conflicts_with=("pat-2",), created=NOW - timedelta(days=3)),
-        Episode(id="ep-1", date=NOW, task_type="refactor", summary="8-file refactor broke",
-                outcome="failure", files=("a.py", "b/c.py"), lesson=text, prevention="",
-                severity=1, patterns_applied=("pat-1",), thread_id="t-9"),
+        Strategy(
+            id="s-1",
+            principle=f"Map dependencies first\n{text}",
+            applies_to=("refactor", "multi-file"),
+            priority="high",
+            source="3 failures",
+            created=NOW,
+        ),
+        Strategy(
+            id="s-g",
+            principle="Rollback plan for production",
+            applies_to=("production",),
+            scope="global",
+            created=NOW,
+        ),
+        Pattern(
+            id="pat-1",
+            name="大规模重构前未建立测试保护",
+            trigger=Trigger(task_types=("refactor",), min_files=6, has_tests=False),
+            failure=text,
+            root_cause="no baseline",
+            prevention="1) snapshot 2) run tests",
+            confidence=2,
+            last_validated=NOW,
+            needs_reanalysis=True,
+            evidence=("ep-1",),
+            conflicts_with=("pat-2",),
+            created=NOW - timedelta(days=3),
+        ),
+        Episode(
+            id="ep-1",
+            date=NOW,
+            task_type="refactor",
+            summary="8-file refactor broke",
+            outcome="failure",
+            files=("a.py", "b/c.py"),
+            lesson=text,
+            prevention="",
+            severity=1,
+            patterns_applied=("pat-1",),
+            thread_id="t-9",
+        ),
     ]
 
 
@@ -82,15 +111,20 @@ def test_hand_edit_is_picked_up(tmp_path):
 texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=80)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(failure=texts, lesson=texts, principle=texts.filter(lambda t: t.strip() != ""))
 def test_any_text_round_trips(tmp_path_factory, failure, lesson, principle):
     out = tmp_path_factory.mktemp("md")
     source = InMemoryStore()
     repo = ExperienceStore(source, KEY)
     repo.put(Strategy(id="s", principle=principle, applies_to=("debug",), created=NOW))
-    repo.put(Pattern(id="p", name="n", trigger=Trigger(), failure=failure, created=NOW,
-                     last_validated=NOW))
+    repo.put(
+        Pattern(
+            id="p", name="n", trigger=Trigger(), failure=failure, created=NOW, last_validated=NOW
+        )
+    )
     repo.put(Episode(id="e", date=NOW, task_type="debug", summary="s", lesson=lesson))
     export_markdown(source, KEY, out)
     target = InMemoryStore()

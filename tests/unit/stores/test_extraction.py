@@ -26,8 +26,10 @@ ZH = "帮我修一下这个函数。我喜欢用中文回复。本项目使用 J
     [
         (EN, ["We use Python 3.11 in this repo.", "I prefer tabs over spaces!"]),
         (ZH, ["我喜欢用中文回复。", "本项目使用 Java 17。"]),
-        ("- Always run ruff before committing\n- rename foo to bar", [
-            "Always run ruff before committing"]),
+        (
+            "- Always run ruff before committing\n- rename foo to bar",
+            ["Always run ruff before committing"],
+        ),
         ("Rename the variable x to count.", []),
         ("What do we use for CI?", []),
         ("以后都请用 pnpm 而不是 npm", ["以后都请用 pnpm 而不是 npm"]),
@@ -59,39 +61,57 @@ def test_secrets_never_extracted():
 
 def test_auto_extract_saves_unverified_project_facts():
     store = InMemoryStore()
-    saved = auto_extract(EN, store=store, project_key=KEY, external_content_seen=False,
-                         provenance={"thread": "t1"}, now=NOW)
-    assert [f.text for f in saved] == ["We use Python 3.11 in this repo.",
-                                       "I prefer tabs over spaces!"]
-    assert all(f.scope == "project" and f.source == "auto" and f.status == "unverified"
-               for f in saved)
+    saved = auto_extract(
+        EN,
+        store=store,
+        project_key=KEY,
+        external_content_seen=False,
+        provenance={"thread": "t1"},
+        now=NOW,
+    )
+    assert [f.text for f in saved] == [
+        "We use Python 3.11 in this repo.",
+        "I prefer tabs over spaces!",
+    ]
+    assert all(
+        f.scope == "project" and f.source == "auto" and f.status == "unverified" for f in saved
+    )
     assert all(f.provenance == {"thread": "t1"} for f in saved)
 
 
 def test_auto_extract_pauses_after_external_content():
     store = InMemoryStore()
-    assert auto_extract(EN, store=store, project_key=KEY, external_content_seen=True,
-                        provenance={}, now=NOW) == []
+    assert (
+        auto_extract(
+            EN, store=store, project_key=KEY, external_content_seen=True, provenance={}, now=NOW
+        )
+        == []
+    )
     assert FactStore(store).facts(project_key=KEY) == []
 
 
 def test_auto_extract_skips_duplicates_and_conflicts():
     store = InMemoryStore()
-    FactStore(store).add("We use Python 3.9 in this repo.", scope="project", project_key=KEY,
-                         source="user", now=NOW)
-    saved = auto_extract(EN, store=store, project_key=KEY, external_content_seen=False,
-                         provenance={}, now=NOW)
+    FactStore(store).add(
+        "We use Python 3.9 in this repo.", scope="project", project_key=KEY, source="user", now=NOW
+    )
+    saved = auto_extract(
+        EN, store=store, project_key=KEY, external_content_seen=False, provenance={}, now=NOW
+    )
     assert [f.text for f in saved] == ["I prefer tabs over spaces!"]
-    again = auto_extract(EN, store=store, project_key=KEY, external_content_seen=False,
-                         provenance={}, now=NOW)
+    again = auto_extract(
+        EN, store=store, project_key=KEY, external_content_seen=False, provenance={}, now=NOW
+    )
     assert again == []
     assert len(FactStore(store).facts(project_key=KEY)) == 2
 
 
 def test_auto_extract_skips_what_a_global_fact_already_says():
     store = InMemoryStore()
-    FactStore(store).add("I prefer tabs over spaces", scope="global", project_key=KEY,
-                         source="user", now=NOW)
-    saved = auto_extract(EN, store=store, project_key=KEY, external_content_seen=False,
-                         provenance={}, now=NOW)
+    FactStore(store).add(
+        "I prefer tabs over spaces", scope="global", project_key=KEY, source="user", now=NOW
+    )
+    saved = auto_extract(
+        EN, store=store, project_key=KEY, external_content_seen=False, provenance={}, now=NOW
+    )
     assert [f.text for f in saved] == ["We use Python 3.11 in this repo."]

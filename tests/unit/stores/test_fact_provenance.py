@@ -19,10 +19,18 @@ KEY = "/srv/app"
 
 def old_record(text: str, source: str, status: str = "unverified", **extra: object) -> dict:
     """A record as engram stored it before provenance was recorded (no schema, no after)."""
-    return {"text": text, "scope": "project", "project_key": KEY, "created": NOW.isoformat(),
-            "last_verified": NOW.isoformat() if status == "verified" else None,
-            "source": source, "status": status, "provenance": {"via": "save_memory"}, "seq": 0,
-            **extra}
+    return {
+        "text": text,
+        "scope": "project",
+        "project_key": KEY,
+        "created": NOW.isoformat(),
+        "last_verified": NOW.isoformat() if status == "verified" else None,
+        "source": source,
+        "status": status,
+        "provenance": {"via": "save_memory"},
+        "seq": 0,
+        **extra,
+    }
 
 
 def test_an_old_unverified_model_fact_is_quarantined_as_unrecorded():
@@ -35,8 +43,14 @@ def test_an_old_unverified_model_fact_is_quarantined_as_unrecorded():
 
 def test_the_current_record_round_trips_provenance():
     fact = FactStore(InMemoryStore()).add(
-        "We always use pnpm", scope="project", project_key=KEY, source="agent", now=NOW,
-        status="quarantined", after=("read_file", "grep_code"))
+        "We always use pnpm",
+        scope="project",
+        project_key=KEY,
+        source="agent",
+        now=NOW,
+        status="quarantined",
+        after=("read_file", "grep_code"),
+    )
     record = fact.to_record()
     assert record["schema"] == FACT_SCHEMA and record["after"] == ["read_file", "grep_code"]
     assert Fact.from_record(record) == fact
@@ -53,10 +67,15 @@ def test_an_import_without_a_source_is_marked_as_imported():
 def test_opening_an_old_sqlite_store_migrates_it_once(tmp_path):
     namespace = fact_namespace("project", KEY)
     with open_memory_store(tmp_path) as store:
-        store.put(namespace, "old1", old_record("We always deploy with curl | sh", "agent"),
-                  index=False)
-        store.put(namespace, "old2", old_record("This project uses Java 17", "user", "verified"),
-                  index=False)
+        store.put(
+            namespace, "old1", old_record("We always deploy with curl | sh", "agent"), index=False
+        )
+        store.put(
+            namespace,
+            "old2",
+            old_record("This project uses Java 17", "user", "verified"),
+            index=False,
+        )
         store.put(namespace, "junk", {"not": "a fact"}, index=False)
         store.delete(("facts_meta",), "schema")  # as a store from before the migration
         assert schema_version(store) == 1
@@ -90,8 +109,9 @@ def test_a_store_that_cannot_be_migrated_still_opens_and_reads_old_facts_safely(
 
     namespace = fact_namespace("project", KEY)
     with open_memory_store(tmp_path) as store:
-        store.put(namespace, "old1", old_record("We always deploy with curl | sh", "agent"),
-                  index=False)
+        store.put(
+            namespace, "old1", old_record("We always deploy with curl | sh", "agent"), index=False
+        )
 
     def read_only(store):
         raise sqlite3.OperationalError("attempt to write a readonly database")

@@ -64,10 +64,12 @@ def test_add_returns_full_record_and_get_finds_it(store):
 
 def test_project_facts_are_invisible_from_other_projects_global_visible_everywhere(store):
     facts = FactStore(store)
-    java = facts.add("This project uses Java 17", scope="project", project_key=ALPHA,
-                     source="user", now=NOW)
-    tabs = facts.add("I prefer tabs for indentation", scope="global", project_key=ALPHA,
-                     source="user", now=NOW)
+    java = facts.add(
+        "This project uses Java 17", scope="project", project_key=ALPHA, source="user", now=NOW
+    )
+    tabs = facts.add(
+        "I prefer tabs for indentation", scope="global", project_key=ALPHA, source="user", now=NOW
+    )
     assert tabs.project_key == ""
     assert {f.id for f in facts.facts(project_key=ALPHA)} == {java.id, tabs.id}
     assert [f.id for f in facts.facts(project_key=BETA)] == [tabs.id]
@@ -91,11 +93,13 @@ def test_search_ranks_relevant_fact_first_and_limits_k(store):
 
 def test_conflict_blocks_write_and_lists_existing_fact(store):
     facts = FactStore(store)
-    old = facts.add("This project uses Java 17", scope="project", project_key=ALPHA,
-                    source="user", now=NOW)
+    old = facts.add(
+        "This project uses Java 17", scope="project", project_key=ALPHA, source="user", now=NOW
+    )
     with pytest.raises(ConflictError) as info:
-        facts.add("This project uses Java 21", scope="project", project_key=ALPHA,
-                  source="user", now=NOW)
+        facts.add(
+            "This project uses Java 21", scope="project", project_key=ALPHA, source="user", now=NOW
+        )
     assert isinstance(info.value, FactConflictError)
     assert [f.id for f in info.value.conflicts] == [old.id]
     assert "Java 17" in str(info.value) and "Java 21" in str(info.value)
@@ -105,28 +109,36 @@ def test_conflict_blocks_write_and_lists_existing_fact(store):
 
 def test_conflicts_are_checked_within_the_same_scope_only(store):
     facts = FactStore(store)
-    facts.add("This project uses Java 17", scope="project", project_key=ALPHA,
-              source="user", now=NOW)
-    facts.add("This project uses Java 21", scope="project", project_key=BETA,
-              source="user", now=NOW)
-    facts.add("This project uses Java 11", scope="global", project_key=ALPHA,
-              source="user", now=NOW)
+    facts.add(
+        "This project uses Java 17", scope="project", project_key=ALPHA, source="user", now=NOW
+    )
+    facts.add(
+        "This project uses Java 21", scope="project", project_key=BETA, source="user", now=NOW
+    )
+    facts.add(
+        "This project uses Java 11", scope="global", project_key=ALPHA, source="user", now=NOW
+    )
     assert len(facts.facts(project_key=ALPHA)) == 2
 
 
 def test_force_keeps_both(store):
     facts = FactStore(store)
     facts.add("Use Node 18", scope="project", project_key=ALPHA, source="user", now=NOW)
-    facts.add("Use Node 20", scope="project", project_key=ALPHA, source="user", force=True,
-              now=NOW)
+    facts.add("Use Node 20", scope="project", project_key=ALPHA, source="user", force=True, now=NOW)
     assert sorted(f.text for f in facts.facts(project_key=ALPHA)) == ["Use Node 18", "Use Node 20"]
 
 
 def test_secret_is_refused_even_with_force(store):
     facts = FactStore(store)
     with pytest.raises(SecretRefusedError):
-        facts.add("my openai key is sk-proj-abcdefghijklmnopqrstuvwxyz123456",
-                  scope="global", project_key=ALPHA, source="user", force=True, now=NOW)
+        facts.add(
+            "my openai key is sk-proj-abcdefghijklmnopqrstuvwxyz123456",
+            scope="global",
+            project_key=ALPHA,
+            source="user",
+            force=True,
+            now=NOW,
+        )
     assert facts.facts(project_key=ALPHA) == []
 
 
@@ -134,23 +146,27 @@ def test_writes_by_another_instance_are_seen_by_a_cached_one(store):
     reader = FactStore(store)
     assert reader.search("kafka", project_key=ALPHA) == []
     writer = FactStore(store)
-    fact = writer.add("Events go through Kafka", scope="project", project_key=ALPHA,
-                      source="user", now=NOW)
+    fact = writer.add(
+        "Events go through Kafka", scope="project", project_key=ALPHA, source="user", now=NOW
+    )
     assert [h.fact.id for h in reader.search("kafka", project_key=ALPHA)] == [fact.id]
     delete_fact(store, fact.id, project_key=ALPHA)
     assert reader.search("kafka", project_key=ALPHA) == []
     # The deleted fact no longer blocks a rewrite, and the other instance sees the new one.
-    reader.add("Events go through Kafka", scope="project", project_key=ALPHA, source="user",
-               now=NOW)
+    reader.add(
+        "Events go through Kafka", scope="project", project_key=ALPHA, source="user", now=NOW
+    )
     with pytest.raises(ConflictError):
-        writer.add("events go through kafka.", scope="project", project_key=ALPHA,
-                   source="user", now=NOW)
+        writer.add(
+            "events go through kafka.", scope="project", project_key=ALPHA, source="user", now=NOW
+        )
 
 
 def test_verify_and_replace_keep_id(store):
     facts = FactStore(store)
-    fact = facts.add("CI runs on GitHub Actions", scope="project", project_key=ALPHA,
-                     source="auto", now=NOW)
+    fact = facts.add(
+        "CI runs on GitHub Actions", scope="project", project_key=ALPHA, source="auto", now=NOW
+    )
     assert fact.status == "unverified" and fact.last_verified is None
     later = NOW + timedelta(days=40)
     verified = verify_fact(store, fact.id, project_key=ALPHA, now=later)
@@ -164,8 +180,9 @@ def test_verify_and_replace_keep_id(store):
 
 def test_replace_checks_other_facts_but_not_itself(store):
     facts = FactStore(store)
-    a = facts.add("Python 3.11 is the runtime", scope="project", project_key=ALPHA,
-                  source="user", now=NOW)
+    a = facts.add(
+        "Python 3.11 is the runtime", scope="project", project_key=ALPHA, source="user", now=NOW
+    )
     facts.add("Deploys go to Fly.io", scope="project", project_key=ALPHA, source="user", now=NOW)
     replace_fact(store, a.id, "Python 3.12 is the runtime", project_key=ALPHA, now=NOW)
     with pytest.raises(ConflictError):
@@ -173,8 +190,9 @@ def test_replace_checks_other_facts_but_not_itself(store):
 
 
 def test_unknown_or_invisible_id_is_not_found(store):
-    fact = FactStore(store).add("Use uv for envs", scope="project", project_key=ALPHA,
-                                source="user", now=NOW)
+    fact = FactStore(store).add(
+        "Use uv for envs", scope="project", project_key=ALPHA, source="user", now=NOW
+    )
     with pytest.raises(FactNotFoundError):
         delete_fact(store, fact.id, project_key=BETA)
     with pytest.raises(FactNotFoundError):
@@ -184,8 +202,14 @@ def test_unknown_or_invisible_id_is_not_found(store):
 def test_export_wipe_import_round_trip_is_lossless(store, tmp_path):
     facts = FactStore(store)
     made = [
-        facts.add("Use Java 17", scope="project", project_key=ALPHA, source="user", now=NOW,
-                  provenance={"thread": "t9"}),
+        facts.add(
+            "Use Java 17",
+            scope="project",
+            project_key=ALPHA,
+            source="user",
+            now=NOW,
+            provenance={"thread": "t9"},
+        ),
         facts.add("Answer in Chinese", scope="global", project_key=ALPHA, source="agent", now=NOW),
         facts.add("Tests use pytest", scope="project", project_key=BETA, source="auto", now=NOW),
     ]
@@ -203,12 +227,25 @@ def test_import_checks_every_stored_field_for_secrets(store):
     token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
     lines = [
         json.dumps({"id": token, "text": "Prefer tabs", "scope": "global"}),
-        json.dumps({"id": "p1", "text": "Prefer tabs", "scope": "project",
-                    "project_key": f"/srv/{token}"}),
-        json.dumps({"id": "p2", "text": "Prefer tabs", "scope": "global",
-                    "provenance": {"thread": "t", "api_key": "9f86d081884c7d659a2feaa0c55ad015"}}),
-        json.dumps({"id": "ok", "text": "Prefer tabs", "scope": "global",
-                    "provenance": {"thread": "t1", "message": "m1"}}),
+        json.dumps(
+            {"id": "p1", "text": "Prefer tabs", "scope": "project", "project_key": f"/srv/{token}"}
+        ),
+        json.dumps(
+            {
+                "id": "p2",
+                "text": "Prefer tabs",
+                "scope": "global",
+                "provenance": {"thread": "t", "api_key": "9f86d081884c7d659a2feaa0c55ad015"},
+            }
+        ),
+        json.dumps(
+            {
+                "id": "ok",
+                "text": "Prefer tabs",
+                "scope": "global",
+                "provenance": {"thread": "t1", "message": "m1"},
+            }
+        ),
     ]
     report = import_jsonl(store, lines, project_key=ALPHA, now=NOW)
     assert report.imported == 1
@@ -265,13 +302,25 @@ def test_dense_scoring_joins_above_threshold_and_vectors_are_cached(store):
     embedder = _CountingEmbedder()
     facts = FactStore(store, embedder=embedder, dense_min_facts=5)
     for i in range(4):
-        facts.add(f"alpha fact {i} zzz", scope="project", project_key=ALPHA, source="user",
-                  force=True, now=NOW)
+        facts.add(
+            f"alpha fact {i} zzz",
+            scope="project",
+            project_key=ALPHA,
+            source="user",
+            force=True,
+            now=NOW,
+        )
     facts.search("alpha", project_key=ALPHA)
     assert embedder.embedded == 0
     for i in range(4):
-        facts.add(f"beta fact {i} qqq", scope="project", project_key=ALPHA, source="user",
-                  force=True, now=NOW)
+        facts.add(
+            f"beta fact {i} qqq",
+            scope="project",
+            project_key=ALPHA,
+            source="user",
+            force=True,
+            now=NOW,
+        )
     # Dense similarity finds a fact sharing no word with the query.
     hits = facts.search("bbeett", project_key=ALPHA, k=3)
     assert hits and "beta" in hits[0].fact.text
@@ -299,8 +348,9 @@ def test_embedder_failure_falls_back_to_lexical_ranking(store, caplog):
 def test_import_keeps_the_file_order_as_recorded_order(store):
     # Ids that sort differently from the file: the order must come from the lines.
     ids = ["D1:10", "D1:9", "b", "a", "D2:1"]
-    lines = [json.dumps({"id": i, "text": f"turn {n}", "scope": "project"})
-             for n, i in enumerate(ids)]
+    lines = [
+        json.dumps({"id": i, "text": f"turn {n}", "scope": "project"}) for n, i in enumerate(ids)
+    ]
     import_jsonl(store, lines, project_key=ALPHA, now=NOW)
     ordered = [f.id for f in FactStore(store).facts(project_key=ALPHA)]
     assert ordered == ids
@@ -312,8 +362,10 @@ def test_import_keeps_the_file_order_as_recorded_order(store):
 
 
 def test_search_uses_neighbouring_facts_as_context(store):
-    lines = [json.dumps({"id": str(n), "text": text, "scope": "project"})
-             for n, text in enumerate(CONTEXT_TEXTS)]
+    lines = [
+        json.dumps({"id": str(n), "text": text, "scope": "project"})
+        for n, text in enumerate(CONTEXT_TEXTS)
+    ]
     import_jsonl(store, lines, project_key=ALPHA, now=NOW)
     hits = FactStore(store).search("pottery class kitchen", project_key=ALPHA, k=3)
     assert [h.fact.id for h in hits] == ["0", "2", "4"]
@@ -336,16 +388,31 @@ record_text = st.text(min_size=1, max_size=60).filter(lambda t: t.strip())
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(record_text, st.sampled_from(["project", "global"]),
-                          st.dictionaries(st.text(max_size=5), st.text(max_size=8), max_size=2)),
-                min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.tuples(
+            record_text,
+            st.sampled_from(["project", "global"]),
+            st.dictionaries(st.text(max_size=5), st.text(max_size=8), max_size=2),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_export_import_round_trip_property(rows):
     target = InMemoryStore()
     facts = [
-        Fact(id=f"id{i}", text=text.strip(), scope=scope,
-             project_key=ALPHA if scope == "project" else "", created=NOW,
-             last_verified=None if i % 2 else NOW, source="user",
-             status="unverified" if i % 2 else "verified", provenance=prov)
+        Fact(
+            id=f"id{i}",
+            text=text.strip(),
+            scope=scope,
+            project_key=ALPHA if scope == "project" else "",
+            created=NOW,
+            last_verified=None if i % 2 else NOW,
+            source="user",
+            status="unverified" if i % 2 else "verified",
+            provenance=prov,
+        )
         for i, (text, scope, prov) in enumerate(rows)
     ]
     facts = [f for f in facts if find_secret(f.text) is None]
@@ -356,18 +423,23 @@ def test_export_import_round_trip_property(rows):
 
 
 def test_import_rejects_bad_provenance():
-    report = import_jsonl(InMemoryStore(), ['{"id": "a", "text": "x", "scope": "global", '
-                                            '"provenance": ["not", "a", "map"]}'],
-                          project_key=ALPHA, now=NOW)
+    report = import_jsonl(
+        InMemoryStore(),
+        ['{"id": "a", "text": "x", "scope": "global", "provenance": ["not", "a", "map"]}'],
+        project_key=ALPHA,
+        now=NOW,
+    )
     assert report.imported == 0 and report.skipped[0][0] == 1
 
 
 def test_a_unique_id_prefix_finds_a_fact_and_an_ambiguous_one_lists_the_candidates(store):
     from engram.stores.memory.fact_admin import find_fact
 
-    lines = [json.dumps({"id": "ab12cd000001", "text": "The API uses OAuth", "scope": "project"}),
-             json.dumps({"id": "ab12cd000002", "text": "Deploys on Fridays", "scope": "global"}),
-             json.dumps({"id": "ff0000000003", "text": "Tabs, not spaces", "scope": "project"})]
+    lines = [
+        json.dumps({"id": "ab12cd000001", "text": "The API uses OAuth", "scope": "project"}),
+        json.dumps({"id": "ab12cd000002", "text": "Deploys on Fridays", "scope": "global"}),
+        json.dumps({"id": "ff0000000003", "text": "Tabs, not spaces", "scope": "project"}),
+    ]
     assert import_jsonl(store, lines, project_key=ALPHA, now=NOW).imported == 3
     assert find_fact(store, "ab12cd000001", project_key=ALPHA).text == "The API uses OAuth"
     assert find_fact(store, "ff00", project_key=ALPHA).text == "Tabs, not spaces"

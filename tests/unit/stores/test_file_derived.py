@@ -33,8 +33,9 @@ def test_a_settled_file_is_read_once_until_it_changes(tmp_path, monkeypatch):
     known: FileDerived[str] = FileDerived()
     make, calls = _counting(file)
     # the change time is set by the write itself: pretend it is long past
-    monkeypatch.setattr("engram.stores.file_derived.time.time_ns",
-                        lambda: file.stat().st_ctime_ns + SETTLED_NS)
+    monkeypatch.setattr(
+        "engram.stores.file_derived.time.time_ns", lambda: file.stat().st_ctime_ns + SETTLED_NS
+    )
     assert known.get("a", file, make) == "one"
     assert known.get("a", file, make) == "one"
     assert len(calls) == 1
@@ -61,8 +62,10 @@ def test_the_least_recently_used_file_goes_first(tmp_path, monkeypatch):
         file = tmp_path / name
         file.write_text(name)
         files.append(file)
-    monkeypatch.setattr("engram.stores.file_derived.time.time_ns",
-                        lambda: max(f.stat().st_ctime_ns for f in files) + SETTLED_NS)
+    monkeypatch.setattr(
+        "engram.stores.file_derived.time.time_ns",
+        lambda: max(f.stat().st_ctime_ns for f in files) + SETTLED_NS,
+    )
     known: FileDerived[str] = FileDerived(max_files=2)
     made: list[str] = []
 

@@ -31,10 +31,16 @@ def ids(related) -> set[str]:
     return {r.symbol.id for r in related if r.symbol is not None}
 
 
-@pytest.mark.parametrize("query", [
-    "OrderService", "service.OrderService", "shop.service.OrderService",
-    "shop/service.py::OrderService", "orderservice",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "OrderService",
+        "service.OrderService",
+        "shop.service.OrderService",
+        "shop/service.py::OrderService",
+        "orderservice",
+    ],
+)
 def test_lookup_forms_find_one_symbol(queries, query):
     match = queries.find(query)
     assert match.found is not None and match.found.id == "shop/service.py::OrderService"
@@ -44,7 +50,9 @@ def test_lookup_reports_ambiguity_instead_of_guessing(queries):
     match = queries.find("total")
     assert match.ambiguous and match.found is None
     assert {m.id for m in match.matches} == {
-        "shop/models.py::Order.total", "shop/models.py::DiscountOrder.total"}
+        "shop/models.py::Order.total",
+        "shop/models.py::DiscountOrder.total",
+    }
     assert queries.find("DiscountOrder.total").found is not None
 
 
@@ -55,9 +63,12 @@ def test_lookup_suggests_close_names(queries):
 
 def test_callers_and_callees(queries):
     callers = queries.related("shop/util.py::fmt_line", "callers", depth=2)
-    assert ids(callers) == {"shop/util.py::log", "shop/service.py::OrderService.place",
-                            "shop/payments/gateway.py::Gateway.pay",
-                            "shop/payments/refunds.py::Refund.apply"}
+    assert ids(callers) == {
+        "shop/util.py::log",
+        "shop/service.py::OrderService.place",
+        "shop/payments/gateway.py::Gateway.pay",
+        "shop/payments/refunds.py::Refund.apply",
+    }
     assert {r.depth for r in callers} == {1, 2}
     callees = queries.related("shop/service.py::OrderService.place", "callees")
     assert "shop/repo.py::Repository.save" in ids(callees)
@@ -78,26 +89,40 @@ def test_subclasses_transitive(queries):
 def test_implementations_of_interface_and_of_method(java):
     base = "src/com/acme/"
     impls = java.related(base + "svc/Service.java::Service", "implementations", depth=2)
-    assert {base + "svc/BaseService.java::BaseService",
-            base + "svc/Auditable.java::Auditable"} <= ids(impls)
+    assert {
+        base + "svc/BaseService.java::BaseService",
+        base + "svc/Auditable.java::Auditable",
+    } <= ids(impls)
     overrides = java.related(base + "repo/Repository.java::Repository.byId", "implementations", 2)
-    assert ids(overrides) == {base + "repo/UserRepo.java::UserRepo.byId",
-                              base + "repo/CachedUserRepo.java::CachedUserRepo.byId"}
+    assert ids(overrides) == {
+        base + "repo/UserRepo.java::UserRepo.byId",
+        base + "repo/CachedUserRepo.java::CachedUserRepo.byId",
+    }
 
 
 def test_dependencies_dependents_and_impact(queries):
     deps = queries.related("shop/service.py", "dependencies")
     assert {"shop/repo.py", "shop/models.py", "shop/util.py"} <= ids(deps)
     dependents = queries.related("shop/util.py", "dependents")
-    assert ids(dependents) == {"shop/service.py", "shop/payments/gateway.py",
-                               "shop/payments/refunds.py"}
+    assert ids(dependents) == {
+        "shop/service.py",
+        "shop/payments/gateway.py",
+        "shop/payments/refunds.py",
+    }
     impact = queries.related("shop/util.py::fmt_line", "impact", depth=3)
     found = {(r.symbol.id, r.depth) for r in impact if r.symbol}
-    assert {("shop/util.py::log", 1), ("shop/service.py::OrderService.place", 2),
-            ("shop/payments/gateway.py::Gateway.pay", 2)} <= found
+    assert {
+        ("shop/util.py::log", 1),
+        ("shop/service.py::OrderService.place", 2),
+        ("shop/payments/gateway.py::Gateway.pay", 2),
+    } <= found
     assert ("shop/payments/gateway.py::charge", 3) in found
     file_impact = ids(queries.related("shop/models.py", "impact", depth=1))
-    assert {"shop/cli.py", "shop/cli.py::main", "shop/service.py::OrderService.place"} <= file_impact
+    assert {
+        "shop/cli.py",
+        "shop/cli.py::main",
+        "shop/service.py::OrderService.place",
+    } <= file_impact
     assert not any(i.startswith("shop/models.py") for i in file_impact)
 
 
@@ -119,7 +144,9 @@ def test_path_falls_back_to_undirected_links(queries):
     # No directed chain leads from a callee back to its caller; the undirected one does.
     chain = queries.path("shop/util.py::fmt_line", "shop/repo.py::SqlRepository._connect")
     ids_ = [s.id for s in chain]
-    assert ids_[0] == "shop/util.py::fmt_line" and ids_[-1] == "shop/repo.py::SqlRepository._connect"
+    assert (
+        ids_[0] == "shop/util.py::fmt_line" and ids_[-1] == "shop/repo.py::SqlRepository._connect"
+    )
     g = queries.g
     for a, b in zip(ids_, ids_[1:], strict=False):
         assert g.has_edge(a, b) or g.has_edge(b, a)
@@ -134,4 +161,7 @@ def test_a_class_depends_on_what_its_methods_call_and_is_depended_on_through_the
     assert {"shop/service.py::OrderService.place", "shop/models.py::DiscountOrder"} <= dependents
     # a file keeps to its own edges (its imports), not its members' calls
     assert ids(queries.related("shop/service.py", "dependencies")) == {
-        "shop/models.py", "shop/repo.py", "shop/util.py"}
+        "shop/models.py",
+        "shop/repo.py",
+        "shop/util.py",
+    }

@@ -65,16 +65,24 @@ def deep(n):
 
 def test_slice_holds_callees_constants_types_and_overridden_method(tmp_path):
     graph = project(tmp_path, {"m.py": SOURCE})
-    result = slice_symbol(graph, "m.py::Meter.check", tmp_path, budget=10_000,
-                          count_tokens=words)
+    result = slice_symbol(graph, "m.py::Meter.check", tmp_path, budget=10_000, count_tokens=words)
     reasons = {p.symbol: p.reason for p in result.pieces}
-    assert reasons == {"Meter.check": "target", "helper": "calls", "deep": "calls",
-                       "Base.check": "overrides", "LIMIT": "constant", "QuotaError": "type"}
+    assert reasons == {
+        "Meter.check": "target",
+        "helper": "calls",
+        "deep": "calls",
+        "Base.check": "overrides",
+        "LIMIT": "constant",
+        "QuotaError": "type",
+    }
     error = next(p for p in result.pieces if p.symbol == "QuotaError")
     assert "code = 429" in error.text and "def describe" not in error.text
     assert result.pieces[0].symbol == "Meter.check"
-    assert result.tokens == sum(p.tokens for p in result.pieces) == sum(
-        words(p.text) for p in result.pieces)
+    assert (
+        result.tokens
+        == sum(p.tokens for p in result.pieces)
+        == sum(words(p.text) for p in result.pieces)
+    )
 
 
 def test_slice_fits_the_budget_by_priority(tmp_path):
@@ -82,8 +90,9 @@ def test_slice_fits_the_budget_by_priority(tmp_path):
     full = slice_symbol(graph, "m.py::Meter.check", tmp_path, budget=10_000, count_tokens=words)
     target = full.pieces[0].tokens
     helper = next(p.tokens for p in full.pieces if p.symbol == "helper")
-    small = slice_symbol(graph, "m.py::Meter.check", tmp_path, budget=target + helper,
-                         count_tokens=words)
+    small = slice_symbol(
+        graph, "m.py::Meter.check", tmp_path, budget=target + helper, count_tokens=words
+    )
     assert [p.symbol for p in small.pieces] == ["Meter.check", "helper"]
     assert small.tokens <= small.budget
     assert "m.py::deep" in small.omitted or "m.py::Base.check" in small.omitted
@@ -91,8 +100,9 @@ def test_slice_fits_the_budget_by_priority(tmp_path):
 
 def test_depth_limit_stops_the_closure(tmp_path):
     graph = project(tmp_path, {"m.py": SOURCE})
-    shallow = slice_symbol(graph, "m.py::Meter.check", tmp_path, budget=10_000,
-                           count_tokens=words, max_depth=1)
+    shallow = slice_symbol(
+        graph, "m.py::Meter.check", tmp_path, budget=10_000, count_tokens=words, max_depth=1
+    )
     assert "deep" not in {p.symbol for p in shallow.pieces}
 
 
@@ -105,12 +115,15 @@ def test_pieces_that_do_not_parse_are_dropped(tmp_path):
     assert result.omitted == ("m.py::b",)
 
 
-@pytest.mark.parametrize("language,text,kind", [
-    ("python", "    def f(self):\n        return 1", "method"),
-    ("java", "public int f() { return 1; }", "method"),
-    ("typescript", "f(): number { return 1; }", "method"),
-    ("go", "func (s *S) F() int { return 1 }", "method"),
-])
+@pytest.mark.parametrize(
+    "language,text,kind",
+    [
+        ("python", "    def f(self):\n        return 1", "method"),
+        ("java", "public int f() { return 1; }", "method"),
+        ("typescript", "f(): number { return 1; }", "method"),
+        ("go", "func (s *S) F() int { return 1 }", "method"),
+    ],
+)
 def test_parse_check_accepts_methods_alone(language, text, kind):
     assert parses(text, language, kind)
     assert not parses(text.replace("return 1", "return (1"), language, kind)
@@ -118,7 +131,12 @@ def test_parse_check_accepts_methods_alone(language, text, kind):
 
 def test_java_slice_includes_super_method(tmp_path):
     graph = build(FIXTURES / "java")
-    result = slice_symbol(graph, "src/com/acme/repo/CachedUserRepo.java::CachedUserRepo.byId",
-                          FIXTURES / "java", budget=10_000, count_tokens=words)
+    result = slice_symbol(
+        graph,
+        "src/com/acme/repo/CachedUserRepo.java::CachedUserRepo.byId",
+        FIXTURES / "java",
+        budget=10_000,
+        count_tokens=words,
+    )
     symbols = {p.symbol for p in result.pieces}
     assert {"UserRepo.byId", "UserRepo.check", "User.getId"} <= symbols

@@ -16,7 +16,7 @@ from engram.stores.file_derived import FileDerived
 def test_exact_terms_takes_code_like_words_quotes_and_paths():
     text = (
         "Fix `Context.invoke` when parse_args gets an Option; see src/click/core.py and "
-        "the \"no such option\" message. HTTPServer and getValue too. Visit https://x.io/a_b"
+        'the "no such option" message. HTTPServer and getValue too. Visit https://x.io/a_b'
     )
     terms = exact_terms(text)
     assert terms[:2] == ["Context.invoke", "parse_args"]
@@ -28,19 +28,27 @@ def test_exact_terms_takes_code_like_words_quotes_and_paths():
 
 def test_quoted_plain_words_need_length_or_code_shape():
     assert exact_terms("use `str` or `name`, not `validators`; `or_` and `run()`") == [
-        "validators", "or_", "run"
+        "validators",
+        "or_",
+        "run",
     ]
 
 
 def test_exact_terms_splits_dotted_names_and_strips_calls():
-    assert exact_terms("call attr.evolve() then run_it( later") == ["attr.evolve", "evolve", "run_it"]
+    assert exact_terms("call attr.evolve() then run_it( later") == [
+        "attr.evolve",
+        "evolve",
+        "run_it",
+    ]
     assert exact_terms("just plain words here") == []
 
 
 @pytest.mark.integration  # runs ripgrep
 def test_grep_terms_scores_rare_terms_and_definitions(tmp_path):
     (tmp_path / "a.py").write_text("def load_config(path):\n    return path\n")
-    (tmp_path / "b.py").write_text("from a import load_config\n\nload_config('x')\nshared_name = 1\n")
+    (tmp_path / "b.py").write_text(
+        "from a import load_config\n\nload_config('x')\nshared_name = 1\n"
+    )
     (tmp_path / "c.py").write_text("shared_name = 2\n")
     ranked = grep_terms(tmp_path, ["load_config", "shared_name"], locate_on_the_fly(tmp_path))
     best, score = ranked[0]
@@ -82,8 +90,10 @@ def test_known_chunks_are_reused_across_searches_and_dropped_when_the_file_chang
     assert first == locate_on_the_fly(tmp_path)("a.py", 2)
     assert len(known) == 1
     chunk_file_calls = []
-    monkeypatch.setattr("engram.stores.codeindex.exact_evidence.chunk_file",
-                        lambda *a: chunk_file_calls.append(a) or [])
+    monkeypatch.setattr(
+        "engram.stores.codeindex.exact_evidence.chunk_file",
+        lambda *a: chunk_file_calls.append(a) or [],
+    )
     assert locate_on_the_fly(tmp_path, known=known)("a.py", 2) == first
     assert chunk_file_calls == []
     file.write_text("\n\ndef g():\n    return 22\n")

@@ -15,8 +15,13 @@ def generation_of(folder):
 
 
 def make(root, tmp_path):
-    return ProjectCodeIndex(root, embedder=HashEmbedder(), manifest=Manifest.open(
-        tmp_path / "manifest.sqlite"), vectors=InMemoryVectors(), bm25_dir=tmp_path / "bm25")
+    return ProjectCodeIndex(
+        root,
+        embedder=HashEmbedder(),
+        manifest=Manifest.open(tmp_path / "manifest.sqlite"),
+        vectors=InMemoryVectors(),
+        bm25_dir=tmp_path / "bm25",
+    )
 
 
 def test_small_change_updates_delta_only_and_masks_removed_chunks(tmp_path):

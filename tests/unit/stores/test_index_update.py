@@ -22,8 +22,12 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 @pytest.fixture
 def parts():
-    return {"manifest": Manifest.open(None), "vectors": InMemoryVectors(),
-            "embedder": HashEmbedder(), "bm25_dir": None}
+    return {
+        "manifest": Manifest.open(None),
+        "vectors": InMemoryVectors(),
+        "embedder": HashEmbedder(),
+        "bm25_dir": None,
+    }
 
 
 def test_a_given_walk_is_what_gets_indexed(tmp_path, parts):

@@ -37,18 +37,20 @@ See https://github.com/org/tool/blob/0123abc/tool/utils/net.py#L10 and
 `from tool.postprocessor import embed` for context.
 """
 
-FILES = ProjectFiles.build([
-    ("tool/core.py", "function", "run(self)"),
-    ("tool/extractor/acme.py", "class", "AcmeExtractor"),
-    ("tool/extractor/acme.py", "method", "AcmeExtractor._real_extract(self, url)"),
-    ("tool/extractor/other.py", "function", "parse_page(page)"),
-    ("tool/utils/net.py", "file", "net.py"),
-    ("tool/postprocessor/embed.py", "file", "embed.py"),
-    ("tool/postprocessor/__init__.py", "file", "__init__.py"),
-    ("tests/test_acme.py", "function", "test_acme()"),
-    ("docs/acme.rst", "file", "acme.rst"),
-    ("README.md", "file", "README.md"),
-])
+FILES = ProjectFiles.build(
+    [
+        ("tool/core.py", "function", "run(self)"),
+        ("tool/extractor/acme.py", "class", "AcmeExtractor"),
+        ("tool/extractor/acme.py", "method", "AcmeExtractor._real_extract(self, url)"),
+        ("tool/extractor/other.py", "function", "parse_page(page)"),
+        ("tool/utils/net.py", "file", "net.py"),
+        ("tool/postprocessor/embed.py", "file", "embed.py"),
+        ("tool/postprocessor/__init__.py", "file", "__init__.py"),
+        ("tests/test_acme.py", "function", "test_acme()"),
+        ("docs/acme.rst", "file", "acme.rst"),
+        ("README.md", "file", "README.md"),
+    ]
+)
 
 
 def test_the_template_is_dropped_and_the_parts_are_told_apart():
@@ -68,29 +70,48 @@ def test_the_template_is_dropped_and_the_parts_are_told_apart():
 
 
 def test_windows_paths_and_diffs_are_read():
-    text = ("Crash\n  File \"C:\\Python312\\Lib\\site-packages\\pkg\\mod.py\", line 3, in f\n"
-            "diff --git a/pkg/other.py b/pkg/other.py\n")
+    text = (
+        'Crash\n  File "C:\\Python312\\Lib\\site-packages\\pkg\\mod.py", line 3, in f\n'
+        "diff --git a/pkg/other.py b/pkg/other.py\n"
+    )
     signals = read_issue(text)
     assert signals.frames[0].path.endswith("pkg\\mod.py")
     assert "pkg/other.py" in signals.paths
 
 
-@pytest.mark.parametrize(("path", "kind"), [
-    ("pkg/mod.py", "source"), ("tests/test_x.py", "test"), ("pkg/x_test.go", "test"),
-    ("conftest.py", "test"), ("docs/index.rst", "docs"), ("CHANGES.md", "docs"),
-    ("examples/demo.py", "example"), ("scripts/release.py", "script"), ("setup.py", "script"),
-    ("pkg/data.json", "data"), ("third_party/lib/a.py", "vendored"),
-    ("test-data/unit/fixtures/typing.pyi", "test"), ("pkg/unit_tests/a.py", "test"),
-    ("pkg/typeshed/stdlib/ast.pyi", "stub"), ("types/index.d.ts", "stub"),
-    ("pkg/contest.py", "source"), ("latest/mod.py", "source"),
-])
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("pkg/mod.py", "source"),
+        ("tests/test_x.py", "test"),
+        ("pkg/x_test.go", "test"),
+        ("conftest.py", "test"),
+        ("docs/index.rst", "docs"),
+        ("CHANGES.md", "docs"),
+        ("examples/demo.py", "example"),
+        ("scripts/release.py", "script"),
+        ("setup.py", "script"),
+        ("pkg/data.json", "data"),
+        ("third_party/lib/a.py", "vendored"),
+        ("test-data/unit/fixtures/typing.pyi", "test"),
+        ("pkg/unit_tests/a.py", "test"),
+        ("pkg/typeshed/stdlib/ast.pyi", "stub"),
+        ("types/index.d.ts", "stub"),
+        ("pkg/contest.py", "source"),
+        ("latest/mod.py", "source"),
+    ],
+)
 def test_file_kinds_come_from_the_path(path, kind):
     assert file_kind(path) == kind
 
 
 def test_evidence_names_each_reason():
-    evidence = gather_evidence(read_issue(ISSUE), FILES, text_ranks={"bm25": ["README.md"]},
-                               literal_hits={"--write-comments": ["tool/extractor/acme.py"]})
+    evidence = gather_evidence(
+        read_issue(ISSUE),
+        FILES,
+        text_ranks={"bm25": ["README.md"]},
+        literal_hits={"--write-comments": ["tool/extractor/acme.py"]},
+    )
     acme = evidence["tool/extractor/acme.py"]
     assert acme.frame == 1.0 and acme.definition > 0 and acme.stem > 0 and acme.literal == 1.0
     assert evidence["tool/core.py"].frame == 0.5
@@ -101,8 +122,11 @@ def test_evidence_names_each_reason():
 
 
 def test_ranking_prefers_source_unless_the_task_is_about_tests():
-    evidence = gather_evidence(read_issue("acme is broken\n"), FILES, text_ranks={
-        "bm25": ["tests/test_acme.py", "docs/acme.rst", "tool/extractor/acme.py"]})
+    evidence = gather_evidence(
+        read_issue("acme is broken\n"),
+        FILES,
+        text_ranks={"bm25": ["tests/test_acme.py", "docs/acme.rst", "tool/extractor/acme.py"]},
+    )
     weights = Weights(features={"bm25": 1.0}, kinds={"source": 0.0, "test": -1.0, "docs": -1.0})
     assert rank_evidence(evidence, weights)[0][0].path == "tool/extractor/acme.py"
     first = rank_evidence(evidence, weights, prefer=("source", "test"))[0][0].path

@@ -27,8 +27,9 @@ def test_model_calls_rebuild_each_request_in_order(tmp_path: Path):
     ledger = Ledger(tmp_path)
     system = SystemMessage(content="you are engram")
     user = HumanMessage(content="task\n\n[pack]", id="h1")
-    call = AIMessage(content="", id="a1", tool_calls=[{"name": "grep_code", "args": {},
-                                                         "id": "c1"}])
+    call = AIMessage(
+        content="", id="a1", tool_calls=[{"name": "grep_code", "args": {}, "id": "c1"}]
+    )
     result = ToolMessage(content="hit", tool_call_id="c1", name="grep_code", id="t1")
     ledger.append_model_call("t", [system, user], TOOLS, step=1)
     ledger.append_model_call("t", [system, user, call, result], TOOLS, step=2)

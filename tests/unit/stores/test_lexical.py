@@ -7,7 +7,12 @@ from engram.stores.codeindex.bm25_index import LexicalIndex, query_tokens, token
 
 def test_tokenize_splits_snake_and_camel_and_keeps_whole_identifiers():
     assert tokenize("parseHTTPResponse_v2") == [
-        "parsehttpresponse_v2", "parse", "http", "response", "v", "2"
+        "parsehttpresponse_v2",
+        "parse",
+        "http",
+        "response",
+        "v",
+        "2",
     ]
     assert tokenize("get_user_name") == ["get_user_name", "get", "user", "name"]
     assert tokenize("The path of the file") == ["path", "file"]
@@ -19,8 +24,11 @@ def test_query_tokens_are_unique():
 
 def test_bm25_ranks_matching_documents(tmp_path):
     ids = ["a", "b", "c"]
-    docs = [tokenize("def parse_url(url): split scheme"), tokenize("class Cookie jar"),
-            tokenize("render template html")]
+    docs = [
+        tokenize("def parse_url(url): split scheme"),
+        tokenize("class Cookie jar"),
+        tokenize("render template html"),
+    ]
     index = LexicalIndex.build(ids, docs)
     top = index.top(query_tokens("how are urls parsed? parse_url"), 3)
     assert [i for i, _ in top] == ["a"]

@@ -30,16 +30,25 @@ def make(fact_id: str, text: str, *, created_days_ago: int, verified_days_ago: i
         scope="project",
         project_key="/p",
         created=NOW - timedelta(days=created_days_ago),
-        last_verified=None if verified_days_ago is None else NOW - timedelta(
-            days=verified_days_ago),
+        last_verified=None
+        if verified_days_ago is None
+        else NOW - timedelta(days=verified_days_ago),
         source="user",
         status="unverified" if verified_days_ago is None else "verified",
     )
 
 
-@pytest.mark.parametrize(("window", "cap"), [
-    (8_000, 500), (100_000, 500), (128_000, 640), (200_000, 1000), (1_000_000, 5000),
-    (2_000_000, 5000)])
+@pytest.mark.parametrize(
+    ("window", "cap"),
+    [
+        (8_000, 500),
+        (100_000, 500),
+        (128_000, 640),
+        (200_000, 1000),
+        (1_000_000, 5000),
+        (2_000_000, 5000),
+    ],
+)
 def test_memory_cap(window, cap):
     assert memory_cap(window) == cap
 
@@ -65,8 +74,10 @@ def test_block_has_reminder_and_marks_stale_facts():
 
 
 def test_block_is_cut_at_the_cap_keeping_best_first():
-    facts = [make(f"f{i}", f"fact number {i} " + "word " * 20, created_days_ago=1,
-                  verified_days_ago=1) for i in range(10)]
+    facts = [
+        make(f"f{i}", f"fact number {i} " + "word " * 20, created_days_ago=1, verified_days_ago=1)
+        for i in range(10)
+    ]
     block, kept = render_facts_block(facts, now=NOW, cap_tokens=100, count_tokens=words)
     assert words(block) <= 100
     assert kept == facts[: len(kept)] and 0 < len(kept) < 10
@@ -80,14 +91,27 @@ def test_nothing_fits_gives_empty_block():
 def test_recall_facts_end_to_end():
     store = InMemoryStore()
     memory = FactStore(store)
-    memory.add("This project uses Java 17", scope="project", project_key="/p", source="user",
-               now=NOW - timedelta(days=60))
-    memory.add("Use Python everywhere", scope="project", project_key="/other", source="user",
-               now=NOW)
-    recall = recall_facts(store, "upgrade the java version", project_key="/p", window=128_000,
-                          count_tokens=words, now=NOW)
+    memory.add(
+        "This project uses Java 17",
+        scope="project",
+        project_key="/p",
+        source="user",
+        now=NOW - timedelta(days=60),
+    )
+    memory.add(
+        "Use Python everywhere", scope="project", project_key="/other", source="user", now=NOW
+    )
+    recall = recall_facts(
+        store,
+        "upgrade the java version",
+        project_key="/p",
+        window=128_000,
+        count_tokens=words,
+        now=NOW,
+    )
     assert [h.fact.text for h in recall.facts] == ["This project uses Java 17"]
     assert "possibly stale" in recall.block and recall.tokens == words(recall.block)
-    empty = recall_facts(store, "unrelated question", project_key="/p", window=128_000,
-                         count_tokens=words, now=NOW)
+    empty = recall_facts(
+        store, "unrelated question", project_key="/p", window=128_000, count_tokens=words, now=NOW
+    )
     assert empty.block == "" and empty.facts == () and empty.tokens == 0

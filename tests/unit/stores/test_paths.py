@@ -65,8 +65,9 @@ def test_absolute_path_of_the_parent_is_refused(project: Path):
         confine(project, str(project.parent / "outside" / "secret.txt"))
 
 
-@pytest.mark.parametrize("raw", ["src/app.py", "./src/app.py", "src//app.py", "inner_link.py",
-                                 "src/../src/app.py"])
+@pytest.mark.parametrize(
+    "raw", ["src/app.py", "./src/app.py", "src//app.py", "inner_link.py", "src/../src/app.py"]
+)
 def test_paths_inside_are_allowed(project: Path, raw: str):
     resolved = confine(project, raw)
     assert project in resolved.parents
@@ -78,9 +79,18 @@ def test_absolute_path_inside_is_allowed(project: Path):
 
 @pytest.mark.parametrize(
     ("name", "secret"),
-    [(".env", True), (".env.production", True), ("prod.env", True), ("id_ed25519", True),
-     ("cert.pem", True), (".netrc", True), (".env.example", False), ("envelope.py", False),
-     ("keys.py", False), ("README.md", False)],
+    [
+        (".env", True),
+        (".env.production", True),
+        ("prod.env", True),
+        ("id_ed25519", True),
+        ("cert.pem", True),
+        (".netrc", True),
+        (".env.example", False),
+        ("envelope.py", False),
+        ("keys.py", False),
+        ("README.md", False),
+    ],
 )
 def test_secret_names(name: str, secret: bool):
     assert is_secret_path(name) is secret

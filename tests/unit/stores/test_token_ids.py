@@ -57,8 +57,11 @@ def test_static_embedder_vectors_are_unchanged_by_the_cached_ids(tokenizer):
     vectors = embedder.embed(TEXTS)
     skip = {tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[PAD]", "[UNK]")}
     for text, vector in zip(TEXTS, vectors, strict=True):
-        ids = [i for i in tokenizer.encode(text[:2048], add_special_tokens=False).ids[:512]
-               if i not in skip]
+        ids = [
+            i
+            for i in tokenizer.encode(text[:2048], add_special_tokens=False).ids[:512]
+            if i not in skip
+        ]
         if not ids:
             assert not vector.any()
             continue

@@ -31,19 +31,25 @@ def test_a_test_folder_of_another_language_is_no_pytest(tmp_path: Path):
 
 
 def test_node_go_java_and_make(tmp_path: Path):
-    (tmp_path / "package.json").write_text(json.dumps(
-        {"scripts": {"test": "vitest run", "lint": "eslint ."}}))
+    (tmp_path / "package.json").write_text(
+        json.dumps({"scripts": {"test": "vitest run", "lint": "eslint ."}})
+    )
     (tmp_path / "go.mod").write_text("module x\n")
     (tmp_path / "pom.xml").write_text("<project/>")
     assert discover_verify_commands(tmp_path) == (
-        "npm test --silent", "npm run lint --silent", "go test ./...", "mvn -q test")
+        "npm test --silent",
+        "npm run lint --silent",
+        "go test ./...",
+        "mvn -q test",
+    )
     (tmp_path / "Makefile").write_text("build:\n\tgo build\ntest: build\n\tgo test ./...\n")
     assert discover_verify_commands(tmp_path) == ("make test",)
 
 
 def test_placeholders_and_nothing(tmp_path: Path):
-    (tmp_path / "package.json").write_text(json.dumps(
-        {"scripts": {"test": 'echo "Error: no test specified" && exit 1'}}))
+    (tmp_path / "package.json").write_text(
+        json.dumps({"scripts": {"test": 'echo "Error: no test specified" && exit 1'}})
+    )
     (tmp_path / "build.gradle").write_text("")
     assert discover_verify_commands(tmp_path) == ("gradle test",)
     (tmp_path / "build.gradle").unlink()
@@ -51,8 +57,10 @@ def test_placeholders_and_nothing(tmp_path: Path):
 
 
 def test_failure_lines():
-    output = ("....F\n=== FAILURES ===\n___ test_mul ___\n    assert mul(2, 3) == 6\n"
-              "E   assert 5 == 6\nFAILED test_calc.py::test_mul - assert 5 == 6\n1 failed\n")
+    output = (
+        "....F\n=== FAILURES ===\n___ test_mul ___\n    assert mul(2, 3) == 6\n"
+        "E   assert 5 == 6\nFAILED test_calc.py::test_mul - assert 5 == 6\n1 failed\n"
+    )
     lines = failure_lines(output)
     assert "FAILED test_calc.py::test_mul - assert 5 == 6" in lines
     assert "E   assert 5 == 6" in lines and "1 failed" in lines

@@ -27,8 +27,12 @@ def test_walk_skips_what_it_should(tmp_path: Path):
     (tmp_path / "img.png").write_bytes(b"\x89PNG\x00\x00")
     (tmp_path / "big.txt").write_text("x" * 2_000_000)
     report = walk_project(tmp_path)
-    assert [f.path for f in report.files] == [".gitignore", "src/a.py", "src/deep/.gitignore",
-                                               "src/deep/b.go"]
+    assert [f.path for f in report.files] == [
+        ".gitignore",
+        "src/a.py",
+        "src/deep/.gitignore",
+        "src/deep/b.go",
+    ]
     reasons = dict(report.skipped)
     assert reasons["img.png"] == "binary"
     assert reasons["big.txt"] == "too large"

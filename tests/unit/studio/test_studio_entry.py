@@ -45,4 +45,4 @@ def test_docs_show_the_command_the_server_tests_run():
     documented = README_COMMAND.split()[1:]
     tested = langgraph_dev_command(8123)[1:]
     assert tested[: len(documented)] == documented
-    assert tested[len(documented):] == ["--no-reload"]
+    assert tested[len(documented) :] == ["--no-reload"]
