@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import HumanMessage
@@ -29,6 +30,7 @@ from engram.graph.tools.command_tool import (
 )
 from engram.nodes.node_support import current_thread_id
 from engram.stores.project_settings import SettingsError
+from engram.stores.redaction import redact_secrets
 from engram.stores.snapshots.snapshot_log import VERIFY_TOOL
 from engram.stores.spill import spill_if_large
 from engram.stores.verify_commands import discover_verify_commands, failure_lines
@@ -153,6 +155,7 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
             root, command, VERIFY_TIMEOUT_S, env, command_stream(command, VERIFY_TOOL)
         )
         snapshots.after(VERIFY_TOOL, before)
+        result = replace(result, output=redact_secrets(result.output)[0])
         runs.append(
             {"command": command, "exit_code": result.exit_code, "seconds": round(result.seconds, 2)}
         )

@@ -188,27 +188,27 @@ def _keyed_secret(value: str, sep: str, after: str) -> bool:
 
 
 def _password(text: str) -> bool:
-    for match in _PASSWORD.finditer(text):
-        value = match.group("value")
-        if value[0] in "\"'":
-            if not PLACEHOLDER.search(value) and len(value) > 4:
-                return True
-            continue
-        word = value.rstrip(".,;!?")
-        assigned = match.group("sep").strip() in (":", "=", "==")
-        if (
-            not word
-            or PLACEHOLDER.search(word)
-            or word.lower() in NOT_A_PASSWORD
-            or "(" in word
-            or (assigned and _NAMES.fullmatch(word))
-        ):
-            continue  # a sentence about passwords, or a variable holding one
-        symbolic = re.search(r"[\d!@#$%^&*]", word) is not None
-        clause_ends = match.group("rest").strip()[:1] in ("", ".", ",", ";", "!", ")")
-        if symbolic or (assigned and len(word) >= 3) or (clause_ends and len(word) >= 4):
-            return True
-    return False
+    return any(_is_password(match) for match in _PASSWORD.finditer(text))
+
+
+def _is_password(match: re.Match[str]) -> bool:
+    """Judge one "password … value" match: a leaked password, or words about one."""
+    value = match.group("value")
+    if value[0] in "\"'":
+        return not PLACEHOLDER.search(value) and len(value) > 4
+    word = value.rstrip(".,;!?")
+    assigned = match.group("sep").strip() in (":", "=", "==")
+    if (
+        not word
+        or PLACEHOLDER.search(word)
+        or word.lower() in NOT_A_PASSWORD
+        or "(" in word
+        or (assigned and _NAMES.fullmatch(word))
+    ):
+        return False  # a sentence about passwords, or a variable holding one
+    symbolic = re.search(r"[\d!@#$%^&*]", word) is not None
+    clause_ends = match.group("rest").strip()[:1] in ("", ".", ",", ";", "!", ")")
+    return symbolic or (assigned and len(word) >= 3) or (clause_ends and len(word) >= 4)
 
 
 def find_secret(text: str) -> str | None:

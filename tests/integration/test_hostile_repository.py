@@ -350,3 +350,46 @@ def test_a_protected_folder_in_another_case_is_still_protected(
         m for body in stub.requests for m in body.get("messages") or [] if m.get("role") == "tool"
     ]
     assert refused and "refused" in str(refused[-1].get("content"))
+
+
+def test_secrets_a_command_prints_are_redacted_where_they_are_stored_and_shown(
+    project: Path, tmp_path: Path
+) -> None:
+    key = "sk-proj-Hostile0Repo1Printed2Key3Abcdef"
+    (project / "config.txt").write_text(f"OPENAI_API_KEY={key}\nLEVEL=debug\n", encoding="utf-8")
+
+    def cat_then_answer(body: dict[str, Any]) -> dict[str, Any]:
+        messages = body.get("messages") or []
+        if messages and messages[-1].get("role") == "tool":
+            return {"content": ANSWER}
+        return {
+            "content": "",
+            "tool_calls": [
+                {"id": "call_cat", "name": "run_command", "args": {"command": "cat config.txt"}}
+            ],
+        }
+
+    home = tmp_path / "home"
+    with OpenAIStub(cat_then_answer) as stub:
+        done = run_engram(
+            project,
+            home,
+            stub.base_url,
+            "run",
+            "show the config",
+            "--policy",
+            "yolo",
+            "--json",
+            "--thread",
+            "leak",
+        )
+        shown = run_engram(project, home, stub.base_url, "sessions", "show", "leak", "--full")
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(stub.requests)
+    assert key not in sent and "[REDACTED" in sent and "LEVEL=debug" in sent
+    assert key not in shown.stdout + shown.stderr
+    # checkpoints, ledger, spilled outputs: none holds it (snapshot objects are copies of the
+    # project's own files, kept so a rewind can restore them)
+    stored = [p for p in home.rglob("*") if p.is_file() and "objects" not in p.parts]
+    assert any(p.suffix == ".sqlite" for p in stored) and any(p.suffix == ".jsonl" for p in stored)
+    assert not [p for p in stored if key.encode() in p.read_bytes()]

@@ -15,6 +15,7 @@ from engram.graph.errors import EngramError
 from engram.graph.tools.project_tools import wrap_tool_result
 from engram.stores.errors import StoreError
 from engram.stores.project_state import ProjectState
+from engram.stores.redaction import redact_secrets
 from engram.stores.spill import spill_if_large
 
 __all__ = ["TOOL_ERRORS", "deliver_tool_output", "tool_error_text"]
@@ -48,6 +49,7 @@ def deliver_tool_output(
         session: The thread whose spill folder takes it (see ``stores.spill``).
     """
     note = ""
+    raw, _ = redact_secrets(raw)  # the model, checkpoints, ledger and spill never hold one
     try:
         text = spill_if_large(state, tool, call_id, raw, session=session).text
     except OSError as exc:

@@ -1,0 +1,83 @@
+"""Redact credentials from text engram stores or shows: tool results, spilled outputs, checks.
+
+The same rules that keep secrets out of memory (``engram.stores.secrets``) find the spans here:
+provider formats, private-key blocks, credential URLs, values next to a credential keyword,
+passwords, and ``NAME=value`` lines whose name is a secret's (what ``env`` prints). Each span is
+replaced by ``[REDACTED <kind>]``, so the model, the checkpoints, the ledger and
+``engram sessions show`` never hold the value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.stores.secrets import (
+    _KEYED_VALUE,
+    _PASSWORD,
+    _XML_KEYED,
+    PLACEHOLDER,
+    SECRET_ENV_NAME,
+    SECRET_PATTERNS,
+    _is_password,
+    _keyed_secret,
+)
+
+__all__ = ["redact_secrets"]
+
+_KEY_BLOCK = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?"
+    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)"
+)
+_ENV_LINE = re.compile(r"^(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>[^\n]+)$", re.M)
+MIN_ENV_VALUE_CHARS = 6
+"""A secret-named variable's value shorter than this (``0``, ``true``) is left alone."""
+
+Span = tuple[int, int, str]
+
+
+def _spans(text: str) -> list[Span]:
+    found: list[Span] = [(m.start(), m.end(), "private key") for m in _KEY_BLOCK.finditer(text)]
+    for kind, pattern in SECRET_PATTERNS:
+        found += [(m.start(), m.end(), kind) for m in pattern.finditer(text)]
+    for m in _KEYED_VALUE.finditer(text):
+        if _keyed_secret(m.group("value"), m.group("sep"), m.group("after")):
+            found.append((m.start("value"), m.end("value"), "credential"))
+    for m in _XML_KEYED.finditer(text):
+        if _keyed_secret(m.group("value"), "=", ""):
+            found.append((m.start("value"), m.end("value"), "credential"))
+    for m in _PASSWORD.finditer(text):
+        if _is_password(m):
+            found.append((m.start("value"), m.end("value"), "password"))
+    for m in _ENV_LINE.finditer(text):
+        value = m.group("value").strip().strip("\"'")
+        if (
+            SECRET_ENV_NAME.search(m.group("name"))
+            and len(value) >= MIN_ENV_VALUE_CHARS
+            and not PLACEHOLDER.search(value)
+            and not value.startswith("$")  # a reference to another variable
+            and "..." not in value  # an elided example
+        ):
+            found.append((m.start("value"), m.end("value"), "credential"))
+    return found
+
+
+def redact_secrets(text: str) -> tuple[str, int]:
+    """Return ``text`` with every credential replaced, and how many spans were replaced."""
+    spans = sorted(_spans(text))
+    if not spans:
+        return text, 0
+    merged: list[Span] = []
+    for start, end, kind in spans:
+        if merged and start <= merged[-1][1]:
+            last = merged[-1]
+            merged[-1] = (last[0], max(last[1], end), last[2])
+            continue
+        merged.append((start, end, kind))
+    out: list[str] = []
+    at = 0
+    for start, end, kind in merged:
+        out.append(text[at:start])
+        out.append(f"[REDACTED {kind}]")
+        at = end
+    out.append(text[at:])
+    return "".join(out), len(merged)
