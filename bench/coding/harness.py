@@ -23,6 +23,7 @@ from bench.rewind.bench_snapshots import folder_bytes
 from engram.nodes.verify_changes import FEEDBACK_PREFIX
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
+from tests.support.state import state_of
 
 __all__ = [
     "POLICIES",
@@ -40,6 +41,8 @@ POLICIES = ("ask", "auto-edit", "allowlist", "yolo")
 """``allowlist`` is ``--policy auto-edit`` with the test commands allowed in settings."""
 ALLOWED_COMMANDS = ("*-m pytest -q*", "npm test*", "make test")
 ASKED = "there is no terminal to ask for approval"
+TRUSTED = {"ENGRAM_TRUST_PROJECT": "1"}
+"""The run follows the fixture's .engram/settings.toml (its verify and allowed commands)."""
 TASK_PROMPT = "The tests fail; find the bug and fix it."
 IGNORED = "__pycache__/\n.pytest_cache/\nbuild/\n.engram/\n"
 """The fixtures' .gitignore in git mode: what the project's tests leave behind."""
@@ -197,16 +200,19 @@ def run_task(
     """Run the task on a fresh copy at ``root``; optionally check rewind afterwards."""
     prepare(task, root, policy, git)
     start = tree_hash(root)
-    stores = (root / ".git" / "objects", root / ".engram" / "snapshots")
+    # git mode writes tree objects into the repository; the rest lives in the state folder
+    stores = (root / ".git" / "objects", state_of(root, home).path("snapshots"))
     size_before = folder_bytes(*stores)
     model = ScriptedModel(task, root)
     flag = "auto-edit" if policy == "allowlist" else policy
     with OpenAIStub(model) as stub:
         began = time.perf_counter()
-        done = run_engram(root, home, stub.base_url, "run", TASK_PROMPT, "--policy", flag, "--json")
+        done = run_engram(
+            root, home, stub.base_url, "run", TASK_PROMPT, "--policy", flag, "--json", env=TRUSTED
+        )
         seconds = time.perf_counter() - began
         output = json.loads(done.stdout) if done.returncode == 0 else {}
-        records = _snapshot_records(root, str(output.get("thread_id", "")))
+        records = _snapshot_records(root, home, str(output.get("thread_id", "")))
         result = RunResult(
             task.name,
             task.project,
@@ -230,8 +236,8 @@ def run_task(
     return result
 
 
-def _snapshot_records(root: Path, thread: str) -> int:
-    log = root / ".engram" / "snapshots" / "log"
+def _snapshot_records(root: Path, home: Path, thread: str) -> int:
+    log = state_of(root, home).path("snapshots", "log")
     return (
         sum(
             1

@@ -27,6 +27,7 @@ from bench.coding.harness import POLICIES, RunResult, prepare, run_task
 from bench.coding.tasks import Task, all_tasks
 from engram.graph.tools.action_snapshots import ActionSnapshots
 from engram.graph.tools.write_tools import EDIT_TOOL_NAMES, ProjectFiles, apply_changes, plan_edit
+from engram.stores.project_state import ProjectState
 
 GIT_POLICIES = ("allowlist",)
 REWOUND_POLICIES = ("allowlist", "yolo")
@@ -37,15 +38,16 @@ def snapshot_cost(tasks: list[Task], git: bool) -> list[float]:
     times: list[float] = []
     for task in tasks:
         with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp) / "proj"
+            root = Path(tmp).resolve() / "proj"
             prepare(task, root, "yolo", git)
+            state = ProjectState(root, Path(tmp).resolve() / "home")  # the state stays in tmp
             for index, (tool, args) in enumerate(task.steps + task.retry):
                 if tool not in EDIT_TOOL_NAMES:
                     continue
                 started = time.perf_counter()
-                step = ActionSnapshots(root, "bench", f"checkpoint-{index}")
+                step = ActionSnapshots(state, "bench", f"checkpoint-{index}")
                 before = step.before()
-                apply_changes(root, plan_edit(ProjectFiles(root), tool, args))
+                apply_changes(root, state, plan_edit(ProjectFiles(root), tool, args))
                 step.after(tool, before)
                 times.append((time.perf_counter() - started) * 1000)
                 assert not step.notes, step.notes

@@ -88,11 +88,12 @@ def main() -> int:
         if case["sdist_root"] not in indexes:
             index = open_project_index(base, create=True)
             stats = index.update()
+            state = base.state  # ProjectState of the tree under --home
             try:
-                update_graph(tree)
+                update_graph(tree, state)
             except IndexCorruptError:  # saved by an older format: rebuild
-                (tree / GRAPH_FILE).unlink()
-                update_graph(tree)
+                (state.folder / GRAPH_FILE).unlink()
+                update_graph(tree, state)
             print(f"indexed {case['sdist_root']}: {stats.files} files", file=sys.stderr)
             indexes[case["sdist_root"]] = index
             run_pack(graph, base.replace(branch_timeout_ms=60_000), "warm up the index")

@@ -15,7 +15,7 @@ This script drives the installed CLI only (standard library + subprocess; it imp
 engram's packages), so it measures what a user gets:
 
 1. Each distinct tree is indexed once with ``engram index TREE --json`` (ENGRAM_HOME=--home;
-   the index lives in ``TREE/.engram``). A marker under ``HOME/locbench/indexed/`` records the
+   the index lives in the tree's state folder ``HOME/projects/<name>-<digest>/index``). A marker under ``HOME/locbench/indexed/`` records the
    run; later runs reuse the index when the marker and the index are both there.
 2. ``engram search --files --json -k K --path TREE -- QUERY`` ranks files for the issue text.
    Scored like the dataset's BM25 baseline: the candidate pool is the tree's non-test ``.py``
@@ -34,8 +34,10 @@ the longest issue is 38 KB, under Linux's 128 KB per-argument limit).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -201,6 +203,18 @@ def tree_of(trees: Path, case: dict) -> Path:
     return trees / case["repo"].replace("/", "+") / case["base_commit"]
 
 
+def index_manifest(home: Path, tree: Path) -> Path:
+    """Where ``engram index`` keeps the tree's index manifest under ``home``.
+
+    The same folder as ``engram.stores.project_state.project_state_dir`` (this script imports
+    no engram package): ``HOME/projects/<base name>-<sha256 of the resolved path, 16 hex>``.
+    """
+    key = str(tree.expanduser().absolute().resolve())
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    name = re.sub(r"[^A-Za-z0-9_-]+", "_", Path(key).name).strip("_")[:40] or "root"
+    return home / "projects" / f"{name}-{digest}" / "index" / "manifest.sqlite"
+
+
 def ensure_index(engram: Engram, home: Path, tree: Path, case: dict, log) -> dict:
     """Index ``tree`` once; reuse the index on later runs. Return the index record."""
     marker = (
@@ -210,7 +224,7 @@ def ensure_index(engram: Engram, home: Path, tree: Path, case: dict, log) -> dic
         / case["repo"].replace("/", "+")
         / (case["base_commit"] + ".json")
     )
-    if marker.exists() and (tree / ".engram" / "index" / "manifest.sqlite").exists():
+    if marker.exists() and index_manifest(home, tree).exists():
         record = json.loads(marker.read_text(encoding="utf-8"))
         record["reused"] = True
         return record

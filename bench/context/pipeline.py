@@ -49,7 +49,7 @@ def make_deps(store: Any = None) -> Deps:
     return Deps(
         store=store,
         open_code_index=open_project_index,
-        open_code_graph=lambda context: open_code_graph(context.project_path),
+        open_code_graph=lambda context: open_code_graph(context.project_path, context.state),
     )
 
 

@@ -4,7 +4,7 @@ Usage:
     .venv/bin/python bench/index/localize.py [--sources bench/data/localize-dev]
         [--provider default] [--modes hybrid,bm25,dense] [--include-tests] [--json out.json]
 
-Each library tree is indexed once (its own .engram/index inside the tree), then every case's
+Each library tree is indexed once (under --home: HOME/projects/<tree>-<digest>/index), then every case's
 query goes through the same in-process API the CLI uses (`CodeIndex.search_files`). Like the
 dataset's BM25 baseline, the candidate pool is the tree's non-test `.py` files unless
 --include-tests is given (results outside the pool are dropped before scoring).
@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from bench.localize_dev import DATASET, evaluate, is_test_path, run_timed  # noqa: E402
 from engram.stores.codeindex.code_index import open_code_index  # noqa: E402
 from engram.stores.embeddings.embedders import make_embedder  # noqa: E402
+from engram.stores.project_state import ProjectState  # noqa: E402
 
 
 def main() -> int:
@@ -39,7 +40,8 @@ def main() -> int:
     parser.add_argument("--decay", type=float, default=None)
     args = parser.parse_args()
     cases = [json.loads(line) for line in open(args.cases, encoding="utf-8") if line.strip()]
-    embedder = make_embedder(args.provider, home=Path(args.home))
+    home = Path(args.home).expanduser().resolve()
+    embedder = make_embedder(args.provider, home=home)
     modes = args.modes.split(",")
     indexes = {}
     per: dict[tuple[str, str], list[dict[str, float]]] = defaultdict(list)
@@ -47,7 +49,8 @@ def main() -> int:
     for case in cases:
         tree = Path(args.sources) / case["sdist_root"]
         if case["sdist_root"] not in indexes:
-            index = open_code_index(tree, embedder=embedder)
+            state = ProjectState(tree.resolve(), home)
+            index = open_code_index(tree, embedder=embedder, state=state)
             stats = index.update()
             print(
                 f"indexed {case['sdist_root']}: {stats.files} files, {stats.chunks} chunks "

@@ -6,8 +6,9 @@ Usage:
 
 Each measurement is a whole process running the `index` command (`bench/index/cli.py`, the
 same Typer command `engram index` registers) with `--json`; wall time includes interpreter
-start, imports and the code graph update. "Full" deletes `<tree>/.engram` and uses a fresh
-ENGRAM_HOME holding only the distilled embedding table (built once beforehand, not timed);
+start, imports and the code graph update. "Full" uses a fresh ENGRAM_HOME (where the tree's
+index and graph live, so none exists yet) holding only the distilled embedding table (built
+once beforehand, not timed);
 "touch one" appends a comment line to one source file and re-indexes. Medians over --runs.
 
 --touch-only reuses the tree's existing index and the ENGRAM_HOME given by --home (no full
@@ -123,7 +124,6 @@ def main() -> int:
         tree = Path(raw).resolve()
         full, touch, summary = [], [], {}
         for _ in range(args.runs):
-            shutil.rmtree(tree / ".engram", ignore_errors=True)
             home = fresh_home(Path(args.models))
             seconds, summary = run_index(tree, home, args.provider)
             full.append((seconds, summary))

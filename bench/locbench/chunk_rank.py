@@ -22,7 +22,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
-from dataset import CASES, is_indexed, load_cases, load_gold_lines, tree_of  # noqa: E402
+from dataset import (  # noqa: E402
+    CASES,
+    HOME_HELP,
+    engram_home,
+    is_indexed,
+    load_cases,
+    load_gold_lines,
+    tree_of,
+)
 
 from engram.graph.context import Context  # noqa: E402
 from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
@@ -41,18 +49,20 @@ def main() -> None:
     parser.add_argument("--cases", default=str(CASES))
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--out", default="")
+    parser.add_argument("--home", default="", help=HOME_HELP)
     args = parser.parse_args()
+    home = engram_home(args.home)
     gold_lines = load_gold_lines(args.gold_lines)
     out = open(args.out, "w") if args.out else None
     opened: dict = {}
     for case in load_cases(args.cases, args.only):
         tree = tree_of(args.trees, case)
-        if not is_indexed(tree):
+        if not is_indexed(tree, home):
             continue
         if tree not in opened:
             for old in opened.values():
                 old.close()
-            opened = {tree: open_project_index(Context(project=str(tree)))}
+            opened = {tree: open_project_index(Context(project=str(tree), engram_home=str(home)))}
         index = opened[tree]
         signals = read_issue(case["query"])
         evidence = issue_evidence(index, case["query"])

@@ -26,10 +26,26 @@ def load_gold_lines(path: str | Path) -> dict[str, dict[str, list[int]]]:
     return out
 
 
+HOME_HELP = (
+    "ENGRAM_HOME the trees were indexed with (bench/context/locbench.py --home); "
+    "default: $ENGRAM_HOME, else ~/.engram"
+)
+
+
+def engram_home(value: str = "") -> Path:
+    """Return the ENGRAM_HOME holding the trees' indexes: ``value``, $ENGRAM_HOME or ~/.engram."""
+    return Path(value or os.environ.get("ENGRAM_HOME", "~/.engram")).expanduser().resolve()
+
+
 def tree_of(trees: str | Path, case: dict) -> Path:
     """Return the case's materialised tree; it is indexed when ``is_indexed`` says so."""
     return Path(trees) / case["repo"].replace("/", "+") / case["base_commit"]
 
 
-def is_indexed(tree: Path) -> bool:
-    return (tree / ".engram" / "index" / "manifest.sqlite").exists()
+def is_indexed(tree: Path, home: Path) -> bool:
+    """Tell whether ``tree`` has a code index in its state folder under ``home``."""
+    from engram.stores.codeindex.code_index import INDEX_DIR
+    from engram.stores.project_state import ProjectState
+
+    state = ProjectState(Path(tree).resolve(), Path(home).expanduser().resolve())
+    return state.path(INDEX_DIR, "manifest.sqlite").exists()

@@ -1,7 +1,8 @@
 """The context pack on locbench-dev, built in-process: gold files and gold changed lines.
 
     .venv/bin/python bench/locbench/pack_lines.py --trees TREES --gold-lines GOLD_LINES \
-        [--budgets 4000,8000,16000] [--only REPO] [--json OUT] [--branch-timeout-ms MS]
+        [--home HOME] [--budgets 4000,8000,16000] [--only REPO] [--json OUT] \
+        [--branch-timeout-ms MS]
 
 The same pack ``engram context --budget B`` prints (the same graph, preload and settings),
 scored like bench/context/locbench.py, but with one process and one warm index per tree: a
@@ -15,7 +16,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -25,7 +25,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT / "bench" / "context"))
 
-from dataset import CASES, is_indexed, load_cases, load_gold_lines, tree_of  # noqa: E402
+from dataset import (  # noqa: E402
+    CASES,
+    HOME_HELP,
+    engram_home,
+    is_indexed,
+    load_cases,
+    load_gold_lines,
+    tree_of,
+)
 
 
 def main() -> None:
@@ -47,8 +55,10 @@ def main() -> None:
         default="",
         help="pickle each case's pack inputs here (for bench/locbench/pack_replay.py)",
     )
+    parser.add_argument("--home", default="", help=HOME_HELP)
     args = parser.parse_args()
-    os.environ.setdefault("ENGRAM_HOME", tempfile.mkdtemp(prefix="engram-pack-lines-"))
+    home = engram_home(args.home)  # the trees' indexes live in their state folders there
+    os.environ["ENGRAM_HOME"] = str(home)  # what load_context reads
 
     from locbench import score_pack  # bench/context/locbench.py
 
@@ -86,7 +96,7 @@ def main() -> None:
     rows = []
     started = time.perf_counter()
     for tree, group in by_tree.items():
-        if not is_indexed(tree):
+        if not is_indexed(tree, home):
             print(f"skip {tree}: not indexed", file=sys.stderr)
             continue
         for budget in budgets:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -25,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from engram.graph.context import Context  # noqa: E402
 from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
+from engram.stores.codeindex.code_index import INDEX_DIR  # noqa: E402
 from engram.stores.codeindex.file_localization import (  # noqa: E402
     FEATURES,
     Weights,
@@ -105,6 +107,11 @@ def main() -> None:
     parser.add_argument("--weights", default="")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--json", default="")
+    parser.add_argument(
+        "--home",
+        default=os.environ.get("ENGRAM_HOME", "~/.engram"),
+        help="ENGRAM_HOME the trees were indexed with (bench/context/locbench.py --home)",
+    )
     args = parser.parse_args()
     from engram.stores.codeindex.file_kinds import file_kind
 
@@ -120,13 +127,14 @@ def main() -> None:
     started = time.perf_counter()
     for n, case in enumerate(cases, 1):
         tree = Path(args.trees) / case["repo"].replace("/", "+") / case["base_commit"]
-        if not (tree / ".engram" / "index" / "manifest.sqlite").exists():
+        context = Context(project=str(tree), engram_home=args.home)
+        if not context.state.path(INDEX_DIR, "manifest.sqlite").exists():
             print(f"skip {case['instance_id']}: not indexed", file=sys.stderr)
             continue
         if tree not in opened:
             for old in opened.values():
                 old.close()
-            opened = {tree: open_project_index(Context(project=str(tree)))}
+            opened = {tree: open_project_index(context)}
         index = opened[tree]
         t0 = time.perf_counter()
         hybrid = fused_files(index, case["query"])[:50]

@@ -47,6 +47,8 @@ def _show(payload: dict[str, Any]) -> None:
         )
     else:
         err_console.print(diff_syntax(str(payload.get("diff", ""))))
+    if payload.get("sandbox"):
+        err_console.print(f"[dim]sandbox: {escape(str(payload['sandbox']))}[/]")
     if payload.get("error"):
         err_console.print(f"[yellow]{escape(str(payload['error']))}[/]")
 

@@ -24,6 +24,7 @@ __all__ = ["Context", "Mode", "Policy"]
 
 Mode = Literal["agent", "context"]
 Policy = Literal["ask", "auto-edit", "yolo"]
+SandboxMode = Literal["auto", "require", "off"]
 EmbeddingProvider = Literal["default", "minilm", "openai", "hash"]
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -133,6 +134,20 @@ class Context:
         },
     )
 
+    sandbox: SandboxMode = field(
+        default="auto",
+        metadata={
+            "description": "OS sandbox for every command engram runs (commands, checks, MCP "
+            "servers): auto (bubblewrap where it works, else approval alone guards), require "
+            "(refuse commands without one), off. Sandboxed commands write only the project "
+            "and a private /tmp, and leave no process behind."
+        },
+    )
+    sandbox_network: bool = field(
+        default=False,
+        metadata={"description": "Let sandboxed commands reach the network (off: cut)."},
+    )
+
     def __post_init__(self) -> None:
         """Read an empty string or null as "not set": the field keeps its default."""
         for f in fields(self):
@@ -237,6 +252,11 @@ class Context:
             raise ConfigError(
                 f"unknown approval policy {self.policy!r}",
                 hint=f"use one of {', '.join(get_args(Policy))}",
+            )
+        if self.sandbox not in get_args(SandboxMode):
+            raise ConfigError(
+                f"unknown sandbox setting {self.sandbox!r}",
+                hint=f"use one of {', '.join(get_args(SandboxMode))}",
             )
         if (
             self.budget < 0

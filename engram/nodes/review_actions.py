@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.project_trust import project_settings
+from engram.graph.sandbox import sandbox_label
 from engram.graph.state import State
 from engram.graph.tools.action_review import (
     action_kind,
@@ -69,7 +70,10 @@ def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
         if not asks:
             reviews[str(call["id"])] = {"action": "approve", "reason": "", "args": {}, "auto": True}
             continue
-        review = ask_human(approval_request(proposal, context.policy, high_risk), parse_review)
+        review = ask_human(
+            approval_request(proposal, context.policy, high_risk, sandbox=sandbox_label(context)),
+            parse_review,
+        )
         reviews[str(call["id"])] = review
         if review["action"] == "approve_all" and kind not in approved:
             approved.append(kind)

@@ -13,6 +13,7 @@ from engram.graph.context import Context
 from engram.graph.deps import Deps
 from engram.graph.project_trust import project_settings
 from engram.graph.prompts import ENGRAM_AUTHOR
+from engram.graph.sandbox import SandboxUnavailableError, sandbox_for, sandbox_label
 from engram.graph.state import State
 from engram.graph.tools.action_review import (
     approval_request,
@@ -87,7 +88,12 @@ def _decide(state: State, context: Context, commands: tuple[str, ...]) -> tuple[
             "command": command,
         }
         review = ask_human(
-            approval_request(proposal, context.policy, state.task_profile.get("risk") == "high"),
+            approval_request(
+                proposal,
+                context.policy,
+                state.task_profile.get("risk") == "high",
+                sandbox=sandbox_label(context),
+            ),
             parse_review,
         )
         if review["action"] not in ("approve", "approve_all"):
@@ -142,6 +148,19 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
             }
         }
     env = scrubbed_environment(os.environ)
+    try:
+        sandbox = sandbox_for(context)
+    except SandboxUnavailableError as exc:
+        reason = f"{exc}; {exc.hint}"
+        return {
+            "verification": {
+                "status": "not-run",
+                "final": True,
+                "rounds": rounds,
+                "reason": reason,
+                "commands": list(commands),
+            }
+        }
     runs: list[dict[str, Any]] = []
     # like run_command, each check is bracketed by snapshots, so rewind undoes what it wrote
     info = runtime.execution_info
@@ -152,7 +171,13 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
     for command in commands:
         before = snapshots.before()
         result = run_shell(
-            root, command, VERIFY_TIMEOUT_S, env, command_stream(command, VERIFY_TOOL)
+            root,
+            command,
+            VERIFY_TIMEOUT_S,
+            env,
+            command_stream(command, VERIFY_TOOL),
+            sandbox=sandbox,
+            hidden=(context.home_path,),
         )
         snapshots.after(VERIFY_TOOL, before)
         result = replace(result, output=redact_secrets(result.output)[0])

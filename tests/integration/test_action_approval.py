@@ -147,7 +147,7 @@ async def test_auto_edit_allowlist_and_yolo(project, store):
     chained = {"name": "run_command", "args": {"command": "echo a; echo b"}}
     script = [_call(EDIT, "e1"), _call(COMMAND, "c1"), _call(chained, "c2"), {"content": "ok"}]
     with OpenAIStub(script) as stub:
-        session = Session(project, store, stub, policy="auto-edit")
+        session = Session(project, store, stub, policy="auto-edit", trust_project=True)
         first = await session.start()
         asked = first["__interrupt__"][0].value
         assert asked["command"] == "echo a; echo b"  # the edit and the allowlisted echo passed
@@ -222,7 +222,7 @@ async def test_the_verify_checks_ask_under_the_policy(project, store, answer):
     (project / ".engram").mkdir()
     (project / ".engram" / "settings.toml").write_text('[verify]\ncommands = ["echo checks-ok"]\n')
     with OpenAIStub([_call(EDIT, "e1"), {"content": "done"}]) as stub:
-        session = Session(project, store, stub)
+        session = Session(project, store, stub, trust_project=True)
         await session.start()
         second = await session.send(Command(resume="approve"))
         asked = second["__interrupt__"][0].value

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.support.openai_stub import OpenAIStub, history_problems
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
@@ -193,7 +194,8 @@ def test_run_prints_the_answer_and_a_status_line_with_cache_hits(project: Path) 
     cached = sum(h for _, h, _ in USAGE.values())
     assert f"cache hits {cached:,}" in done.stderr
     assert "session plain" in done.stderr
-    ledger = project / ".engram" / "ledger"
+    ledger = state_of(project).path("ledger")  # under the ENGRAM_HOME the run inherited
+    assert not (project / ".engram").exists()
     text = "".join(p.read_text(encoding="utf-8") for p in ledger.rglob("*.jsonl"))
     assert GREP_ID in text and READ_ID in text
 

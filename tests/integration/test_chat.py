@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.openai_stub import OpenAIStub
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
@@ -92,7 +93,7 @@ def test_chat_turns_and_slash_commands(tmp_path: Path, engram_home: Path):
     )
     session = json.loads(shown.stdout)
     assert [m["role"] for m in session["messages"]] == ["human", "ai", "tool", "ai", "human", "ai"]
-    ledger = (project / ".engram" / "ledger" / "c1.jsonl").read_text().splitlines()
+    ledger = state_of(project, engram_home).path("ledger", "c1.jsonl").read_text().splitlines()
     events = [json.loads(line) for line in ledger]
     manual = [e for e in events if e["kind"] == "compaction" and e.get("trigger") == "manual"]
     # Two short turns cannot shrink by the minimum fraction: the original history is kept.

@@ -14,6 +14,7 @@ from engram.stores.codeindex.code_index import open_code_index
 from engram.stores.embeddings.embedders import HashEmbedder
 from tests.integration.test_index_backends import small_project
 from tests.support.servers import free_port, stop_group, wait_until_ready
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
@@ -55,15 +56,20 @@ def chroma_url(tmp_path: Path):
 
 def test_index_and_search_through_a_chroma_server(tmp_path: Path, chroma_url: str):
     root = small_project(tmp_path / "p")
-    index = open_code_index(root, embedder=HashEmbedder(), chroma_url=chroma_url)
+    state = state_of(root)
+    index = open_code_index(root, embedder=HashEmbedder(), state=state, chroma_url=chroma_url)
     stats = index.update()
     assert stats.files == 2
     hits = index.search("send email message", mode="dense", k=2)
     assert hits and hits[0].path == "mail.py" and hits[0].source == "dense"
-    assert not (root / ".engram" / "index" / "chroma").exists()
+    assert state.path("index", "manifest.sqlite").exists()  # the index is in the state folder
+    assert not state.path("index", "chroma").exists()  # but its vectors are on the server
+    assert not (root / ".engram").exists()
     # A second project on the same server keeps its own collection.
     other = small_project(tmp_path / "q")
     (other / "mail.py").unlink()
-    second = open_code_index(other, embedder=HashEmbedder(), chroma_url=chroma_url)
+    second = open_code_index(
+        other, embedder=HashEmbedder(), state=state_of(other), chroma_url=chroma_url
+    )
     second.update()
     assert {h.path for h in second.search("send email message", mode="dense", k=5)} == {"db.py"}

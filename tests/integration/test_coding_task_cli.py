@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
@@ -112,13 +113,23 @@ def _allow_pytest(project: Path) -> None:
 
 
 _engram = run_engram
+TRUSTED = {"ENGRAM_TRUST_PROJECT": "1"}
+"""Follow the project's .engram/settings.toml: its verify and allowed commands."""
 
 
 def test_scripted_fix_with_auto_edit_and_an_allowlisted_test_command(project, engram_home):
     _allow_pytest(project)
     with OpenAIStub(coding_script) as stub:
         done = _engram(
-            project, engram_home, stub.base_url, "run", TASK, "--policy", "auto-edit", "--json"
+            project,
+            engram_home,
+            stub.base_url,
+            "run",
+            TASK,
+            "--policy",
+            "auto-edit",
+            "--json",
+            env=TRUSTED,
         )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
@@ -185,7 +196,15 @@ def test_verify_loop_feeds_the_failure_back_until_the_tests_pass(project, engram
 
     with OpenAIStub(script) as stub:
         done = _engram(
-            project, engram_home, stub.base_url, "run", TASK, "--policy", "auto-edit", "--json"
+            project,
+            engram_home,
+            stub.base_url,
+            "run",
+            TASK,
+            "--policy",
+            "auto-edit",
+            "--json",
+            env=TRUSTED,
         )
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
@@ -201,7 +220,13 @@ def test_verify_loop_feeds_the_failure_back_until_the_tests_pass(project, engram
     ]
     assert len(feedback) == 1
     assert "round 1 of 3" in feedback[0]["content"] and "test_mul" in feedback[0]["content"]
-    assert re.search(r"\.engram/tool-outputs/[^/ ]+/verify-round1-", feedback[0]["content"])
+    spilled = re.search(
+        r"\.engram/tool-outputs/([^/ ]+)/(verify-round1-\S+?\.txt)", feedback[0]["content"]
+    )
+    assert spilled  # the model reads it by that path; the file is in the state folder
+    session, name = spilled.groups()
+    assert state_of(project, engram_home).path("tool-outputs", session, name).is_file()
+    assert not (project / ".engram" / "tool-outputs").exists()
     assert episodes.returncode == 0, episodes.stderr
     recorded = json.loads(episodes.stdout)
     assert recorded[0]["outcome"] == "success" and recorded[0]["files"] == ["calc.py"]

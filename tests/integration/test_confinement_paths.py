@@ -19,6 +19,7 @@ from engram.graph.context import Context
 from engram.graph.tools.project_tools import build_core_tools
 from engram.stores.codeindex.ripgrep_search import find_rg, grep
 from tests.support.hostile_paths import MARKER, build_hostile_project
+from tests.support.state import state_of
 from tests.unit.stores.test_confinement import GLOBS
 
 pytestmark = pytest.mark.integration
@@ -90,7 +91,8 @@ def test_cli_index_search_slice_context_leak_nothing_and_never_hang(hostile, eng
         result = _engram(engram_home, *args)
         assert MARKER not in result.stdout + result.stderr, args
         assert "Traceback" not in result.stderr, args
-    index = hostile.root / ".engram" / "index"
+    assert not os.path.lexists(hostile.root / ".engram" / "index")  # state stays out of the tree
+    index = state_of(hostile.root, engram_home).path("index")
     assert any(b"visible" in p.read_bytes() for p in index.rglob("*") if p.is_file())
     assert _stored_bytes_hold_marker(index) == []
     assert _stored_bytes_hold_marker(engram_home) == []

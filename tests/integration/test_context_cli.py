@@ -41,6 +41,7 @@ from engram.nodes.search_semantic import search_semantic
 from engram.stores.codegraph.code_graph import update_graph
 from engram.stores.codegraph.graph_persistence import GRAPH_FILE
 from tests.support.openai_stub import OpenAIStub
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
@@ -86,7 +87,7 @@ def index(root: Path, home: Path) -> None:
     built = open_project_index(context, create=True)
     built.update()
     built.close()
-    update_graph(root)
+    update_graph(root, state_of(root, home))
 
 
 def compose(
@@ -146,7 +147,8 @@ def run_cli(app: typer.Typer, *args: str) -> tuple[int, str]:
     return result.exit_code, result.stdout
 
 
-def test_json_contract_on_an_indexed_repo(repo, engram_home, cli):
+def test_json_contract_on_an_indexed_repo(repo, engram_home, cli, monkeypatch):
+    monkeypatch.setenv("ENGRAM_TRUST_PROJECT", "1")  # the pack's rules come from ENGRAM.md
     index(repo, engram_home)
     code, out = run_cli(cli, TASK, "--path", str(repo), "--budget", "1500", "--json")
     assert code == 0, out
@@ -172,6 +174,9 @@ def test_json_contract_on_an_indexed_repo(repo, engram_home, cli):
     first = by["slices"]["items"][0]
     assert first["reasons"] and first["start_line"] >= 1
     assert "def parse_header" in pack["text"] and "Never print" in pack["text"]
+    assert by["rules"]["tokens"] > 0
+    rules_text = pack["text"].split('<section name="rules">', 1)[1].split("</section>", 1)[0]
+    assert "Never print" in rules_text
     # Same task, same index: byte-identical pack.
     assert run_cli(cli, TASK, "--path", str(repo), "--budget", "1500", "--json")[1] == out
 
@@ -194,7 +199,9 @@ def test_no_index_still_packs_exact_hits_with_a_note(repo, engram_home, cli):
 
 def test_missing_graph_degrades(repo, engram_home, cli):
     index(repo, engram_home)
-    (repo / GRAPH_FILE).unlink()
+    graph_file = state_of(repo, engram_home).folder / GRAPH_FILE
+    assert graph_file.is_file()
+    graph_file.unlink()
     code, out = run_cli(cli, TASK, "--path", str(repo), "--json")
     assert code == 0, out
     assert json.loads(out)["sections"][3]["items"]
@@ -248,6 +255,7 @@ def test_agent_mode_appends_the_pack_to_the_user_turn(repo, engram_home, monkeyp
             model="stub-model",
             base_url=stub.base_url,
             embedding_provider="hash",
+            trust_project=True,  # ENGRAM.md goes into the system prompt
         )
         deps = ensure_openers(Deps(model_factory=make_model, store=store))
         probe = build_graph(deps, store=store)

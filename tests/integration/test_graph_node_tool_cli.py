@@ -19,6 +19,7 @@ from engram.graph.tools.code_graph_tool import build_code_graph_tool
 from engram.nodes.expand_relations import NO_GRAPH_NOTE, expand_relations
 from engram.stores.codegraph.code_graph import open_code_graph, update_graph
 from engram.stores.codegraph.graph_persistence import GRAPH_FILE
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration  # real tree-sitter, the real CLI
 
@@ -33,7 +34,12 @@ def shop(tmp_path) -> Path:
 
 
 def deps_for_graph() -> Deps:
-    return Deps(open_code_graph=lambda ctx: open_code_graph(ctx.project_path))
+    return Deps(open_code_graph=lambda ctx: open_code_graph(ctx.project_path, ctx.state))
+
+
+def context_of(root: Path) -> Context:
+    """Run settings on ``root`` with the test's ENGRAM_HOME (where ``state_of`` looks)."""
+    return Context(project=str(root), engram_home=str(state_of(root).home))
 
 
 def hit(path: str, start: int, end: int, score: float = 1.0) -> dict:
@@ -48,11 +54,11 @@ def hit(path: str, start: int, end: int, score: float = 1.0) -> dict:
 
 
 async def test_expand_relations_adds_neighbours_and_slices(shop):
-    update_graph(shop)
+    update_graph(shop, state_of(shop))
     state = State(
         task="why does placing an order log twice?", code_hits=[hit("shop/service.py", 13, 14)]
     )
-    runtime = Runtime(context=Context(project=str(shop)))
+    runtime = Runtime(context=context_of(shop))
     update = expand_relations(state, runtime, deps=deps_for_graph())
     related = update["related_symbols"]
     by_symbol = {(r["symbol"], r["relation"]) for r in related}
@@ -70,7 +76,7 @@ async def test_expand_relations_adds_neighbours_and_slices(shop):
 
 async def test_expand_relations_without_graph_continues_with_a_note(shop):
     state = State(task="x", code_hits=[hit("shop/service.py", 13, 14)])
-    runtime = Runtime(context=Context(project=str(shop)))
+    runtime = Runtime(context=context_of(shop))
     update = expand_relations(state, runtime, deps=deps_for_graph())
     assert update == {"notes": [NO_GRAPH_NOTE]}
     assert expand_relations(State(task="x"), runtime, deps=deps_for_graph()) == {}
@@ -78,21 +84,20 @@ async def test_expand_relations_without_graph_continues_with_a_note(shop):
 
 
 async def test_expand_relations_rebuilds_a_corrupt_graph(shop):
-    (shop / GRAPH_FILE).parent.mkdir(parents=True)
-    (shop / GRAPH_FILE).write_bytes(b"garbage")
+    graph_file = state_of(shop).folder / GRAPH_FILE
+    state_of(shop).make(*GRAPH_FILE.parent.parts)
+    graph_file.write_bytes(b"garbage")
     state = State(task="x", code_hits=[hit("shop/service.py", 13, 14)])
-    update = expand_relations(
-        state, Runtime(context=Context(project=str(shop))), deps=deps_for_graph()
-    )
+    update = expand_relations(state, Runtime(context=context_of(shop)), deps=deps_for_graph())
     assert not any(n.startswith("graph expansion unavailable") for n in update.get("notes", []))
-    assert (shop / GRAPH_FILE).read_bytes().startswith(b'{"format":"engram-code-graph"')
+    assert graph_file.read_bytes().startswith(b'{"format":"engram-code-graph"')
 
 
 def test_code_graph_tool_answers_in_plain_text(shop):
-    context = Context(project=str(shop))
+    context = context_of(shop)
     tool = build_code_graph_tool(context, deps_for_graph())
     assert "no code graph" in tool.invoke({"symbol": "fmt"})
-    update_graph(shop)
+    update_graph(shop, state_of(shop))
     tool = build_code_graph_tool(context, deps_for_graph())
     text = tool.invoke({"symbol": "fmt_line", "relation": "callers", "depth": 2})
     assert "log (function) shop/util.py" in text and "OrderService.place" in text
@@ -147,7 +152,8 @@ def test_cli_graph_json_schema_and_on_the_fly_build(shop):
         ("SqlRepository", 1),
         ("MemoryRepository", 2),
     ]
-    assert (shop / GRAPH_FILE).exists()
+    assert (state_of(shop).folder / GRAPH_FILE).exists()
+    assert not (shop / ".engram").exists()  # nothing written into the project
 
 
 def test_cli_graph_ambiguous_exits_nonzero_with_candidates(shop):

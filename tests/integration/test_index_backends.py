@@ -27,6 +27,7 @@ from engram.stores.embeddings.embedders import (
 from engram.stores.embeddings.embedding_cache import CachedEmbedder, SqliteEmbeddingCache
 from engram.stores.embeddings.static_embedder import StaticEmbedder, distill_static_table
 from engram.stores.errors import BackendUnavailableError
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
@@ -58,17 +59,19 @@ async def test_chroma_server_down_degrades_to_notes_and_exact_search(tmp_path):
 def test_embedding_cache_is_reused_across_projects(tmp_path):
     cache_path = tmp_path / "home" / "embeddings.sqlite"
     first = CachedEmbedder(HashEmbedder(), SqliteEmbeddingCache(cache_path))
-    stats = open_code_index(small_project(tmp_path / "a"), embedder=first).update()
+    a = small_project(tmp_path / "a")
+    stats = open_code_index(a, embedder=first, state=state_of(a)).update()
     assert stats.embedded == stats.new_chunks > 0 and stats.cache_hits == 0
     second = CachedEmbedder(HashEmbedder(), SqliteEmbeddingCache(cache_path))
-    copy = open_code_index(small_project(tmp_path / "b"), embedder=second).update()
+    b = small_project(tmp_path / "b")
+    copy = open_code_index(b, embedder=second, state=state_of(b)).update()
     assert copy.embedded == 0 and copy.cache_hits == copy.new_chunks == stats.new_chunks
 
 
 @pytest.mark.slow
 def test_bundled_minilm_indexes_and_finds_by_meaning(tmp_path):
     root = small_project(tmp_path / "p")
-    index = open_code_index(root, embedder=MiniLMEmbedder())
+    index = open_code_index(root, embedder=MiniLMEmbedder(), state=state_of(root))
     index.update()
     hits = index.search("deliver a message by e-mail", mode="dense", k=2)
     assert hits[0].path == "mail.py"

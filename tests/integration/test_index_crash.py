@@ -13,6 +13,7 @@ import pytest
 
 from engram.stores.codeindex.code_index import open_code_index, open_memory_code_index
 from engram.stores.embeddings.embedders import HashEmbedder
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
@@ -24,12 +25,14 @@ import engram.stores.codeindex.incremental_index as update
 update.EMBED_BATCH_CHUNKS = 4
 from engram.stores.codeindex.code_index import open_code_index
 from engram.stores.embeddings.embedders import HashEmbedder
+from engram.stores.project_state import ProjectState
 root, marker = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+state = ProjectState(root.resolve(), pathlib.Path(sys.argv[3]).resolve())
 def progress(event):
     if event.phase == "embed":
         marker.write_text(str(event.done))
         time.sleep(0.05)
-open_code_index(root, embedder=HashEmbedder()).update(progress)
+open_code_index(root, embedder=HashEmbedder(), state=state).update(progress)
 """
 
 
@@ -42,7 +45,9 @@ def make_project(root: Path, files: int = 12) -> None:
 def kill_after(root: Path, marker: Path, embedded: int) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
-        [sys.executable, "-c", SLOW_INDEXER, str(root), str(marker)], env=env, cwd=REPO
+        [sys.executable, "-c", SLOW_INDEXER, str(root), str(marker), str(state_of(root).home)],
+        env=env,
+        cwd=REPO,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -56,7 +61,7 @@ def kill_after(root: Path, marker: Path, embedded: int) -> None:
 
 
 def assert_matches_fresh_index(root: Path) -> None:
-    index = open_code_index(root, embedder=HashEmbedder())
+    index = open_code_index(root, embedder=HashEmbedder(), state=state_of(root))
     stats = index.update()
     fresh = open_memory_code_index(root, embedder=HashEmbedder())
     fresh.update()
@@ -85,14 +90,16 @@ def test_kill_during_reindex_after_changes_then_rerun(tmp_path):
     root = tmp_path / "proj"
     root.mkdir()
     make_project(root)
-    open_code_index(root, embedder=HashEmbedder()).update()
+    open_code_index(root, embedder=HashEmbedder(), state=state_of(root)).update()
     for i in range(6):
         (root / f"mod_{i}.py").write_text(f"def renamed_{i}(x):\n    return x - {i}\n")
     (root / "mod_11.py").unlink()
     kill_after(root, tmp_path / "marker", 1)
     (root / "mod_7.py").write_text("def late_change(y):\n    return y\n")
     assert_matches_fresh_index(root)
-    hits = open_code_index(root, embedder=HashEmbedder()).search("late_change", k=1)
+    hits = open_code_index(root, embedder=HashEmbedder(), state=state_of(root)).search(
+        "late_change", k=1
+    )
     assert hits[0].path == "mod_7.py"
 
 
@@ -100,11 +107,11 @@ def test_stale_bm25_generation_is_rebuilt(tmp_path):
     root = tmp_path / "proj"
     root.mkdir()
     make_project(root, files=3)
-    index = open_code_index(root, embedder=HashEmbedder())
+    index = open_code_index(root, embedder=HashEmbedder(), state=state_of(root))
     index.update()
     (root / "mod_0.py").write_text("def brand_new_name():\n    return 0\n")
     index.manifest.set_meta("generation", "99")  # as if BM25 writing had been interrupted
-    reopened = open_code_index(root, embedder=HashEmbedder())
+    reopened = open_code_index(root, embedder=HashEmbedder(), state=state_of(root))
     assert reopened.search("brand_new_name", mode="bm25", k=1) == []  # manifest not updated yet
     reopened.update()
     assert reopened.search("brand_new_name", mode="bm25", k=1)[0].path == "mod_0.py"

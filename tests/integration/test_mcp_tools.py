@@ -111,7 +111,7 @@ def test_yolo_calls_the_server_and_its_result_comes_back_wrapped_untrusted(proje
 def test_ask_without_a_terminal_refuses_the_call_and_the_allowlist_lets_it_run(
     project, engram_home, tmp_path
 ):
-    log = tmp_path / "echo.log"
+    log = project / "echo.log"  # the server runs sandboxed: it may write only in the project
     _configure(project, {"t": _server(log=log)})
     script = [_call("t__echo", "e1", text="hello"), {"content": "done"}]
     with OpenAIStub(script) as stub:

@@ -184,12 +184,19 @@ QUESTIONS = {
 }
 
 
-def approval_request(proposal: dict[str, Any], policy: str, high_risk: bool) -> dict[str, Any]:
-    """Return the interrupt payload for one proposed action."""
+def approval_request(
+    proposal: dict[str, Any], policy: str, high_risk: bool, *, sandbox: str = ""
+) -> dict[str, Any]:
+    """Return the interrupt payload for one proposed action.
+
+    ``sandbox`` says what a command or an MCP server would run in (``Sandbox.label``).
+    """
+    where = {"sandbox": sandbox} if sandbox and proposal["category"] in ("command", "mcp") else {}
     return {
         "kind": "approve_action",
         "question": QUESTIONS[proposal["category"]],
         **proposal,
+        **where,
         "policy": policy,
         "high_risk": high_risk,
         "actions": list(ANSWERS),

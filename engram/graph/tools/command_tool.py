@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from engram.graph.context import Context
 from engram.graph.errors import ToolError
+from engram.graph.sandbox import Sandbox, sandbox_for
 from engram.graph.tools.command_stream import command_stream
 from engram.stores.secrets import without_secrets
 
@@ -132,18 +133,24 @@ def run_shell(
     timeout_s: float,
     env: Mapping[str, str],
     on_output: Callable[[str], None] | None = None,
+    *,
+    sandbox: Sandbox | None = None,
+    hidden: tuple[Path, ...] = (),
 ) -> CommandResult:
     """Run ``command`` through the shell in ``root`` with no stdin; capture bounded output.
 
     The command gets its own process group, killed when it times out (and after it exits, so
-    nothing it started in the background outlives it). ``on_output`` receives the output as it
-    is written (colour codes removed), for a live view.
+    nothing it started in the background outlives it), and runs in ``sandbox`` when one is
+    given (``hidden`` folders, such as ENGRAM_HOME, are empty inside it). ``on_output``
+    receives the output as it is written (colour codes removed), for a live view.
     """
     started = time.monotonic()
+    argv = ["/bin/sh", "-c", command]
+    if sandbox is not None:
+        argv = sandbox.wrap(argv, project=root, hidden=hidden)
     with tempfile.TemporaryFile() as sink:
         process = subprocess.Popen(
-            command,
-            shell=True,
+            argv,
             cwd=root,
             stdin=subprocess.DEVNULL,
             stdout=sink,
@@ -196,6 +203,8 @@ def build_command_tool(context: Context) -> BaseTool:
             limit,
             scrubbed_environment(os.environ),
             command_stream(command, COMMAND_TOOL_NAME),
+            sandbox=sandbox_for(context),
+            hidden=(context.home_path,),
         )
         if result.exit_code is None:
             raise ToolError(

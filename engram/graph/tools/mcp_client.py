@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 __all__ = ["McpToolSpec", "call_server_tool", "list_server_tools", "run_async"]
 
+Wrap = Callable[[list[str]], list[str]]
+"""Turns a server's command line into the one to start (the sandbox's)."""
+
 T = TypeVar("T")
 
 LIST_TIMEOUT_S = 30.0
@@ -57,16 +60,22 @@ def run_async(factory: Callable[[], Awaitable[T]]) -> T:
 
 
 @asynccontextmanager
-async def _session(server: McpServer, root: Path, log_dir: Path) -> AsyncIterator[Client]:
-    """Open a client session with ``server`` for one step (stderr of stdio servers to a log)."""
+async def _session(
+    server: McpServer, root: Path, log_dir: Path, wrap: Wrap = list
+) -> AsyncIterator[Client]:
+    """Open a client session with ``server`` for one step (stderr of stdio servers to a log).
+
+    A stdio server's command line goes through ``wrap`` (the run's sandbox) before it starts.
+    """
     from mcp.client.client import Client
 
     if server.transport == "stdio":
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
+        argv = wrap([server.command, *server.args])
         params = StdioServerParameters(
-            command=server.command,
-            args=list(server.args),
+            command=argv[0],
+            args=argv[1:],
             env=dict(server.env) or None,
             cwd=str(root),
         )
@@ -99,8 +108,8 @@ def _errlog(stack: ExitStack, log_dir: Path, server: str) -> TextIO:
         return stack.enter_context(Path(os.devnull).open("w", encoding="utf-8"))
 
 
-async def _list_one(server: McpServer, root: Path, log_dir: Path) -> list[McpToolSpec]:
-    async with _session(server, root, log_dir) as client:
+async def _list_one(server: McpServer, root: Path, log_dir: Path, wrap: Wrap) -> list[McpToolSpec]:
+    async with _session(server, root, log_dir, wrap) as client:
         specs: list[McpToolSpec] = []
         cursor: str | None = None
         while True:
@@ -120,13 +129,18 @@ async def _list_one(server: McpServer, root: Path, log_dir: Path) -> list[McpToo
 
 
 def list_server_tools(
-    servers: list[McpServer], root: Path, log_dir: Path, timeout_s: float = LIST_TIMEOUT_S
+    servers: list[McpServer],
+    root: Path,
+    log_dir: Path,
+    timeout_s: float = LIST_TIMEOUT_S,
+    *,
+    wrap: Wrap = list,
 ) -> tuple[list[McpToolSpec], list[str]]:
     """Return every server's tools, all servers asked at once, and a note per failed server."""
 
     async def one(server: McpServer) -> list[McpToolSpec] | str:
         try:
-            return await asyncio.wait_for(_list_one(server, root, log_dir), timeout_s)
+            return await asyncio.wait_for(_list_one(server, root, log_dir, wrap), timeout_s)
         except TimeoutError:
             return (
                 f"MCP server {server.name!r} did not list its tools within {timeout_s:g} s; "
@@ -169,7 +183,13 @@ def _result_text(result: Any) -> str:
 
 
 def call_server_tool(
-    server: McpServer, tool: str, arguments: dict[str, Any], root: Path, log_dir: Path
+    server: McpServer,
+    tool: str,
+    arguments: dict[str, Any],
+    root: Path,
+    log_dir: Path,
+    *,
+    wrap: Wrap = list,
 ) -> str:
     """Open a session with ``server``, call ``tool`` with ``arguments``, return the result's text.
 
@@ -178,7 +198,7 @@ def call_server_tool(
     """
 
     async def call() -> Any:
-        async with _session(server, root, log_dir) as client:
+        async with _session(server, root, log_dir, wrap) as client:
             return await client.call_tool(tool, arguments)
 
     try:

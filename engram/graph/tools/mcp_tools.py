@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from engram.graph.context import Context
 from engram.graph.errors import ToolError
 from engram.graph.project_trust import is_trusted
+from engram.graph.sandbox import SandboxUnavailableError, sandbox_for
 from engram.graph.tools.mcp_client import McpToolSpec, call_server_tool, list_server_tools
 from engram.stores.mcp_config import McpServer, load_mcp_servers
 
@@ -95,6 +96,7 @@ class McpToolset:
             arguments,
             context.project_path,
             context.home_path / "logs",
+            wrap=sandboxed(context),
         )
 
 
@@ -106,9 +108,29 @@ def open_mcp_toolset(context: Context) -> McpToolset:
     servers, notes = load_mcp_servers(
         context.project_path, context.home_path, project_trusted=is_trusted(context)
     )
-    specs, failures = list_server_tools(servers, context.project_path, context.home_path / "logs")
+    try:
+        wrap = sandboxed(context)
+    except SandboxUnavailableError as exc:
+        stdio = [s for s in servers if s.transport == "stdio"]
+        servers = [s for s in servers if s.transport != "stdio"]
+        notes += [f"MCP server {s.name!r} not started: {exc}" for s in stdio]
+        wrap = list
+    specs, failures = list_server_tools(
+        servers, context.project_path, context.home_path / "logs", wrap=wrap
+    )
     named = {_model_name(s): s for s in specs}
     return McpToolset({s.name: s for s in servers}, named, tuple(notes + failures))
+
+
+def sandboxed(context: Context) -> Callable[[list[str]], list[str]]:
+    """Return how a stdio server's command line is wrapped in the run's sandbox.
+
+    Raises:
+        SandboxUnavailableError: ``sandbox = "require"`` and none works here.
+    """
+    sandbox = sandbox_for(context)
+    root, home = context.project_path, context.home_path
+    return lambda argv: sandbox.wrap(argv, project=root, hidden=(home,))
 
 
 def _direct_tool(name: str, spec: McpToolSpec, toolset: McpToolset, context: Context) -> BaseTool:

@@ -10,6 +10,7 @@ import pytest
 from engram.stores.codeindex.code_index import CodeIndex, open_code_index, open_memory_code_index
 from engram.stores.embeddings.embedders import HashEmbedder
 from engram.stores.errors import IndexNotBuiltError
+from tests.support.state import state_of
 
 FILES = {
     "app/auth.py": (
@@ -38,7 +39,7 @@ def make_index(request, tmp_path):
     def make(root: Path) -> CodeIndex:
         if request.param == "memory":
             return open_memory_code_index(root, embedder=HashEmbedder())
-        return open_code_index(root, embedder=HashEmbedder())
+        return open_code_index(root, embedder=HashEmbedder(), state=state_of(root))
 
     return make
 

@@ -1,0 +1,174 @@
+"""The OS sandbox every command engram starts runs in: bubblewrap on Linux, none elsewhere.
+
+A sandboxed command (``run_command``, a verify check, an MCP stdio server) sees the whole file
+system read-only, except the project and a private ``/tmp``; ``ENGRAM_HOME`` is hidden (an empty
+folder); it has no network unless the run allows it (``sandbox_network``); it runs in its own
+PID namespace, so nothing it starts — ``setsid``, ``nohup``, a daemon — outlives it; and it gets
+a new terminal session, so it cannot type into the user's. Setting ``sandbox``: ``auto`` (the
+default: bubblewrap when it works here, else approval alone guards, and the run says so),
+``require`` (refuse to run a command without one), ``off``.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from engram.graph.context import Context, SandboxMode
+from engram.graph.errors import ToolError
+
+__all__ = [
+    "SANDBOX_TMP",
+    "Sandbox",
+    "SandboxUnavailableError",
+    "find_sandbox",
+    "sandbox_for",
+    "sandbox_label",
+]
+
+SANDBOX_TMP = "/tmp"
+"""The sandbox's private temp folder (a fresh tmpfs per command)."""
+PROBE_TIMEOUT_S = 10
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
+
+
+class SandboxUnavailableError(ToolError):
+    """``sandbox = "require"`` and no sandbox works on this machine."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How commands of one run are confined: ``bubblewrap``, or ``none`` with the reason."""
+
+    kind: Literal["bubblewrap", "none"]
+    reason: str = ""
+    """Why there is none (for the note and ``engram doctor``); "" with bubblewrap."""
+    network: bool = False
+    """Whether sandboxed commands may reach the network."""
+    program: str = ""
+
+    @property
+    def label(self) -> str:
+        """Say in a few words what a command gets (approval prompt, ``--json``, doctor)."""
+        if self.kind == "none":
+            return f"none ({self.reason})"
+        return "bubblewrap" + ("" if self.network else ", no network")
+
+    def wrap(self, argv: list[str], *, project: Path, hidden: tuple[Path, ...] = ()) -> list[str]:
+        """Return ``argv`` run inside the sandbox (unchanged without one).
+
+        Args:
+            argv: The program and its arguments.
+            project: The one folder the command may write (besides its private ``/tmp``).
+            hidden: Folders replaced by an empty one (``ENGRAM_HOME``), unless they hold the
+                project.
+        """
+        if self.kind == "none":
+            return argv
+        args = [
+            self.program,
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            SANDBOX_TMP,
+        ]
+        for folder in hidden:
+            if folder.is_dir() and not project.is_relative_to(folder):
+                args += ["--tmpfs", str(folder)]
+        args += [
+            "--bind",
+            str(project),
+            str(project),
+            "--chdir",
+            str(project),
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--die-with-parent",
+            "--new-session",
+            "--setenv",
+            "TMPDIR",
+            SANDBOX_TMP,
+        ]
+        if not self.network:
+            args.append("--unshare-net")
+        return [*args, "--", *argv]
+
+
+@functools.cache
+def _bubblewrap_works(program: str) -> str:
+    """Return "" when bubblewrap can make a sandbox here, else why not (probed once)."""
+    try:
+        done = subprocess.run(
+            [
+                program,
+                "--ro-bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+                "--unshare-pid",
+                "--unshare-net",
+                "--die-with-parent",
+                "true",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap did not start: {exc}"
+    if done.returncode != 0:
+        detail = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return f"bubblewrap cannot make a sandbox here: {detail}"
+    return ""
+
+
+def find_sandbox(mode: SandboxMode, *, network: bool = False) -> Sandbox:
+    """Return the sandbox commands get under ``mode``.
+
+    Raises:
+        SandboxUnavailableError: ``mode`` is ``require`` and none works here.
+    """
+    if mode == "off":
+        return Sandbox("none", "sandbox = off", network=True)
+    program = shutil.which("bwrap")
+    reason = (
+        _bubblewrap_works(program) if program else f"bubblewrap is not installed; {INSTALL_HINT}"
+    )
+    if not reason and program:
+        return Sandbox("bubblewrap", network=network, program=program)
+    if mode == "require":
+        raise SandboxUnavailableError(
+            f"no sandbox for commands: {reason}", hint=f"{INSTALL_HINT}, or set sandbox = auto"
+        )
+    return Sandbox("none", reason, network=True)
+
+
+def sandbox_label(context: Context) -> str:
+    """Say what the run's commands get, or that they are refused (``require``, none here)."""
+    try:
+        return sandbox_for(context).label
+    except SandboxUnavailableError as exc:
+        return f"refused: {exc}"
+
+
+def sandbox_for(context: Context) -> Sandbox:
+    """Return the sandbox of a run's commands (its ``sandbox`` and ``sandbox_network``).
+
+    Raises:
+        SandboxUnavailableError: ``sandbox = "require"`` and none works here.
+    """
+    return find_sandbox(context.sandbox, network=context.sandbox_network)
