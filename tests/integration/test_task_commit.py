@@ -10,8 +10,8 @@ import pytest
 
 from engram.stores.task_commit import CommitRefusedError, commit_task
 from tests.support.engram_cli import run_engram
-from tests.support.state import state_of
 from tests.support.openai_stub import OpenAIStub
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
