@@ -66,6 +66,7 @@ def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
             allow=settings.allow_commands,
             mcp_tool=str(proposal.get("mcp_tool", "")),
             mcp_allow=settings.allow_mcp,
+            root=context.project_path,
         )
         if not asks:
             reviews[str(call["id"])] = {"action": "approve", "reason": "", "args": {}, "auto": True}

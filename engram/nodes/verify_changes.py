@@ -78,6 +78,7 @@ def _decide(state: State, context: Context, commands: tuple[str, ...]) -> tuple[
             approved_kinds=approved,
             command=command,
             allow=allow,
+            root=context.project_path,
         ):
             continue
         proposal = {

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
+import shlex
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from langgraph.types import interrupt
@@ -71,16 +74,44 @@ def action_kind(name: str) -> ActionKind | None:
     return "mcp" if is_mcp_tool(name) else None
 
 
-def command_allowed(command: str, patterns: Iterable[str]) -> bool:
-    """Return True when ``command`` matches an allowlist glob and chains nothing else.
+def command_allowed(command: str, patterns: Iterable[str], root: Path | None = None) -> bool:
+    """Return True when ``command`` matches an allowlist glob and stays inside the project.
 
     ``pytest*`` allows ``pytest -q tests/`` but not ``pytest; rm -rf ~``: a command with shell
-    operators (``; & | ` $( < >``) always asks.
+    operators (``; & | ` $( < >``) always asks, and so does one with an argument that names a
+    path outside ``root`` (absolute, ``~``, ``..``, ``$VAR``, or a flag's value such as
+    ``--basetemp=/tmp/x`` or ``-o cache_dir=/abs``).
     """
     text = command.strip()
     if not text or SHELL_OPERATORS.search(text):
         return False
+    if root is not None and reaches_outside(text, root):
+        return False
     return any(fnmatch.fnmatchcase(text, pattern.strip()) for pattern in patterns)
+
+
+def reaches_outside(command: str, root: Path) -> bool:
+    """Return True when an argument of ``command`` names a path outside ``root`` (or may)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:  # unbalanced quotes: cannot tell, so it asks
+        return True
+    for word in words[1:]:
+        for value in {word, word.rsplit("=", 1)[-1]}:
+            if _outside(value, root):
+                return True
+    return False
+
+
+def _outside(value: str, root: Path) -> bool:
+    if not value or value.startswith("-") and "=" not in value:
+        return False
+    if value.startswith(("~", "$")) or "$" in value:
+        return True
+    if not (value.startswith("/") or ".." in Path(value).parts):
+        return False
+    target = Path(os.path.normpath(value if value.startswith("/") else root / value))
+    return not target.is_relative_to(root)
 
 
 def needs_approval(
@@ -93,12 +124,14 @@ def needs_approval(
     allow: Iterable[str] = (),
     mcp_tool: str = "",
     mcp_allow: Iterable[str] = (),
+    root: Path | None = None,
 ) -> bool:
     """Decide whether an action waits for a human.
 
     Approving a kind for the session always holds; then a high-risk task asks for everything;
     ``yolo`` asks for nothing; allowlisted commands and MCP tools (``server__tool`` globs)
-    pass; ``auto-edit`` lets edits pass and ``ask`` asks for the rest.
+    pass (a command only while it stays inside ``root``); ``auto-edit`` lets edits pass and
+    ``ask`` asks for the rest.
     """
     if kind in set(approved_kinds):
         return False
@@ -107,7 +140,7 @@ def needs_approval(
     if policy == "yolo":
         return False
     if kind == "command":
-        return not command_allowed(command, allow)
+        return not command_allowed(command, allow, root)
     if kind == "mcp":
         return not any(fnmatch.fnmatchcase(mcp_tool, p.strip()) for p in mcp_allow)
     return policy != "auto-edit"

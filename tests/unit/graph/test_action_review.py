@@ -113,3 +113,28 @@ def test_project_settings(tmp_path: Path):
     settings.write_text("[commands\n")
     with pytest.raises(SettingsError, match="cannot read"):
         load_project_settings(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("command", "allowed"),
+    [
+        ("pytest -q tests/", True),
+        ("pytest -q ./tests/unit", True),
+        ("pytest --basetemp=/tmp/wipe-me", False),
+        ("pytest --basetemp /home/user/work", False),
+        ("pytest --junitxml=/abs/report.xml", False),
+        ("pytest -o cache_dir=/abs/cache", False),
+        ("pytest ../other-project", False),
+        ("pytest tests/../../outside", False),
+        ("pytest ~/notes", False),
+        ("pytest $HOME/x", False),
+        ("pytest 'unbalanced", False),
+        ("pytest -k 'a and not b'", True),
+    ],
+)
+def test_an_allowlisted_command_reaching_outside_the_project_asks(tmp_path, command, allowed):
+    assert command_allowed(command, ["pytest*"], tmp_path) is allowed
+
+
+def test_an_absolute_path_inside_the_project_stays_allowed(tmp_path):
+    assert command_allowed(f"pytest {tmp_path}/tests", ["pytest*"], tmp_path)
