@@ -150,3 +150,13 @@ def test_an_allowlisted_test_runner_cannot_write_outside_the_project(project: Pa
     assert (victim / "keep.txt").read_text() == "mine\n"
     result = json.loads(ran.stdout)
     assert result["answer"] == "done"
+
+
+def test_a_command_that_floods_its_output_is_stopped_before_the_disk_fills(project: Path):
+    from engram.graph.tools.command_tool import MAX_SPOOL_BYTES
+
+    started = time.monotonic()
+    result = run_shell(project, "yes engram", 60, scrubbed_environment(os.environ))
+    assert result.stopped == "output" and result.exit_code is None
+    assert time.monotonic() - started < 30
+    assert len(result.output) <= 2_000_000 < MAX_SPOOL_BYTES

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
@@ -38,6 +38,8 @@ MAX_TIMEOUT_S = 1_800
 """Longest a command may run (30 minutes), whatever the model asks for."""
 MAX_CAPTURE_BYTES = 2_000_000
 """Output kept from one command; the rest is dropped (what is kept may still be spilled)."""
+MAX_SPOOL_BYTES = 64_000_000
+"""Output a command may write at all: past it the command is stopped (the disk stays free)."""
 COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": ""}
 """Set for every command so nothing waits for a pager or a password prompt."""
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -74,6 +76,8 @@ class CommandResult:
     """Standard output and error, interleaved, without colour codes."""
     seconds: float
     truncated: bool
+    stopped: str = ""
+    """Why it was stopped: ``timeout``, ``output`` (past ``MAX_SPOOL_BYTES``), or ""."""
 
 
 def _stop_group(process: subprocess.Popen[bytes]) -> None:
@@ -109,22 +113,26 @@ class _OutputTail:
 
 
 def _wait(
-    process: subprocess.Popen[bytes], timeout_s: float, tail: _OutputTail | None
-) -> int | None:
-    """Wait for the command, passing its output on while it runs; None when it timed out."""
-    if tail is None:
-        try:
-            return process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            return None
+    process: subprocess.Popen[bytes], timeout_s: float, tail: _OutputTail | None, sink: IO[bytes]
+) -> tuple[int | None, str]:
+    """Wait for the command, passing its output on while it runs.
+
+    Returns:
+        The exit code and "", or None and why it was stopped: ``timeout``, or ``output`` when
+        it wrote more than ``MAX_SPOOL_BYTES`` (nothing fills the disk).
+    """
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            return process.wait(timeout=max(0.0, min(OUTPUT_POLL_S, deadline - time.monotonic())))
+            wait = max(0.0, min(OUTPUT_POLL_S, deadline - time.monotonic()))
+            return process.wait(timeout=wait), ""
         except subprocess.TimeoutExpired:
-            tail.forward()
+            if tail is not None:
+                tail.forward()
+            if os.fstat(sink.fileno()).st_size > MAX_SPOOL_BYTES:
+                return None, "output"
             if time.monotonic() >= deadline:
-                return None
+                return None, "timeout"
 
 
 def run_shell(
@@ -160,7 +168,7 @@ def run_shell(
         )
         tail = None if on_output is None else _OutputTail(sink, on_output)
         try:
-            exit_code = _wait(process, timeout_s, tail)
+            exit_code, stopped = _wait(process, timeout_s, tail, sink)
         finally:
             _stop_group(process)
             process.wait()
@@ -169,7 +177,9 @@ def run_shell(
         sink.seek(0)
         data = sink.read(MAX_CAPTURE_BYTES + 1)
     text = _ANSI.sub("", data[:MAX_CAPTURE_BYTES].decode("utf-8", errors="replace"))
-    return CommandResult(exit_code, text, time.monotonic() - started, len(data) > MAX_CAPTURE_BYTES)
+    return CommandResult(
+        exit_code, text, time.monotonic() - started, len(data) > MAX_CAPTURE_BYTES, stopped
+    )
 
 
 def format_result(command: str, result: CommandResult) -> str:
@@ -206,6 +216,12 @@ def build_command_tool(context: Context) -> BaseTool:
             sandbox=sandbox_for(context),
             hidden=(context.home_path,),
         )
+        if result.stopped == "output":
+            raise ToolError(
+                f"stopped: it wrote more than {MAX_SPOOL_BYTES:,} bytes of output; the command "
+                f"and its children were stopped\n{format_result(command, result)}",
+                hint="write less output (a filter such as head or grep -c, or quieter flags)",
+            )
         if result.exit_code is None:
             raise ToolError(
                 f"timed out after {limit} s; the command and its children were stopped\n"
