@@ -88,10 +88,10 @@ def run(
     from engram.cli.runtime import open_app
     from engram.cli.turn_commit import commit_turn
     from engram.cli.turn_runner import (
-        EXIT_STOPPED,
         ask_approval,
         new_thread_id,
         print_turn,
+        run_exit_code,
         run_summary,
         run_turn,
         session_config,
@@ -130,8 +130,9 @@ def run(
     made = commit_turn(context, thread_id, task, result) if commit else None
     if as_json:
         print_json(run_summary(thread_id, result, made))
-    if result.stopped:
-        raise typer.Exit(EXIT_STOPPED)
+    code = run_exit_code(result)
+    if code:
+        raise typer.Exit(code)
     if made and "error" in made:
         raise typer.Exit(1)
 

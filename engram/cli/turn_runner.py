@@ -49,6 +49,13 @@ __all__ = [
 
 TITLE_CHARS = 120
 EXIT_STOPPED = 130
+EXIT_BLOCKED = 3
+"""``engram run``: an action or the task itself was refused (no approval, a rejected high-risk
+task)."""
+EXIT_CHECKS_FAILED = 4
+"""``engram run``: the checks run after the task's changes failed."""
+EXIT_STEP_LIMIT = 5
+"""``engram run``: the task hit its step limit (``max_steps``) before it was done."""
 """Exit status of a command whose turn Ctrl-C stopped (128 + SIGINT, as shells report it)."""
 
 Approver = Callable[[dict[str, Any]], dict[str, Any]]
@@ -212,12 +219,50 @@ def run_summary(
         "answer": result.answer,
         "files_changed": list(values.get("files_changed") or []),
         "tests": verification.get("status") or "not-run",
+        "blocked": list(values.get("blocked") or []),
+        "step_limit": hit_step_limit(result),
+        "exit_code": run_exit_code(result),
         "usage": values.get("usage", {}),
         "interrupted": result.interrupted,
         **({"stopped": result.stopped} if result.stopped else {}),
         "commit": commit,
         "notes": values.get("notes", []),
     }
+
+
+def checks_line(values: dict[str, Any]) -> str:
+    """Say how the checks after the task's changes ended (the last line of a plain run)."""
+    verification = values.get("verification") or {}
+    status = str(verification.get("status") or "not-run")
+    commands = [str(r.get("command")) for r in verification.get("runs") or []]
+    why = str(verification.get("reason") or "")
+    detail = f" ({', '.join(commands)})" if commands else (f": {why}" if why else "")
+    style = {"passed": "green", "failed": "bold red"}.get(status, "dim")
+    return f"[{style}]checks {status}{escape(detail)}[/]"
+
+
+def hit_step_limit(result: TurnResult) -> bool:
+    """Return whether the turn reached its step limit (its last model call had no tools)."""
+    from engram.nodes.call_model import STEP_LIMIT_NOTE
+
+    return STEP_LIMIT_NOTE in (result.values.get("notes") or [])
+
+
+def run_exit_code(result: TurnResult) -> int:
+    """Return ``engram run``'s exit code (the first that applies, in this order).
+
+    130 stopped by Ctrl-C, 3 an action or the task was refused, 4 the checks failed, 5 the
+    step limit was hit, else 0.
+    """
+    if result.stopped:
+        return EXIT_STOPPED
+    if result.values.get("blocked") or result.interrupted:
+        return EXIT_BLOCKED
+    if (result.values.get("verification") or {}).get("status") == "failed":
+        return EXIT_CHECKS_FAILED
+    if hit_step_limit(result):
+        return EXIT_STEP_LIMIT
+    return 0
 
 
 def status_line(values: dict[str, Any], context: Context, thread_id: str) -> str:
@@ -249,7 +294,15 @@ def print_turn(result: TurnResult, context: Context, thread_id: str, *, chat: bo
         err_console.print(f"[yellow]{escape(message)}[/]")
     else:
         print_answer(out_console, result)
+    for item in result.values.get("blocked") or []:
+        err_console.print(
+            f"[yellow]refused: {escape(str(item.get('tool')))}: "
+            f"{escape(str(item.get('reason')))}[/]"
+        )
+    if hit_step_limit(result):
+        err_console.print(f"[yellow]stopped at the step limit ({context.max_steps} model calls)[/]")
     err_console.print(f"[dim]{status_line(result.values, context, thread_id)}[/]")
+    err_console.print(checks_line(result.values))
 
 
 def ask_approval(payload: dict[str, Any]) -> dict[str, Any]:

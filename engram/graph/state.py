@@ -26,6 +26,7 @@ __all__ = [
     "add_usage",
     "any_true",
     "append_log",
+    "append_log_or_clear",
     "append_or_clear",
     "append_unique",
     "merge_by_key",
@@ -56,6 +57,15 @@ def append_log(
 ) -> list[dict[str, Any]]:
     """Append log entries (compaction events and the like) in order."""
     return [dict(e) for e in (left or [])] + [dict(e) for e in (right or [])]
+
+
+def append_log_or_clear(
+    left: Sequence[Mapping[str, Any]] | None, right: Sequence[Mapping[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """Append entries in order; an explicit ``None`` on the right clears the list (a new turn)."""
+    if right is None:
+        return []
+    return append_log(left, right)
 
 
 def add_usage(left: Mapping[str, int] | None, right: Mapping[str, int] | None) -> dict[str, int]:
@@ -183,6 +193,10 @@ class State(InputState):
 
     files_changed: Annotated[list[str], append_or_clear] = field(default_factory=list)
     """Project files the current task changed through the edit tools."""
+
+    blocked: Annotated[list[dict[str, Any]], append_log_or_clear] = field(default_factory=list)
+    """What the current turn was refused: each with ``tool`` (or ``confirm_task``) and
+    ``reason`` (no approval without a terminal, the user said no, a rejected high-risk task)."""
 
     verification: dict[str, Any] = field(default_factory=dict)
     """The checks run after the task's edits: status (passed, failed, not-run), rounds, runs."""

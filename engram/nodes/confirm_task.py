@@ -109,6 +109,7 @@ async def confirm_task(state: State, runtime: Runtime[Context], *, deps: Deps) -
     update: dict[str, Any] = {"approval": decision}
     if decision["action"] == "reject":
         update["messages"] = [AIMessage(content=REJECTED_REPLY)]
+        update["blocked"] = [{"tool": "confirm_task", "reason": "the high-risk task was rejected"}]
     elif decision["action"] == "constrain":
         extra = f"[Constraints from the user for this task]\n{decision['constraints']}"
         update["memory_block"] = f"{state.memory_block}\n\n{extra}".strip()

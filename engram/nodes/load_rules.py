@@ -101,6 +101,7 @@ def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[s
         "code_hits": None,
         "degraded_branches": None,
         "files_changed": None,
+        "blocked": None,
         "verification": {},
         "related_symbols": None,
         "memory_block": "",

@@ -197,5 +197,15 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
             dict.fromkeys([p for o in outcomes for p in o.changed] + snapshots.command_changes)
         ),
         "action_reviews": {},
+        "blocked": [
+            {"tool": call["name"], "call_id": str(call["id"]), "reason": _reason(state, call)}
+            for call, outcome in zip(calls, outcomes, strict=True)
+            if outcome.refused
+        ],
         "notes": notes + snapshots.notes,
     }
+
+
+def _reason(state: State, call: dict[str, Any]) -> str:
+    review = state.action_reviews.get(str(call["id"])) or {}
+    return str(review.get("reason") or "").strip() or "no reason given"

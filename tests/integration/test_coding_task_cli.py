@@ -156,7 +156,7 @@ def test_policy_ask_without_a_terminal_refuses_instead_of_hanging(project, engra
         refused = _engram(
             project, engram_home, stub.base_url, "run", TASK, "--json", env={"ENGRAM_POLICY": "ask"}
         )
-    assert refused.returncode == 0, refused.stderr
+    assert refused.returncode == 3, refused.stderr  # blocked: said in the exit code and JSON
     assert (project / "calc.py").read_text() == BUGGY
     # the edit, then the test command the model tried next: each refused, nothing waited
     assert refused.stderr.count("there is no terminal to ask for approval") == 2
@@ -166,7 +166,10 @@ def test_policy_ask_without_a_terminal_refuses_instead_of_hanging(project, engra
     ]["content"]
     assert "rejected by the user: refused: there is no terminal" in edit_result
     assert "--policy auto-edit" in edit_result
-    assert json.loads(refused.stdout)["files_changed"] == []
+    result = json.loads(refused.stdout)
+    assert result["files_changed"] == [] and result["exit_code"] == 3
+    assert [b["tool"] for b in result["blocked"]][:2] == ["edit_file", "run_command"]
+    assert all("no terminal" in b["reason"] for b in result["blocked"])
 
 
 def test_yolo_runs_everything_and_a_bad_policy_is_one_clear_error(project, engram_home):

@@ -96,11 +96,19 @@ def reaches_outside(command: str, root: Path) -> bool:
         words = shlex.split(command)
     except ValueError:  # unbalanced quotes: cannot tell, so it asks
         return True
-    for word in words[1:]:
+    program_seen = False
+    for word in words:
+        assignment = _ASSIGNMENT.match(word)
+        if not program_seen and not assignment:
+            program_seen = True  # the program itself may live anywhere (it is only run)
+            continue
         for value in {word, word.rsplit("=", 1)[-1]}:
             if _outside(value, root):
                 return True
     return False
+
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def _outside(value: str, root: Path) -> bool:

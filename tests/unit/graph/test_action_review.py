@@ -138,3 +138,10 @@ def test_an_allowlisted_command_reaching_outside_the_project_asks(tmp_path, comm
 
 def test_an_absolute_path_inside_the_project_stays_allowed(tmp_path):
     assert command_allowed(f"pytest {tmp_path}/tests", ["pytest*"], tmp_path)
+
+
+def test_the_program_may_live_anywhere_but_an_assignment_may_not_point_outside(tmp_path):
+    assert command_allowed(
+        "PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q", ["*pytest*"], tmp_path
+    )
+    assert not command_allowed("TMPDIR=/elsewhere pytest -q", ["*pytest*"], tmp_path)
