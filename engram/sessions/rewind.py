@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["RewindOutcome", "last_turn_start", "rewind_session", "undo_last_change"]
 
 REWIND_TOOL = "rewind"
+REFUSED_TOOL = "rewind-refused"
+"""``tool`` of the record a refused rewind or undo logs (it changed nothing)."""
 
 
 @dataclass
@@ -84,14 +86,20 @@ def _restore(
     root = engram.context.project_path
     state = engram.context.state
     trees = open_trees(root, state)
-    plan = plan_rewind(trees, target, records[-1].after)
+    plan = plan_rewind(trees, target, records[-1].after, records)
     if plan.conflicts and not force:
         names = ", ".join(sorted(plan.conflicts))
+        SnapshotLog(state).append(
+            new_record(thread_id, None, "rewind", REFUSED_TOOL, plan.current, plan.current, set())
+        )
+        links = (
+            f" ({', '.join(sorted(plan.links))}: now a link or not a file)" if plan.links else ""
+        )
         raise SessionError(
-            f"changed since engram last wrote them: {names}; rewinding would "
-            "overwrite those changes",
+            f"changed outside this session's steps: {names}{links}; rewinding would "
+            "overwrite those changes, so nothing was rewound",
             hint="commit or copy your changes, or "
-            "pass --force (/rewind … --force) to overwrite them",
+            "pass --force (/rewind … --force) to overwrite them (links are never followed)",
         )
     written = apply_rewind(root, trees, plan)
     after = trees.snapshot()

@@ -12,6 +12,7 @@ conflict, restored only when forced.
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,47 +97,111 @@ class RewindPlan:
     paths: frozenset[str]
     """Files the session changed between the target and the tree engram last wrote."""
     conflicts: frozenset[str]
-    """Of those, the files the user changed after engram last wrote them."""
+    """Of those, the files the user changed outside engram's steps (between two turns, or
+    after engram last wrote them), or that are now links or not regular files."""
+    links: frozenset[str] = frozenset()
+    """Of the conflicts, the paths that are links or not regular files: never written, even
+    when forced."""
 
 
-def plan_rewind(trees: TreeStore, target: str, last: str) -> RewindPlan:
-    """Compare the target, the tree engram last wrote and the project as it is now."""
+def plan_rewind(
+    trees: TreeStore, target: str, last: str, records: Sequence[SnapshotRecord] = ()
+) -> RewindPlan:
+    """Compare the target, every step engram took since and the project as it is now.
+
+    ``records`` are the session's snapshot records, oldest first: a file that differs between
+    one step's ``after`` and the next step's ``before`` was changed by someone else in between
+    (the user, between two turns); so was one that differs between ``last`` and now.
+    """
     current = trees.snapshot()
     target_files, last_files = trees.files(target), trees.files(last)
     current_files = last_files if current == last else trees.files(current)
     paths = changed_paths(target_files, last_files)
     user_changed = changed_paths(last_files, current_files)
+    for earlier, later in _gaps(records, target):
+        if earlier != later:
+            user_changed |= changed_paths(trees.files(earlier), trees.files(later))
     # A file the user already put back to the target's content is no conflict.
     conflicts = {p for p in paths & user_changed if current_files.get(p) != target_files.get(p)}
-    return RewindPlan(target_files, current, frozenset(paths), frozenset(conflicts))
+    root = getattr(trees, "root", None)
+    links = {p for p in paths if root is not None and _not_plain(Path(root) / p)}
+    return RewindPlan(
+        target_files, current, frozenset(paths), frozenset(conflicts | links), frozenset(links)
+    )
+
+
+def _gaps(records: Sequence[SnapshotRecord], target: str) -> list[tuple[str, str]]:
+    """Return (one step's after, the next step's before) for the steps after ``target``."""
+    start = 0
+    for index, record in enumerate(records):
+        if record.after == target:
+            start = index + 1
+    if start == 0:
+        start = next((i for i, r in enumerate(records) if r.before == target), 0)
+    steps = list(records[start:])
+    return [(a.after, b.before) for a, b in zip(steps, steps[1:], strict=False)]
+
+
+def _not_plain(path: Path) -> bool:
+    """Return True for a path that is a link or exists as something other than a file."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return False
+    return not stat.S_ISREG(info.st_mode)
 
 
 def apply_rewind(root: Path, trees: TreeStore, plan: RewindPlan) -> list[str]:
     """Write back each planned file as the target holds it (deleting those it lacks).
 
+    All or nothing: every object is read (and checked against its id) before anything is
+    written, and a write that fails puts back the files already written. A link or a
+    non-regular file is never written through or deleted (``plan.links``), even when forced.
+
     Returns:
         The paths whose content changed on disk.
+
+    Raises:
+        OSError: A write failed (the files written before it are as they were).
     """
-    written: list[str] = []
-    for path in sorted(plan.paths):
+    wanted: list[tuple[str, Path, bytes | None, int]] = []
+    for path in sorted(plan.paths - plan.links):
         target = confine(root, path)
         entry = plan.target.get(path)
         if entry is None:
-            if target.is_file() or target.is_symlink():
-                target.unlink()
-                _prune_empty(root, target.parent)
-                written.append(path)
+            if target.is_file():
+                wanted.append((path, target, None, REGULAR))
             continue
-        data = trees.read(entry)
+        stored = trees.read(entry)
         mode = EXECUTABLE if entry.executable else REGULAR
         if (
             target.is_file()
-            and target.read_bytes() == data
+            and target.read_bytes() == stored
             and bool(target.stat().st_mode & 0o100) == entry.executable
         ):
             continue
-        write_atomically(target, data, mode=mode)
-        written.append(path)
+        wanted.append((path, target, stored, mode))
+    saved = {
+        path: (target.read_bytes() if target.is_file() else None, target)
+        for path, target, _, _ in wanted
+    }
+    written: list[str] = []
+    try:
+        for path, target, data, mode in wanted:
+            if data is None:
+                target.unlink()
+                _prune_empty(root, target.parent)
+            else:
+                write_atomically(target, data, mode=mode)
+            written.append(path)
+    except OSError:
+        for path in reversed(written):
+            old, target = saved[path]
+            if old is None:
+                target.unlink(missing_ok=True)
+            else:
+                write_atomically(target, old)
+        raise
     return written
 
 

@@ -14,7 +14,7 @@ from engram.stores.snapshots.rewind import (
     plan_rewind,
 )
 from engram.stores.snapshots.snapshot_log import SnapshotLog, new_record
-from engram.stores.snapshots.trees import CopyTrees, SnapshotError
+from engram.stores.snapshots.trees import CopyTrees, SnapshotError, changed_paths
 from tests.support.state import state_of
 
 
@@ -150,3 +150,51 @@ def test_snapshots_live_in_the_state_folder_not_the_project(tmp_path):
     CopyTrees(root, state_of(root)).snapshot()
     assert not (root / ".engram").exists()
     assert any(state_of(root).path("snapshots", "objects").rglob("*"))
+
+
+def _step(trees, log, checkpoint, tool, change):
+    """Run one engram step: snapshot, change, snapshot, log it."""
+    before = trees.snapshot()
+    change()
+    after = trees.snapshot()
+    log.append(
+        new_record(
+            "t",
+            checkpoint,
+            "write",
+            tool,
+            before,
+            after,
+            set(changed_paths(trees.files(before), trees.files(after))),
+        )
+    )
+    return before, after
+
+
+def test_a_file_the_user_edited_between_two_turns_is_a_conflict(tmp_path):
+    root = _project(tmp_path)
+    trees = CopyTrees(root, state_of(root))
+    log = SnapshotLog(state_of(root))
+    a = root / "src" / "a.py"
+    start, _ = _step(trees, log, "c1", "edit_file", lambda: a.write_text("a = 2\n"))
+    a.write_text("a = 2\n# the user's own line\n")  # between the turns, by hand
+    _, last = _step(trees, log, "c2", "edit_file", lambda: (root / "b.py").write_text("b\n"))
+    plan = plan_rewind(trees, start, last, log.records("t"))
+    assert "src/a.py" in plan.conflicts and "b.py" not in plan.conflicts
+    assert a.read_text().endswith("# the user's own line\n")
+
+
+def test_a_forced_rewind_never_follows_a_link_the_user_made(tmp_path):
+    root = _project(tmp_path)
+    trees = CopyTrees(root, state_of(root))
+    log = SnapshotLog(state_of(root))
+    precious = tmp_path / "precious.txt"
+    precious.write_text("mine\n")
+    new = root / "new.txt"
+    start, last = _step(trees, log, "c1", "write_file", lambda: new.write_text("made\n"))
+    new.unlink()
+    new.symlink_to(precious)
+    plan = plan_rewind(trees, start, last, log.records("t"))
+    assert plan.links == {"new.txt"} and "new.txt" in plan.conflicts
+    assert apply_rewind(root, trees, plan) == []  # forced: the link is left alone
+    assert new.is_symlink() and precious.read_text() == "mine\n"
