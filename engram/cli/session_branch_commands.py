@@ -32,13 +32,33 @@ __all__ = ["compact", "fork", "replay", "resume"]
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 JsonOption = typer.Option(False, "--json", help="Print JSON.")
 ThreadArgument = typer.Argument(..., help="Session id (or a unique prefix).")
+PolicyOption = typer.Option(
+    None,
+    "--policy",
+    help="Approval of edits and commands (default: the policy the session ran with).",
+)
+YesOption = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks.")
+
+
+def _keep_policy(engram: App, thread_id: str, policy: str | None, yes: bool) -> None:
+    """Run on with the policy the session ran with, unless ``--policy`` names another."""
+    from dataclasses import replace
+
+    from engram.stores.session_listing import session_metadata
+
+    saved = session_metadata(engram.checkpointer, thread_id).get("policy")
+    chosen: Any = policy or saved or engram.context.policy  # checked just below
+    auto = yes or engram.context.auto_approve
+    context = replace(engram.context, policy=chosen, auto_approve=auto)
+    context.check_runnable()
+    engram.context = context
 
 
 def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: bool) -> None:
     from engram.cli.turn_runner import (
-        EXIT_STOPPED,
         ask_approval,
         print_turn,
+        run_exit_code,
         run_summary,
         run_turn,
         session_config,
@@ -62,8 +82,9 @@ def _continue(engram: App, thread_id: str, checkpoint_id: str | None, as_json: b
         print_json(run_summary(thread_id, result))
     else:
         print_turn(result, engram.context, thread_id)
-    if result.stopped:
-        raise typer.Exit(EXIT_STOPPED)
+    code = run_exit_code(result)
+    if code:
+        raise typer.Exit(code)
 
 
 def _repair_finished(engram: App, thread_id: str, snapshot: Any) -> bool:
@@ -90,7 +111,11 @@ def _repair_finished(engram: App, thread_id: str, snapshot: Any) -> bool:
 
 @handle_errors
 def resume(
-    thread_id: str = ThreadArgument, path: Path | None = PathOption, as_json: bool = JsonOption
+    thread_id: str = ThreadArgument,
+    path: Path | None = PathOption,
+    as_json: bool = JsonOption,
+    policy: str | None = PolicyOption,
+    yes: bool = YesOption,
 ) -> None:
     """Finish a session that stopped part-way (crash, Ctrl-C, pending confirmation)."""
     from engram.cli.runtime import open_app
@@ -100,6 +125,7 @@ def resume(
     require_model(context)
     with open_app(context) as engram:
         thread_id, snapshot = load_snapshot(engram, thread_id)
+        _keep_policy(engram, thread_id, policy, yes)
         if snapshot.next:
             _continue(engram, thread_id, None, as_json)
             return
@@ -121,6 +147,8 @@ def replay(
     ),
     path: Path | None = PathOption,
     as_json: bool = JsonOption,
+    policy: str | None = PolicyOption,
+    yes: bool = YesOption,
 ) -> None:
     """Re-run a session from an earlier checkpoint (the old branch stays in history)."""
     from engram.cli.runtime import open_app
@@ -131,6 +159,7 @@ def replay(
     require_model(context)
     with open_app(context) as engram:
         thread_id, snapshot = load_snapshot(engram, thread_id, checkpoint_id)
+        _keep_policy(engram, thread_id, policy, yes)
         checkpoint_id = snapshot.config["configurable"]["checkpoint_id"]
         Ledger.for_project(context.project_path, context.home_path).append(
             thread_id, "replay", _marker(snapshot)

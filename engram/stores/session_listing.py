@@ -27,7 +27,7 @@ __all__ = [
     "thread_ids",
 ]
 
-SESSION_KEYS = ("title", "project", "forked_from", "fork_checkpoint")
+SESSION_KEYS = ("title", "project", "forked_from", "fork_checkpoint", "policy")
 """Checkpoint metadata that describes the whole session: kept by every later checkpoint."""
 TITLE_CHARS = 120
 UUID_EPOCH_OFFSET = 0x01B21DD213814000
