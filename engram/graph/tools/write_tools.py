@@ -25,6 +25,7 @@ from engram.graph.tools.write_journal import (
     roll_back_interrupted,
 )
 from engram.stores.atomic_file import write_atomically
+from engram.stores.paths import UnsafeFileError, read_regular
 from engram.stores.project_state import ProjectState
 from engram.stores.walk import BINARY_SNIFF_BYTES, MAX_FILE_BYTES
 
@@ -90,7 +91,10 @@ class ProjectFiles:
             return self.pending[target]
         if not target.exists():
             return None
-        data = target.read_bytes()
+        try:  # never blocks on a FIFO, never reads a hard-linked file through another name
+            data = read_regular(target)
+        except UnsafeFileError as exc:
+            raise ToolError(f"refused: {exc}") from None
         if b"\x00" in data[:BINARY_SNIFF_BYTES]:
             raise ToolError(f"{path} is a binary file; it cannot be edited as text")
         try:

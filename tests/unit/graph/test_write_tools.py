@@ -289,3 +289,19 @@ def test_replace_exact_and_candidates_are_pure():
     assert replace_exact("a\nb\n", "b", "c") == ("a\nc\n", 1)
     assert nearest_candidates("alpha\nbeta\ngamma\n", "zzz") == []
     assert nearest_candidates("alpha\nbeta\ngamma\n", "betta")[0] == "     2\tbeta"
+
+
+def test_a_fifo_or_a_hard_linked_file_is_refused_at_once_never_read(tools, root, tmp_path):
+    import os
+
+    os.mkfifo(root / "pipe.txt")
+    secret = tmp_path / "outside-secret.txt"
+    secret.write_text("TOKEN=do-not-show\n")
+    os.link(secret, root / "linked.txt")
+    from engram.graph.errors import ToolError
+
+    for path in ("pipe.txt", "linked.txt"):
+        with pytest.raises(ToolError, match="refused") as refused:
+            tools["edit_file"].invoke({"path": path, "old_string": "TOKEN", "new_string": "x"})
+        assert "do-not-show" not in str(refused.value)
+    assert secret.read_text() == "TOKEN=do-not-show\n"
