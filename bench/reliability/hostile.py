@@ -1,0 +1,114 @@
+"""Hostile repositories and the acting surface: each class tried through the real CLI.
+
+Runs the hostile-repository and sandbox suites (``tests/integration/test_hostile_repository.py``,
+``tests/integration/test_sandbox.py``, the rewind and allowlist cases) under pytest with a JUnit
+report, and folds the cases into classes: a class held when every case of it passed. A skipped
+case (no bubblewrap here) counts as tried and not held, with the reason.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITES = (
+    "tests/integration/test_hostile_repository.py",
+    "tests/integration/test_sandbox.py",
+    "tests/unit/stores/test_snapshots.py",
+    "tests/unit/graph/test_action_review.py",
+    "tests/unit/graph/test_write_tools.py",
+    "tests/unit/stores/test_trust.py",
+    "tests/unit/stores/test_paths.py",
+    "tests/unit/stores/test_redaction.py",
+)
+CLASSES = (
+    ("committed MCP server", ("stdio_mcp", "remote_mcp")),
+    ("committed settings", ("committed_settings", "allowlist_and_verify")),
+    ("committed rules", ("committed_rules", "rules_the_user", "revoking")),
+    (
+        "trust digest",
+        ("trust_covers", "what_was_shown", "forgetting", "linked_shipped", "damaged_trust"),
+    ),
+    ("linked engram folders", ("committed_link",)),
+    ("committed write journal", ("committed_write_journal",)),
+    ("protected names, any case", ("protected_folder", "protected_folders_are_matched")),
+    (
+        "secrets redacted",
+        (
+            "secrets_a_command",
+            "redact",
+            "env_dump",
+            "private_key_block",
+            "clean_text",
+            "code_and_prose",
+        ),
+    ),
+    ("planted snapshot object", ("planted_or_damaged",)),
+    ("sandbox: writes", ("writes_stay_inside", "allowlisted_test_runner")),
+    ("sandbox: network", ("network_is_cut",)),
+    ("sandbox: setsid child", ("setsid_child",)),
+    ("sandbox: ENGRAM_HOME", ("engram_home_is_hidden",)),
+    ("output flood", ("floods_its_output",)),
+    ("allowlist outside paths", ("reaching_outside", "program_may_live")),
+    ("FIFO / hard link", ("fifo_or_a_hard_linked",)),
+    ("rewind after user edit", ("edited_between_two_turns", "user_changed_since")),
+    ("rewind --force over link", ("never_follows_a_link",)),
+)
+
+Row = tuple[str, int, int, list[str]]
+
+
+def _cases() -> list[tuple[str, str]]:
+    """Run the suites; return (test name, outcome: passed, failed or skipped: reason)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.xml"
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:randomly",
+                f"--junitxml={report}",
+                *SUITES,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        tree = ElementTree.parse(report)
+    cases = []
+    for case in tree.iter("testcase"):
+        skipped = case.find("skipped")
+        if skipped is not None:
+            outcome = f"skipped: {skipped.get('message', '')}"
+        elif case.find("failure") is not None or case.find("error") is not None:
+            outcome = "failed"
+        else:
+            outcome = "passed"
+        cases.append((case.get("name", ""), outcome))
+    return cases
+
+
+def main() -> list[Row]:
+    """Return one row per class: cases tried, held (all passed), and what did not hold."""
+    cases = _cases()
+    rows: list[Row] = []
+    for name, keys in CLASSES:
+        mine = [(test, outcome) for test, outcome in cases if any(k in test for k in keys)]
+        failures = [f"{test}: {outcome}" for test, outcome in mine if outcome != "passed"]
+        rows.append((name, len(mine), len(mine) - len(failures), failures))
+    return rows
+
+
+if __name__ == "__main__":
+    for row in main():
+        print(row)
