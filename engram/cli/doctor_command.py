@@ -45,6 +45,7 @@ def doctor_command(
 
     context = load_context(path)
     found = check_home(context.home_path)
+    found.append(_sandbox_health(context))
     if context.state.path("index").exists():
         found += [_index_health(context), check_graph(context.project_path, context.state)]
     if repair:
@@ -61,6 +62,20 @@ def doctor_command(
         print_table(table)
     if any(h.status == "broken" for h in found):
         raise typer.Exit(EXIT_FAILURE)
+
+
+def _sandbox_health(context: Context) -> Health:
+    """Say which sandbox commands get here (missing is no failure: approval still guards)."""
+    from engram.graph.sandbox import SandboxUnavailableError, sandbox_for
+    from engram.stores.health import Health
+
+    try:
+        sandbox = sandbox_for(context)
+    except SandboxUnavailableError as exc:
+        return Health("sandbox", "", "broken", f"{exc}; {exc.hint}", False)
+    if sandbox.kind == "none":
+        return Health("sandbox", "", "missing", sandbox.reason, False)
+    return Health("sandbox", sandbox.program, "ok", sandbox.label, False)
 
 
 def _index_health(context: Context) -> Health:
