@@ -1,15 +1,20 @@
 """Redact credentials from text engram stores or shows: tool results, spilled outputs, checks.
 
-The same rules that keep secrets out of memory (``engram.stores.secrets``) find the spans here:
-provider formats, private-key blocks, credential URLs, values next to a credential keyword,
-passwords, and ``NAME=value`` lines whose name is a secret's (what ``env`` prints). Each span is
-replaced by ``[REDACTED <kind>]``, so the model, the checkpoints, the ledger and
-``engram sessions show`` never hold the value.
+Two detectors find the spans: detect-secrets' per-service plugins (its well-kept provider
+formats: AWS, Azure, Artifactory, IBM, Square, Twilio, …; its entropy, keyword, IP and basic-auth
+plugins are left out, as they fire on ordinary prose and code), and the rules that keep secrets
+out of memory (``engram.stores.secrets``) for what it lacks: more provider formats, private-key
+blocks, credential URLs with placeholders told apart, values next to a credential keyword,
+passwords in sentences, and ``NAME=value`` lines whose name is a secret's (what ``env`` prints).
+Each span is replaced by ``[REDACTED <kind>]``, so the model, the checkpoints, the ledger and
+``engram sessions show`` never hold the value. ``bench/RELIABILITY.md`` measures both.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 from engram.stores.secrets import (
     _KEYED_VALUE,
@@ -33,12 +38,36 @@ MIN_ENV_VALUE_CHARS = 6
 """A secret-named variable's value shorter than this (``0``, ``true``) is left alone."""
 
 Span = tuple[int, int, str]
+LEFT_OUT_PLUGINS = frozenset(
+    {
+        "Base64HighEntropyString",
+        "HexHighEntropyString",
+        "KeywordDetector",
+        "IPPublicDetector",
+        "BasicAuthDetector",
+    }
+)
+"""detect-secrets plugins not used: they fire on prose, code and example URLs."""
+
+
+@functools.cache
+def service_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Return detect-secrets' per-service patterns as (kind, regex) (loaded once, on first use)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    plugins: list[Any] = list(get_mapping_from_secret_type_to_class().values())
+    return tuple(
+        (str(plugin.secret_type), pattern)
+        for plugin in plugins
+        if plugin.__name__ not in LEFT_OUT_PLUGINS
+        for pattern in getattr(plugin, "denylist", ())
+    )
 
 
 def _spans(text: str) -> list[Span]:
     found: list[Span] = [(m.start(), m.end(), "private key") for m in _KEY_BLOCK.finditer(text)]
-    for kind, pattern in SECRET_PATTERNS:
-        found += [(m.start(), m.end(), kind) for m in pattern.finditer(text)]
+    for kind, pattern in (*service_patterns(), *SECRET_PATTERNS):
+        found += [(m.start(), m.end(), kind) for m in pattern.finditer(text) if m.end() > m.start()]
     for m in _KEYED_VALUE.finditer(text):
         if _keyed_secret(m.group("value"), m.group("sep"), m.group("after")):
             found.append((m.start("value"), m.end("value"), "credential"))
