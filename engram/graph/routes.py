@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.node_entry import context_or_env
+from engram.graph.profile.task_profile import is_high_risk
 from engram.graph.state import State
 
 LAST_NODE = "record_feedback"
@@ -42,7 +43,7 @@ def route_after_retrieve_memory(
     context = context_or_env(runtime.context)
     if context.mode == "context" or not context.model:
         return "retrieve"
-    if state.task_profile.get("risk") == "high" and not state.approval.get("approved"):
+    if is_high_risk(state.task_profile) and not state.approval.get("approved"):
         return "confirm_task"
     return "retrieve"
 

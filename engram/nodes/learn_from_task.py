@@ -14,6 +14,7 @@ from langgraph.store.base import BaseStore
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.profile.task_profile import is_high_risk
 from engram.graph.prompts import ENGRAM_AUTHOR
 from engram.graph.state import State
 from engram.nodes.node_support import current_thread_id
@@ -170,7 +171,7 @@ def learn(
     applied = [i["id"] for i in report.get("injected", []) if i.get("kind") == "pattern"]
     profile = state.task_profile
     severity = SEVERITY_BY_OUTCOME[outcome]
-    if outcome == "failure" and profile.get("risk") == "high":
+    if outcome == "failure" and is_high_risk(profile):
         severity = HIGH_RISK_FAILURE_SEVERITY
     episode = Episode(
         id=episode_id,

@@ -14,7 +14,6 @@ from engram.graph.deps import Deps
 from engram.graph.errors import ConfigError
 from engram.graph.project_trust import is_trusted, untrusted_note
 from engram.graph.prompts import render_system_prompt
-from engram.graph.sandbox import find_sandbox
 from engram.graph.state import State
 from engram.nodes.node_support import current_thread_id
 from engram.stores.ledger import Ledger
@@ -32,16 +31,6 @@ def latest_user_text(state: State) -> str:
                 return content
             return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
     return ""
-
-
-def _sandbox_note(context: Context) -> str:
-    """Say once a turn that commands would run unsandboxed (agent runs only)."""
-    if context.mode != "agent" or context.sandbox != "auto":
-        return ""
-    sandbox = find_sandbox("auto")
-    if sandbox.kind != "none":
-        return ""
-    return f"commands run without a sandbox ({sandbox.reason}); approval is the only guard"
 
 
 def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
@@ -64,7 +53,7 @@ def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[s
     trusted = is_trusted(context)
     rules = load_rules_files(context.project_path, context.home_path, project_rules=trusted)
     notes = [] if trusted else [untrusted_note(context)]
-    notes += [note for note in (context.state.legacy_note(), _sandbox_note(context)) if note]
+    notes += [note for note in (context.state.legacy_note(),) if note]
     if rules.truncated:
         notes.append(
             f"rules files total {rules.total_chars} characters; only the first "

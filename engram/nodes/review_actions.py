@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.profile.task_profile import is_high_risk
 from engram.graph.project_trust import project_settings
 from engram.graph.sandbox import sandbox_label
 from engram.graph.state import State
@@ -47,7 +48,7 @@ def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
     except SettingsError as exc:
         settings = ProjectSettings()
         notes.append(f"{exc}; no command or MCP tool is allowlisted until it is fixed")
-    high_risk = state.task_profile.get("risk") == "high"
+    high_risk = is_high_risk(state.task_profile)
     approved = list(state.approved_kinds)
     files = ProjectFiles(context.project_path)
     reviews: dict[str, dict[str, Any]] = {}

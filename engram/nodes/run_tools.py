@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.sandbox import find_sandbox
 from engram.graph.state import State
 from engram.graph.tools.action_review import action_kind
 from engram.graph.tools.action_snapshots import ActionSnapshots
@@ -202,8 +203,20 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
             for call, outcome in zip(calls, outcomes, strict=True)
             if outcome.refused
         ],
-        "notes": notes + snapshots.notes,
+        "notes": notes + snapshots.notes + _sandbox_note(runtime.context, calls),
     }
+
+
+def _sandbox_note(context: Context, calls: list[dict[str, Any]]) -> list[str]:
+    """Say (once a turn: notes are kept unique) that a command ran without a sandbox."""
+    if context.sandbox != "auto" or not any(
+        action_kind(c["name"]) in ("command", "mcp") for c in calls
+    ):
+        return []
+    sandbox = find_sandbox("auto")
+    if sandbox.kind != "none":
+        return []
+    return [f"commands run without a sandbox ({sandbox.reason}); approval is the only guard"]
 
 
 def _reason(state: State, call: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 
 from engram.graph.context import Context
 from engram.graph.deps import Deps
+from engram.graph.profile.task_profile import is_high_risk
 from engram.graph.project_trust import project_settings
 from engram.graph.prompts import ENGRAM_AUTHOR
 from engram.graph.sandbox import SandboxUnavailableError, sandbox_for, sandbox_label
@@ -74,7 +75,7 @@ def _decide(state: State, context: Context, commands: tuple[str, ...]) -> tuple[
         if not needs_approval(
             "command",
             policy=context.policy,
-            high_risk=state.task_profile.get("risk") == "high",
+            high_risk=is_high_risk(state.task_profile),
             approved_kinds=approved,
             command=command,
             allow=allow,
@@ -92,7 +93,7 @@ def _decide(state: State, context: Context, commands: tuple[str, ...]) -> tuple[
             approval_request(
                 proposal,
                 context.policy,
-                state.task_profile.get("risk") == "high",
+                is_high_risk(state.task_profile),
                 sandbox=sandbox_label(context),
             ),
             parse_review,

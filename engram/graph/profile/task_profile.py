@@ -14,7 +14,7 @@ formatting, comments, renames and explanations are low.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -46,6 +46,7 @@ __all__ = [
     "TASK_TYPES",
     "TaskProfile",
     "TaskType",
+    "is_high_risk",
     "profile_task",
     "task_terms",
 ]
@@ -228,3 +229,8 @@ def _grade(task_type: TaskType, high: list[str], cosmetic: list[str], reasons: l
         return "low"
     reasons.append(f"medium risk: {task_type} work that changes behaviour in a bounded area")
     return "medium"
+
+
+def is_high_risk(profile: Mapping[str, object]) -> bool:
+    """Return whether a task profile (as state holds it) grades the task high risk."""
+    return profile.get("risk") == "high"
