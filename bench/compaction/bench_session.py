@@ -100,9 +100,9 @@ async def run(turns: int, window: int) -> dict[str, Any]:
     needles = plant(turns)
     script = Script(needles)
     with tempfile.TemporaryDirectory() as tmp, FastStub(script) as stub:
-        root = Path(tmp)
+        root, home = Path(tmp) / "project", Path(tmp) / "home"
         make_project(root, needles)
-        context = context_for(root, stub.base_url, window)
+        context = context_for(root, home, stub.base_url, window)
         graph, wiring = compile_graph(prefer_full=WIRING != "local")
         config = {"configurable": {"thread_id": "bench"}}
         events: list[tuple[int, dict[str, Any]]] = []  # (main requests so far, event)

@@ -250,7 +250,12 @@ def body_text(body: dict[str, Any]) -> str:
     return json.dumps(body.get("messages"), ensure_ascii=False)
 
 
-def context_for(root: Path, base_url: str, window: int) -> Context:
+def context_for(root: Path, home: Path, base_url: str, window: int) -> Context:
+    """The session's settings; ``home`` (ENGRAM_HOME) must be outside ``root``.
+
+    engram keeps its own state of the project (spilled outputs, snapshots, the ledger) under
+    ``home``: inside the project, the agent's searches would find it.
+    """
     return Context(
         project=str(root),
         model="stub-model",
@@ -258,5 +263,5 @@ def context_for(root: Path, base_url: str, window: int) -> Context:
         context_window=window,
         max_steps=10,
         auto_approve=True,
-        engram_home=str(root / ".home"),
+        engram_home=str(home),
     )

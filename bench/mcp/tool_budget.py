@@ -1,7 +1,8 @@
 """Tokens the MCP tools' schemas take in every request, bound one by one or behind find_tools.
 
 Starts the test MCP server (``tests.support.mcp_tools_server --many N``) through engram's MCP
-client from a temporary project's ``.engram/mcp.json``, lists its tools, and counts with
+client from a temporary project's ``.engram/mcp.json`` (the project run as trusted, as a
+project's MCP servers start only then), lists its tools, and counts with
 engram's token counter (``graph/tokens.py``, as the budget counts tool schemas):
 
 - every tool bound (what other agents send with each request);
@@ -42,7 +43,7 @@ def _toolset(many: int, root: Path) -> tuple[McpToolset, Context, float]:
         "args": ["-m", "tests.support.mcp_tools_server", "--many", str(many)],
     }
     (project / ".engram" / "mcp.json").write_text(json.dumps({"mcpServers": {"inv": server}}))
-    context = Context(project=str(project), engram_home=str(home))
+    context = Context(project=str(project), engram_home=str(home), trust_project=True)
     started = time.perf_counter()
     toolset = open_mcp_toolset(context)
     return toolset, context, time.perf_counter() - started

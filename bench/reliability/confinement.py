@@ -77,8 +77,10 @@ def _policy_checks(project: HostileProject) -> list[Check]:
     ]
 
 
-def _tool_checks(project: HostileProject) -> list[Check]:
-    tools = {t.name: t.invoke for t in build_core_tools(Context(project=str(project.root)))}
+def _tool_checks(project: HostileProject, home: Path) -> list[Check]:
+    # engram's own state of the project (spilled outputs) goes under this temporary home
+    context = Context(project=str(project.root), engram_home=str(home))
+    tools = {t.name: t.invoke for t in build_core_tools(context)}
     checks: list[Check] = []
     for _, rel in project.refused:
         checks.append(
@@ -210,7 +212,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         project = build_hostile_project(Path(tmp))
         home = Path(tmp) / "home"
-        checks = [*_policy_checks(project), *_tool_checks(project), *_walk_checks(project, home)]
+        checks = [
+            *_policy_checks(project),
+            *_tool_checks(project, home),
+            *_walk_checks(project, home),
+        ]
         results = asyncio.run(_run(checks))
         if not args.no_mcp:
             results += asyncio.run(_mcp_checks(project, home))

@@ -2,8 +2,9 @@
 
 A copy of engram's own source files is the project, once as a git repository and once as a
 plain folder. Each of ``--writes`` edits runs as one tool step does: a snapshot before the
-write and one after, logged. The bytes are the growth of git's object store, engram's
-snapshot folder and its private index, divided by the writes.
+write and one after, logged. The bytes are the growth of git's object store and engram's
+snapshot folder (its objects, private index and log, in the project's state folder under a
+temporary ``ENGRAM_HOME``), divided by the writes.
 
 Usage: ``.venv/bin/python -m bench.rewind.bench_snapshots [--writes 30]``
 """
@@ -21,8 +22,9 @@ from pathlib import Path
 
 from engram.graph.tools.action_snapshots import ActionSnapshots
 from engram.stores.atomic_file import write_atomically
+from engram.stores.project_state import ProjectState
 
-SOURCE_DIRS = ("graph", "nodes", "stores", "studio", "tests")
+SOURCE_DIRS = ("engram/graph", "engram/nodes", "engram/stores", "studio", "tests")
 
 
 def folder_bytes(*folders: Path) -> int:
@@ -51,17 +53,18 @@ def _make_project(root: Path, git: bool) -> list[Path]:
 
 def measure(git: bool, writes: int) -> dict[str, float | int | str]:
     """Run ``writes`` snapshotted edits on a fresh project; return the figures."""
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as home:
+        root = Path(tmp).resolve()
+        state = ProjectState(root, Path(home).resolve())
         files = _make_project(root, git)
-        ActionSnapshots(root, "warm", None).before()  # the first snapshot hashes everything
-        stores = (root / ".git" / "objects", root / ".engram" / "snapshots")
+        ActionSnapshots(state, "warm", None).before()  # the first snapshot hashes everything
+        stores = (root / ".git" / "objects", state.path("snapshots"))
         size_before = folder_bytes(*stores)
         times: list[float] = []
         for index in range(writes):
             target = files[(index * 7) % len(files)]
             started = time.perf_counter()
-            step = ActionSnapshots(root, "bench", f"checkpoint-{index}")
+            step = ActionSnapshots(state, "bench", f"checkpoint-{index}")
             before = step.before()
             write_atomically(target, target.read_bytes() + f"# edit {index}\n".encode())
             step.after("edit_file", before)

@@ -109,6 +109,15 @@ def _restore(
     return written
 
 
+def _records(engram: App, thread_id: str) -> list[SnapshotRecord]:
+    """Return the session's snapshot records, leaving out refused rewinds.
+
+    They changed nothing, and their trees hold the user's own changes, not engram's.
+    """
+    records = SnapshotLog(engram.context.state).records(thread_id)
+    return [r for r in records if r.tool != REFUSED_TOOL]
+
+
 def _first_checkpoint(saver: Any, thread_id: str) -> dict[str, Any]:
     items = list(saver.list({"configurable": {"thread_id": thread_id}}))
     if not items:
@@ -135,7 +144,7 @@ def rewind_session(
     outcome = RewindOutcome(thread_id, checkpoint_id)
     saver = engram.checkpointer
     if code:
-        records = SnapshotLog(engram.context.state).records(thread_id)
+        records = _records(engram, thread_id)
         ancestry = None if checkpoint_id is None else _ancestry(saver, thread_id, checkpoint_id)
         target = code_at(records, ancestry)
         if target is not None:
@@ -176,7 +185,7 @@ def undo_last_change(engram: App, thread_id: str, *, force: bool = False) -> Sna
     Raises:
         SessionError: Nothing is left to undo, or the user changed the files since.
     """
-    records = SnapshotLog(engram.context.state).records(thread_id)
+    records = _records(engram, thread_id)
     live = live_changes(records)
     if not live:
         raise SessionError(

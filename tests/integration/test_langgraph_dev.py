@@ -28,6 +28,7 @@ from langgraph_sdk import get_client
 from engram.nodes.pack_context import NO_MODEL_NOTE
 from tests.support.openai_stub import OpenAIStub, history_problems
 from tests.support.servers import LANGGRAPH, langgraph_dev, tail
+from tests.support.state import state_of
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -73,9 +74,18 @@ def agent_script(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _server_home(tmp_path: Path) -> Path:
+    """The server's ENGRAM_HOME, which also holds the project's index (its state folder)."""
+    return tmp_path / "server-engram-home"
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A small project, indexed (Chroma, BM25, code graph) with the default embedder."""
+    """A small project, indexed (Chroma, BM25, code graph) with the default embedder.
+
+    The index lives in the project's state folder under an ENGRAM_HOME, so it is built under
+    the home the server is then given.
+    """
     root = tmp_path / "project"
     (root / "billing").mkdir(parents=True)
     (root / "billing" / "invoice.py").write_text(
@@ -83,7 +93,7 @@ def project(tmp_path: Path) -> Path:
         encoding="utf-8",
     )
     (root / "billing" / "__init__.py").write_text("", encoding="utf-8")
-    index_home = tmp_path / "index-home"
+    index_home = _server_home(tmp_path)
     done = subprocess.run(
         [str(ENGRAM), "index"],
         cwd=root,
@@ -95,6 +105,10 @@ def project(tmp_path: Path) -> Path:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+    # The indexing filled the embedding cache in that home: drop it, so the cache the
+    # server's runs write is seen apart from it.
+    for cached in index_home.glob("embeddings.sqlite*"):
+        cached.unlink()
     return root
 
 
@@ -169,7 +183,7 @@ async def _exercise_configured(url: str, project: Path) -> dict[str, Any]:
 def test_langgraph_dev_runs_the_graph_with_the_servers_settings(
     tmp_path: Path, stub: OpenAIStub, project: Path
 ) -> None:
-    server_home = tmp_path / "server-engram-home"
+    server_home = _server_home(tmp_path)
     env = _server_env(
         tmp_path,
         model="stub-model",
@@ -218,7 +232,8 @@ def test_langgraph_dev_runs_the_graph_with_the_servers_settings(
     # Files land under ENGRAM_HOME (the query embedding cache), never under ~/.engram.
     assert (server_home / "embeddings.sqlite").is_file()
     assert not (tmp_path / "user-home" / ".engram").exists()
-    assert list((project / ".engram" / "ledger").glob("*.jsonl"))
+    assert list(state_of(project, server_home).path("ledger").glob("*.jsonl"))
+    assert not (project / ".engram").exists()
 
     sample = found["sample"]
     assert isinstance(sample, dict) and "__error__" not in sample, tail(log)
@@ -251,7 +266,7 @@ async def _exercise_unconfigured(url: str, project: Path) -> dict[str, Any]:
 
 
 def test_agent_mode_without_a_model_ends_with_a_clear_note(tmp_path: Path, project: Path) -> None:
-    server_home = tmp_path / "server-engram-home"
+    server_home = _server_home(tmp_path)
     env = _server_env(tmp_path, home=str(server_home))
     log = tmp_path / "langgraph-dev.log"
     with langgraph_dev(_workdir(tmp_path), log, env) as url:

@@ -18,6 +18,7 @@ import pytest
 from engram.graph.tools.command_tool import run_shell
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
@@ -204,7 +205,7 @@ def test_ctrl_c_stops_a_command_and_the_session_resumes(tmp_path, engram_home):
         assert "stopped the tool step" in screen and "engram sessions resume s1" in screen
         group = int((project / "cmd.pid").read_text())
         assert _group_gone(group)  # the command's process group is gone
-        log = project / ".engram" / "snapshots" / "log" / "s1.jsonl"
+        log = state_of(project, engram_home).path("snapshots", "log", "s1.jsonl")
         records = [json.loads(line) for line in log.read_text().splitlines()]
         # what the stopped command changed was snapshotted: it can be undone
         assert [(r["kind"], r["tool"], r["paths"]) for r in records] == [
@@ -353,7 +354,9 @@ def test_ctrl_c_at_an_approval_question_stops_with_the_question_pending(tmp_path
             "resume",
             "q1",
             "--json",
-            env={"ENGRAM_POLICY": "auto-edit"},
+            # the session keeps the policy it ran with ('ask'); --policy names another
+            "--policy",
+            "auto-edit",
         )
     assert resumed.returncode == 0, resumed.stderr
     assert stub.rejected == [] and len(stub.requests) == 2

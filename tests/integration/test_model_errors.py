@@ -11,6 +11,7 @@ from engram.builder import build_graph
 from engram.graph.context import Context
 from engram.graph.deps import make_default_deps
 from tests.support.openai_stub import OpenAIStub, history_problems
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
@@ -83,5 +84,6 @@ async def test_large_tool_output_is_spilled_and_readable(tmp_path: Path):
     tool_message = out["messages"][2]
     assert "full output saved to .engram/tool-outputs/" in tool_message.content
     assert len(tool_message.content) < 32_000
-    spilled = list((root / ".engram" / "tool-outputs" / "s").iterdir())
+    spilled = list(state_of(root, tmp_path / "home").path("tool-outputs", "s").iterdir())
     assert len(spilled) == 1 and "row 700 " in spilled[0].read_text()
+    assert not (root / ".engram").exists()

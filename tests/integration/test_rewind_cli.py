@@ -50,11 +50,15 @@ def script(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
-    """Hash every file of the project but engram's and git's own folders."""
+    """Hash every file of the project but git's own folder.
+
+    ``.engram/`` is included: it holds only the project's own settings now (engram keeps its
+    state under ENGRAM_HOME), so a rewind must leave it as it was too.
+    """
     found = {}
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root).as_posix()
-        if path.is_file() and not relative.startswith((".engram/", ".git/")):
+        if path.is_file() and not relative.startswith(".git/"):
             found[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found
 

@@ -18,6 +18,7 @@ from tests.integration.test_rewind_cli import (
     tree_hashes,
 )
 from tests.support.openai_stub import OpenAIStub
+from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
 
@@ -59,7 +60,8 @@ def test_files_the_verify_loop_writes_are_rewound_too(project, engram_home):
         assert (project / "data.txt").read_text() == "1x"
         records = [
             json.loads(line)
-            for line in (project / ".engram" / "snapshots" / "log" / f"{done['thread_id']}.jsonl")
+            for line in state_of(project, engram_home)
+            .path("snapshots", "log", f"{done['thread_id']}.jsonl")
             .read_text()
             .splitlines()
         ]

@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 from engram.builder import build_graph
 from engram.cli.app import app
+from engram.cli.turn_runner import EXIT_BLOCKED
 from engram.graph.compaction.history_rules import TURN_CONTEXT_MARK, validate_history
 from engram.graph.context import Context
 from engram.graph.deps import make_default_deps
@@ -102,6 +103,11 @@ def checkpoints_now(project: Path) -> list[str]:
         return checkpoint_ids(saver, THREAD)
 
 
+def ledger(project: Path) -> Ledger:
+    """The project's ledger, in its state folder under the ENGRAM_HOME the CLI runs with."""
+    return Ledger.for_project(project, Context.from_env(project=str(project)).home_path)
+
+
 def episodes(project: Path) -> int:
     return len(cli(project, "memory", "episodes", "list"))
 
@@ -163,12 +169,12 @@ def test_fork_and_replay_at_every_checkpoint_then_a_new_task(project: Path, stub
         fork = listed[f"fork-{number}"]
         assert (fork["title"], fork["forked_from"]) == (TASK, THREAD)
         assert fork["fork_checkpoint"] == row["checkpoint_id"]
-        events = list(Ledger.for_project(project).read(f"fork-{number}"))
+        events = list(ledger(project).read(f"fork-{number}"))
         assert events[0]["kind"] == "fork" and events[0]["from_thread"] == THREAD
         assert events[0]["checkpoint_id"] == row["checkpoint_id"]
         inherited = [e for e in events[1 : 1 + row["messages"]] if e["kind"] == "message"]
         assert len(inherited) == row["messages"]
-    replays = [e for e in Ledger.for_project(project).read(THREAD) if e["kind"] == "replay"]
+    replays = [e for e in ledger(project).read(THREAD) if e["kind"] == "replay"]
     assert [e["checkpoint_id"] for e in replays] == ids
 
 
@@ -216,17 +222,19 @@ def test_prompt_views_python_threads_update_state_and_repair(
     # The history [.., user "added"] is pending at call_model: resume sends it and the ledger
     # records the message that came in through update_state.
     cli(project, "sessions", "resume", "from-py")
-    events = list(Ledger.for_project(project).read("from-python"))
+    events = list(ledger(project).read("from-python"))
     assert any(e["kind"] == "message" and e["id"] == "upd-1" for e in events)
     assert stub.rejected == []
 
     approved = cli(project, "run", RISKY, "--thread", "risky", "--yes")
     assert approved["answer"]
-    approvals = [e for e in Ledger.for_project(project).read("risky") if e["kind"] == "approval"]
+    approvals = [e for e in ledger(project).read("risky") if e["kind"] == "approval"]
     assert [(a["action"], a.get("auto")) for a in approvals] == [("approve", True)]
     refused = CliRunner().invoke(app, ["run", RISKY, "--thread", "refused", "--path", str(project)])
-    assert refused.exit_code == 0, refused.output
-    events = list(Ledger.for_project(project).read("refused"))
+    # a run whose high-risk task was rejected says it was blocked (exit 3)
+    assert refused.exit_code == EXIT_BLOCKED, refused.output
+    assert "the task was rejected at the high-risk confirmation" in refused.output
+    events = list(ledger(project).read("refused"))
     assert [e["action"] for e in events if e["kind"] == "approval"] == ["reject"]
 
 

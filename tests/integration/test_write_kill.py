@@ -4,9 +4,9 @@ A child process flips files between two versions with the real write tools, as f
 can; it is SIGKILLed at varied moments many times. After each kill every file holds exactly
 its old or its new bytes (never a torn mix or a prefix; a patch killed between two files is
 rolled back from its journal, so the files are one version again), the project shows no temp
-file, and
-the temp files a killed writer leaves are in ``.engram/tmp/`` (git-ignored, never snapshotted
-or read), where the next write removes those older than a minute.
+file (nothing is written into its ``.engram/``), and the temp files a killed writer leaves are
+in ``tmp/`` of the project's state folder under ``ENGRAM_HOME`` (outside the tree, never
+snapshotted or read), where the next write removes those older than a minute.
 """
 
 from __future__ import annotations
@@ -160,9 +160,10 @@ def test_a_patch_killed_between_two_files_is_put_back_by_the_next_session(tmp_pa
     now = {path: (root / path).read_bytes() for path in PATCHED}
     assert now["a.py"] != old["a.py"] and now["pkg/b.py"] == old["pkg/b.py"]  # half patched
     assert all(data in allowed[path] for path, data in now.items())
+    assert list(_scratch(root).glob("*.json"))  # the killed patch's journal, in the state
     build_write_tools(Context(project=str(root)))  # the next session's tools
     assert {path: (root / path).read_bytes() for path in PATCHED} == old
-    assert not list((root / SCRATCH_FOLDER).glob("*.json"))
+    assert not list(_scratch(root).glob("*.json"))
 
 
 def _kill_at(root: Path, kind: str, versions: list[Path], writes: int, delay_s: float) -> None:
@@ -190,16 +191,18 @@ def _kill_at(root: Path, kind: str, versions: list[Path], writes: int, delay_s: 
 
 def _one_version(root: Path) -> bool:
     """Put back a patch killed between two files; return whether the files are one version."""
-    roll_back_interrupted_writes(root)
+    roll_back_interrupted_writes(root, Context(project=str(root)).state)
     return len({b"in version" in (root / path).read_bytes() for path in PATCHED}) == 1
 
 
+def _scratch(root: Path) -> Path:
+    """The temp folder of the state the write tools use (``Context``'s default home, as here)."""
+    return Context(project=str(root)).state.path(SCRATCH_FOLDER)
+
+
 def _project_files(root: Path) -> set[str]:
-    return {
-        p.relative_to(root).as_posix()
-        for p in root.rglob("*")
-        if p.is_file() and ".engram" not in p.relative_to(root).parts
-    }
+    """Every file in the project, engram's ``.engram/`` included (it must write none there)."""
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
 
 
 @pytest.mark.parametrize("kind", ["edit_file", "write_file", "apply_patch"])
@@ -223,8 +226,9 @@ def test_a_killed_write_leaves_the_old_or_the_new_file_and_no_temp_file(kind, tm
 
 
 def _next_write_clears_leftovers(root: Path) -> None:
-    """Temp files a kill left in .engram/tmp go with the next write once they are stale."""
-    scratch = root / SCRATCH_FOLDER
+    """Temp files a kill left in the state's tmp/ go with the next write once they are stale."""
+    scratch = _scratch(root)
+    assert scratch.is_dir() and not scratch.is_relative_to(root)
     leftovers = list(scratch.iterdir())
     old = time.time() - STALE_TEMP_S - 5
     for leftover in leftovers:

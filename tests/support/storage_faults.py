@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support.state import state_of
+
 ENGRAM = str(Path(sys.executable).parent / "engram")
 MARKER = "planted-code-ran"
 SOURCE = {
@@ -103,16 +105,30 @@ def run_case(case: Case, workdir: Path) -> str:
 # -- hostile repositories: a project that ships its own .engram/index ----------------------
 
 
-def _index(project: Path) -> Path:
+def _shipped_index(project: Path) -> Path:
+    """The folder where older versions kept the index (in the project, which a clone controls)."""
     folder = project / ".engram" / "index"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
 
+def _state_index(project: Path, home: Path) -> Path:
+    """The index engram builds itself: in the project's state folder under ``home``."""
+    folder = state_of(project, home).path("index")
+    if not folder.is_dir():
+        raise AssertionError(f"engram built no index in {folder}")
+    return folder
+
+
+def _payload(project: Path) -> bytes:
+    """The pickle planted in the shipped index: it would create the marker when loaded."""
+    return pickle.dumps({"version": 5, "facts": Planted(project / MARKER)})
+
+
 def ship_pickles(project: Path, home: Path) -> None:
     """Ship pickles under every name engram's index uses, a forged stamp, broken JSON."""
-    folder = _index(project)
-    payload = pickle.dumps({"version": 5, "facts": Planted(project / MARKER)})
+    folder = _shipped_index(project)
+    payload = _payload(project)
     for name in ("code_graph.pkl", "code_graph.jsonl", "code_graph.delta.jsonl"):
         (folder / name).write_bytes(payload)
     (folder / "stamp.json").write_text(
@@ -131,17 +147,46 @@ def stamped(plant: Callable[[Path], None]) -> Callable[[Path, Path], None]:
     def prepare(project: Path, home: Path) -> None:
         done = engram(("index", "."), project, home, {})
         assert done.returncode == 0, done.stderr
-        plant(_index(project))
+        plant(_state_index(project, home))
 
     return prepare
 
 
 def graph_rebuilt(project: Path, home: Path) -> str:
-    """Check the shipped graph was replaced by one engram wrote and can read."""
+    """Check engram answers from a graph it wrote itself (in the state folder)."""
     done = engram(("graph", "sum_prices", "--relation", "callers", "--json"), project, home, {})
     if done.returncode != 0 or "Cart.total" not in done.stdout:
         return f"graph not rebuilt: {done.stdout[-300:]} {done.stderr[-300:]}"
+    if not state_of(project, home).path("index", "code_graph.jsonl").is_file():
+        return "no code graph in the project's state folder"
     return ""
+
+
+def shipped_left_alone(project: Path, home: Path) -> str:
+    """Check the shipped ``.engram/index`` was neither used nor rewritten: still as planted."""
+    shipped = project / ".engram" / "index"
+    payload = _payload(project)
+    planted = {
+        "code_graph.jsonl": payload,
+        "manifest.sqlite": b"SQLite format 3\x00" + payload,
+    }
+    for name, wanted in planted.items():
+        if not (shipped / name).is_file() or (shipped / name).read_bytes() != wanted:
+            return f"engram rewrote the shipped .engram/index/{name}"
+    return ""
+
+
+def _both(*checks: Callable[[Path, Path], str]) -> Callable[[Path, Path], str]:
+    """Run ``checks`` in order; the first failure is the answer."""
+
+    def check(project: Path, home: Path) -> str:
+        for one in checks:
+            found = one(project, home)
+            if found:
+                return found
+        return ""
+
+    return check
 
 
 def search_works(project: Path, home: Path) -> str:
@@ -213,27 +258,28 @@ CASES: tuple[Case, ...] = (
         "pickles shipped, `engram graph`",
         ship_pickles,
         ("graph", "sum_prices", "--relation", "callers"),
-        after=graph_rebuilt,
+        after=_both(graph_rebuilt, shipped_left_alone),
     ),
     Case(
         "hostile repository",
         "pickles shipped, `engram context`",
         ship_pickles,
         ("context", "where is the cart total computed?"),
-        after=graph_rebuilt,
+        after=_both(graph_rebuilt, shipped_left_alone),
     ),
     Case(
         "hostile repository",
         "pickles shipped, `engram index`",
         ship_pickles,
         ("index", "."),
-        after=search_works,
+        after=_both(search_works, shipped_left_alone),
     ),
     Case(
         "hostile repository",
         "pickles shipped, `engram search`",
         ship_pickles,
         ("search", "sum_prices"),
+        after=shipped_left_alone,
     ),
     Case(
         "corrupt index",

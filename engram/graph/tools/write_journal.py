@@ -24,7 +24,8 @@ JOURNAL_SUFFIX = ".undo.json"
 
 Restore = Callable[[str, str | None, int | None], None]
 """Puts a file back: its project-relative path, its old text (None: it did not exist) and its
-old mode. It confines the path: a journal is a file in the project, which anyone can plant."""
+old mode. It still confines the path (journals live in engram's state folder under ENGRAM_HOME,
+out of a repository's reach, but a path is put back only where a write tool may write now)."""
 
 
 def begin_write(scratch: Path | None, changes: Sequence[FileChange]) -> Path | None:
