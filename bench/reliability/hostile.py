@@ -48,6 +48,7 @@ CLASSES = (
         ),
     ),
     ("planted snapshot object", ("planted_or_damaged",)),
+    ("shipped git filter", ("git_filter_driver",)),
     ("sandbox: writes", ("writes_stay_inside", "allowlisted_test_runner")),
     ("sandbox: network", ("network_is_cut",)),
     ("sandbox: setsid child", ("setsid_child",)),

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.stores.errors import StoreError
-from engram.stores.git_plumbing import PLUMBING_CONFIG, git_environment
+from engram.stores.git_plumbing import PLUMBING_CONFIG, filter_overrides, git_environment
 from engram.stores.paths import is_protected_or_secret
 
 __all__ = ["CommitRefusedError", "TaskCommit", "commit_message", "commit_task", "current_branch"]
@@ -60,16 +60,20 @@ class TaskCommit:
 def _git(
     root: Path, *args: str, data: str | None = None, hooks: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    """Run git without secrets in its environment; hooks and fsmonitor off unless ``hooks``."""
-    config = () if hooks else PLUMBING_CONFIG
+    """Run git without secrets in its environment, its hooks, fsmonitor and filters off.
+
+    With ``hooks`` (the commit itself) the user's own hooks and filters run.
+    """
     try:
+        environ = git_environment()
+        config = () if hooks else (*PLUMBING_CONFIG, *filter_overrides(root, environ))
         return subprocess.run(
             ["git", *config, *args],
             cwd=root,
             input=data,
             capture_output=True,
             text=True,
-            env=git_environment(),
+            env=environ,
             check=False,
         )
     except OSError as exc:  # git is not installed

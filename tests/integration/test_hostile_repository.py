@@ -393,3 +393,23 @@ def test_secrets_a_command_prints_are_redacted_where_they_are_stored_and_shown(
     stored = [p for p in home.rglob("*") if p.is_file() and "objects" not in p.parts]
     assert any(p.suffix == ".sqlite" for p in stored) and any(p.suffix == ".jsonl" for p in stored)
     assert not [p for p in stored if key.encode() in p.read_bytes()]
+
+
+def test_a_shipped_git_filter_driver_never_runs_for_engrams_snapshots(
+    project: Path, tmp_path: Path
+) -> None:
+    """A repository that ships its .git/ (an archive) can name programs `git add` would start."""
+    import subprocess
+
+    marker = tmp_path / "pwned-filter"
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    for key, value in (("clean", f"touch {marker}; cat"), ("process", f"touch {marker}")):
+        subprocess.run(["git", "config", f"filter.evil.{key}", value], cwd=project, check=True)
+    (project / ".gitattributes").write_text("* filter=evil\n", encoding="utf-8")
+    with OpenAIStub(edit_then_answer) as stub:
+        done = run_engram(
+            project, tmp_path / "home", stub.base_url, "run", "add a note", "--policy", "yolo"
+        )
+    assert done.returncode == 0, done.stderr
+    assert (project / "notes.txt").exists()  # the edit ran, bracketed by git snapshots
+    assert not marker.exists()
