@@ -1,12 +1,15 @@
-"""The OS sandbox every command engram starts runs in: bubblewrap on Linux, none elsewhere.
+"""The OS sandbox every command engram starts runs in: bubblewrap on Linux, Seatbelt on macOS.
 
-A sandboxed command (``run_command``, a verify check, an MCP stdio server) sees the whole file
-system read-only, except the project and a private ``/tmp``; ``ENGRAM_HOME`` is hidden (an empty
-folder); it has no network unless the run allows it (``sandbox_network``); it runs in its own
-PID namespace, so nothing it starts — ``setsid``, ``nohup``, a daemon — outlives it; and it gets
-a new terminal session, so it cannot type into the user's. Setting ``sandbox``: ``auto`` (the
-default: bubblewrap when it works here, else approval alone guards, and the run says so),
-``require`` (refuse to run a command without one), ``off``.
+Under bubblewrap a sandboxed command (``run_command``, a verify check, an MCP stdio server) sees
+the whole file system read-only, except the project and a private ``/tmp``; ``ENGRAM_HOME`` is
+hidden (an empty folder); it has no network unless the run allows it (``sandbox_network``); it
+runs in its own PID namespace, so nothing it starts — ``setsid``, ``nohup``, a daemon — outlives
+it; and it gets a new terminal session, so it cannot type into the user's. On macOS, Seatbelt
+(``sandbox-exec``) confines writes to the project and the temp folders, hides ``ENGRAM_HOME`` and
+cuts the network the same way; it has no PID namespace, so there the process-group kill alone
+stops what a command started. Setting ``sandbox``: ``auto`` (the default: a sandbox where one
+works here, else approval alone guards, and the run says so), ``require`` (refuse to run a
+command without one), ``off``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -44,7 +48,7 @@ class SandboxUnavailableError(ToolError):
 class Sandbox:
     """How commands of one run are confined: ``bubblewrap``, or ``none`` with the reason."""
 
-    kind: Literal["bubblewrap", "none"]
+    kind: Literal["bubblewrap", "seatbelt", "none"]
     reason: str = ""
     """Why there is none (for the note and ``engram doctor``); "" with bubblewrap."""
     network: bool = False
@@ -56,7 +60,7 @@ class Sandbox:
         """Say in a few words what a command gets (approval prompt, ``--json``, doctor)."""
         if self.kind == "none":
             return f"none ({self.reason})"
-        return "bubblewrap" + ("" if self.network else ", no network")
+        return self.kind + ("" if self.network else ", no network")
 
     def wrap(self, argv: list[str], *, project: Path, hidden: tuple[Path, ...] = ()) -> list[str]:
         """Return ``argv`` run inside the sandbox (unchanged without one).
@@ -69,6 +73,8 @@ class Sandbox:
         """
         if self.kind == "none":
             return argv
+        if self.kind == "seatbelt":
+            return [self.program, "-p", _seatbelt_profile(project, hidden, self.network), *argv]
         args = [
             self.program,
             "--ro-bind",
@@ -102,6 +108,30 @@ class Sandbox:
         if not self.network:
             args.append("--unshare-net")
         return [*args, "--", *argv]
+
+
+def _seatbelt_profile(project: Path, hidden: tuple[Path, ...], network: bool) -> str:
+    """Return the macOS ``sandbox-exec`` profile: writes only to the project and temp."""
+
+    def quoted(path: Path | str) -> str:
+        return '"' + str(path).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    rules = [
+        "(version 1)",
+        "(allow default)",
+        "(deny file-write*)",
+        f'(allow file-write* (subpath {quoted(project)}) (subpath "/private/tmp")'
+        ' (subpath "/private/var/folders") (literal "/dev/null")'
+        ' (literal "/dev/tty"))',
+    ]
+    rules += [
+        f"(deny file-read* (subpath {quoted(folder)}))"
+        for folder in hidden
+        if not project.is_relative_to(folder)
+    ]
+    if not network:
+        rules.append("(deny network*)")
+    return "".join(rules)
 
 
 @functools.cache
@@ -144,6 +174,9 @@ def find_sandbox(mode: SandboxMode, *, network: bool = False) -> Sandbox:
     """
     if mode == "off":
         return Sandbox("none", "sandbox = off", network=True)
+    seatbelt = shutil.which("sandbox-exec") if sys.platform == "darwin" else None
+    if seatbelt:
+        return Sandbox("seatbelt", network=network, program=seatbelt)
     program = shutil.which("bwrap")
     reason = (
         _bubblewrap_works(program) if program else f"bubblewrap is not installed; {INSTALL_HINT}"
