@@ -94,12 +94,20 @@ def test_approve_the_edit_reject_the_command_in_a_terminal(tmp_path, engram_home
             _tmux("send-keys", "-t", session, "r", "Enter")
             _wait_for(session, "reason (goes to the model)")
             _tmux("send-keys", "-t", session, "not in this repo", "Enter")
-            _wait_for(session, "FINISHED-0")
+            _wait_for(session, "FINISHED-3")  # a refused action: the run says so
         finally:
             subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     result = json.loads(out.read_text())
     assert result["answer"] == "Done." and result["files_changed"] == ["app.py"]
     assert (project / "app.py").read_text() == "def greet():\n    return 'hello'\n"
     assert not (project / "made-by-command").exists()
+    assert result["exit_code"] == 3
+    assert result["blocked"] == [
+        {
+            "tool": "run_command",
+            "call_id": result["blocked"][0]["call_id"],
+            "reason": "not in this repo",
+        }
+    ]
     sent = json.dumps(stub.requests[-1]["messages"])
     assert "rejected by the user: not in this repo" in sent
