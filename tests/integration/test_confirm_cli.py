@@ -52,7 +52,7 @@ def project(tmp_path: Path) -> Path:
 def test_approve_reject_constrain_and_yes(project: Path, engram_home: Path):
     with OpenAIStub(lambda body: {"content": "migration written"}) as stub:
         rejected = _run(project, engram_home, stub.base_url, answer="reject\n")
-        assert rejected.returncode == 0, rejected.stderr
+        assert rejected.returncode == 3, rejected.stderr  # the rejected task: blocked
         assert "confirmation needed" in rejected.stderr and "risk" in rejected.stderr
         assert "migration written" not in rejected.stdout
         assert stub.requests == []
