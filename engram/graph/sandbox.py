@@ -87,13 +87,11 @@ class Sandbox:
             "--tmpfs",
             SANDBOX_TMP,
         ]
-        for folder in hidden:
+        args += ["--bind", str(project), str(project)]
+        for folder in hidden:  # after the project's bind, so a home inside it is hidden too
             if folder.is_dir() and not project.is_relative_to(folder):
                 args += ["--tmpfs", str(folder)]
         args += [
-            "--bind",
-            str(project),
-            str(project),
             "--chdir",
             str(project),
             "--unshare-pid",
