@@ -97,6 +97,7 @@ def run(
         session_config,
     )
     from engram.graph.retrieval.preload import preload
+    from engram.graph.sandbox import sandbox_label
     from engram.sessions.ids import resolve_thread
     from engram.stores.task_commit import current_branch
 
@@ -129,7 +130,7 @@ def run(
         print_turn(result, context, thread_id)
     made = commit_turn(context, thread_id, task, result) if commit else None
     if as_json:
-        print_json(run_summary(thread_id, result, made))
+        print_json({**run_summary(thread_id, result, made), "sandbox": sandbox_label(context)})
     code = run_exit_code(result)
     if code:
         raise typer.Exit(code)
