@@ -118,7 +118,7 @@ def test_ask_without_a_terminal_refuses_the_call_and_the_allowlist_lets_it_run(
         refused = _engram(
             project, engram_home, stub.base_url, "run", TASK, env={"ENGRAM_POLICY": "ask"}
         )
-    assert refused.returncode == 0, refused.stderr
+    assert refused.returncode == 3, refused.stderr  # the refused call: blocked
     assert "there is no terminal to ask for approval" in refused.stderr
     assert "[mcp] allow" in refused.stderr
     result = _tool_message(stub.requests[1], "e1")
