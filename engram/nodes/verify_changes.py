@@ -147,7 +147,8 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
                 "rounds": rounds,
                 "reason": declined,
                 "commands": list(commands),
-            }
+            },
+            "blocked": [{"tool": VERIFY_TOOL, "reason": declined}],
         }
     env = scrubbed_environment(os.environ)
     try:
