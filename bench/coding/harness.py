@@ -41,6 +41,8 @@ POLICIES = ("ask", "auto-edit", "allowlist", "yolo")
 """``allowlist`` is ``--policy auto-edit`` with the test commands allowed in settings."""
 ALLOWED_COMMANDS = ("*-m pytest -q*", "npm test*", "make test")
 ASKED = "there is no terminal to ask for approval"
+OUTCOME_CODES = (0, 3, 4, 5)
+"""``engram run`` exits: done, blocked, checks failed, step limit (a run that still finished)."""
 TRUSTED = {"ENGRAM_TRUST_PROJECT": "1"}
 """The run follows the fixture's .engram/settings.toml (its verify and allowed commands)."""
 TASK_PROMPT = "The tests fail; find the bug and fix it."
@@ -211,7 +213,8 @@ def run_task(
             root, home, stub.base_url, "run", TASK_PROMPT, "--policy", flag, "--json", env=TRUSTED
         )
         seconds = time.perf_counter() - began
-        output = json.loads(done.stdout) if done.returncode == 0 else {}
+        # a blocked run (exit 3), failed checks (4) or the step limit (5) still prints its JSON
+        output = json.loads(done.stdout) if done.stdout.lstrip().startswith("{") else {}
         records = _snapshot_records(root, home, str(output.get("thread_id", "")))
         result = RunResult(
             task.name,
@@ -229,7 +232,7 @@ def run_task(
             records,
             folder_bytes(*stores) - size_before,
         )
-        if done.returncode != 0:
+        if done.returncode not in OUTCOME_CODES:
             result.rewind = {"error": done.stderr[-2000:]}
         elif rewind:
             result.rewind = check_rewind(root, home, stub.base_url, result.thread_id, start, model)
