@@ -15,6 +15,7 @@ command without one), ``off``.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -35,7 +36,12 @@ __all__ = [
 ]
 
 SANDBOX_TMP = "/tmp"
-"""The sandbox's private temp folder (a fresh tmpfs per command)."""
+"""The sandbox's private temp folder (a fresh tmpfs per command, the real entries shown
+read-only)."""
+MAX_TMP_ENTRIES = 2_000
+"""Entries of the real ``/tmp`` bound back one by one; past this the fallback below is used."""
+PRIVATE_TMP_FALLBACK = "/dev/shm"
+"""Where a command's temp files go when ``/tmp`` holds too many entries to bind back."""
 PROBE_TIMEOUT_S = 10
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
 
@@ -84,9 +90,9 @@ class Sandbox:
             "/dev",
             "--proc",
             "/proc",
-            "--tmpfs",
-            SANDBOX_TMP,
         ]
+        mounts, tmpdir = _private_tmp()
+        args += mounts
         args += ["--bind", str(project), str(project)]
         for folder in hidden:  # after the project's bind, so a home inside it is hidden too
             if folder.is_dir() and not project.is_relative_to(folder):
@@ -101,11 +107,35 @@ class Sandbox:
             "--new-session",
             "--setenv",
             "TMPDIR",
-            SANDBOX_TMP,
+            tmpdir,
         ]
         if not self.network:
             args.append("--unshare-net")
         return [*args, "--", *argv]
+
+
+def _private_tmp() -> tuple[list[str], str]:
+    """Return the mounts of a private ``/tmp`` that still shows what the real one holds.
+
+    A fresh tmpfs takes the command's own temp files; each entry already in the real ``/tmp``
+    is bound back read-only on top, because the project, a virtualenv or the program itself may
+    live there (a checkout under ``/tmp``). Past ``MAX_TMP_ENTRIES`` the real ``/tmp`` is shown
+    read-only as it is, and ``TMPDIR`` alone leads temp files to a private folder.
+
+    Returns:
+        The mounts, and the folder ``TMPDIR`` names.
+    """
+    try:
+        entries = sorted(os.listdir(SANDBOX_TMP))
+    except OSError:
+        entries = []
+    if len(entries) > MAX_TMP_ENTRIES:
+        return ["--tmpfs", PRIVATE_TMP_FALLBACK], PRIVATE_TMP_FALLBACK
+    args = ["--tmpfs", SANDBOX_TMP]
+    for name in entries:
+        path = os.path.join(SANDBOX_TMP, name)
+        args += ["--ro-bind-try", path, path]
+    return args, SANDBOX_TMP
 
 
 def _seatbelt_profile(project: Path, hidden: tuple[Path, ...], network: bool) -> str:

@@ -146,9 +146,11 @@ def test_an_allowlisted_test_runner_cannot_write_outside_the_project(project: Pa
             "--json",
             env={"ENGRAM_TRUST_PROJECT": "1"},
         )
-    assert ran.returncode == 0, ran.stderr
-    assert (victim / "keep.txt").read_text() == "mine\n"
     result = json.loads(ran.stdout)
+    # the allowlisted runner ran (only the discovered checks after it were refused: exit 3)
+    assert ran.returncode in (0, 3), ran.stderr
+    assert "run_command" not in [b["tool"] for b in result["blocked"]]
+    assert (victim / "keep.txt").read_text() == "mine\n"
     assert result["answer"] == "done"
 
 
