@@ -20,20 +20,15 @@ SETS = {"corpus": HERE / "secrets_corpus.jsonl", "held-out": HERE / "redaction_h
 Row = tuple[str, int, int, list[str]]
 
 
-def _detectors() -> dict[str, object]:
-    service = redaction.service_patterns()
-    return {"detect-secrets": (service, False), "engram rules": ((), True), "both": (service, True)}
+def _service_only(text: str) -> int:
+    return sum(1 for _, pattern in redaction.service_patterns() for _ in pattern.finditer(text))
 
 
-def _redact(text: str, patterns: tuple, own: bool) -> int:
-    if own:
-        saved = redaction.service_patterns
-        redaction.service_patterns = lambda: patterns  # type: ignore[assignment]
-        try:
-            return redaction.redact_secrets(text)[1]
-        finally:
-            redaction.service_patterns = saved  # type: ignore[assignment]
-    return sum(1 for _, pattern in patterns for _ in pattern.finditer(text))
+DETECTORS = {
+    "detect-secrets": _service_only,
+    "engram rules": lambda text: redaction.redact_secrets(text, services=False)[1],
+    "both": lambda text: redaction.redact_secrets(text)[1],
+}
 
 
 def main() -> list[Row]:
@@ -44,9 +39,9 @@ def main() -> list[Row]:
         lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         secrets = [r["text"] for r in lines if r["secret"]]
         clean = [r["text"] for r in lines if not r["secret"]]
-        for label, (patterns, own) in _detectors().items():
-            hits = [t for t in secrets if _redact(t, patterns, own)]
-            alarms = [t for t in clean if _redact(t, patterns, own)]
+        for label, count in DETECTORS.items():
+            hits = [t for t in secrets if count(t)]
+            alarms = [t for t in clean if count(t)]
             print(
                 f"{name:<9} {label:<15} {len(hits):>4}/{len(secrets):<4} "
                 f"{len(alarms):>6}/{len(clean):<6}"

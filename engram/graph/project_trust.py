@@ -35,11 +35,13 @@ def project_settings(context: Context) -> ProjectSettings:
 
 def untrusted_note(context: Context) -> str:
     """Return the note an untrusted project gets ("" when trusted or it ships nothing)."""
-    if is_trusted(context):
+    if context.trust_project:
+        return ""
+    status = trust_status(context.project_path, context.home_path)
+    if status in ("trusted", "nothing"):
         return ""
     names = ", ".join(item.path for item in shipped_files(context.project_path))
-    changed = trust_status(context.project_path, context.home_path) == "changed"
-    why = "changed since you trusted it" if changed else "not trusted"
+    why = "changed since you trusted it" if status == "changed" else "not trusted"
     return (
         f"this project is {why}: its {names} are ignored (no allowed commands, verify "
         "commands or MCP servers from it; its rules are data, not instructions); run "

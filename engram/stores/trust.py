@@ -14,10 +14,11 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from engram.stores.atomic_file import write_atomically
 
 __all__ = [
     "SHIPPED_FILES",
@@ -107,18 +108,8 @@ def _records(home: Path) -> dict[str, str]:
 
 
 def _write_records(home: Path, records: dict[str, str]) -> None:
-    home.mkdir(parents=True, exist_ok=True)
     text = json.dumps({"projects": dict(sorted(records.items()))}, indent=2) + "\n"
-    fd, temp = tempfile.mkstemp(dir=home, prefix=f".{TRUST_FILE}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, home / TRUST_FILE)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_atomically(home / TRUST_FILE, text.encode("utf-8"), mode=0o600)
 
 
 def trust_status(project: Path, home: Path) -> TrustStatus:

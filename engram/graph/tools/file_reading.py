@@ -101,7 +101,7 @@ class _Page:
         self.pending = []
 
 
-def confined_path(root: Path, path: str, *, allowed: tuple[str, ...] = ()) -> Path:
+def confined_path(root: Path, path: str) -> Path:
     """Resolve a model-supplied path inside ``root`` under the shared confinement policy.
 
     Raises:
@@ -109,7 +109,7 @@ def confined_path(root: Path, path: str, *, allowed: tuple[str, ...] = ()) -> Pa
             (``.git/``, ``.engram/``, …) or a secrets file.
     """
     try:
-        return confine(root, path, allowed=allowed)
+        return confine(root, path)
     except PathEscapeError as exc:
         raise PathOutsideProjectError(f"refused: {exc}") from None
 
