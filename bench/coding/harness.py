@@ -270,14 +270,39 @@ def check_rewind(
     if model.first_tree is None:
         return {"error": "the model was never called"}
     report: dict[str, Any] = {"first_request_is_start": model.first_tree == start}
-    if actions:
-        checkpoint, expected = actions[len(actions) // 2]
+    held: list[str] = []
+
+    def rewind_to(checkpoint: str, expected: Tree) -> str:
         back = run_engram(
             root, home, url, "sessions", "rewind", thread, "--to", checkpoint, "--json"
         )
-        report["middle"] = _compare(back, root, expected)
-    back = run_engram(root, home, url, "sessions", "rewind", thread, "--to", "start", "--json")
-    report["start"] = _compare(back, root, start)
+        kept = json.loads(back.stdout).get("held", []) if back.returncode == 0 else []
+        if kept:
+            # files a command changed are kept unless forced (they may hold the user's edits
+            # made while it ran); the user is told, and --force restores them
+            held.extend(kept)
+            if set(tree_difference(tree_hash(root), expected)) - set(kept):
+                return _compare(back, root, expected)
+            back = run_engram(
+                root,
+                home,
+                url,
+                "sessions",
+                "rewind",
+                thread,
+                "--to",
+                checkpoint,
+                "--force",
+                "--json",
+            )
+        return _compare(back, root, expected)
+
+    if actions:
+        checkpoint, expected = actions[len(actions) // 2]
+        report["middle"] = rewind_to(checkpoint, expected)
+    report["start"] = rewind_to("start", start)
+    if held:
+        report["held"] = sorted(set(held))
     return report
 
 

@@ -150,7 +150,8 @@ def _rewind(engram: App, thread_id: str, command: str, rest: str) -> None:
         out_console.print(f"{exc}" + (f" — {hint}" if hint else ""), markup=False)
         return
     out_console.print(
-        rewind_message(outcome.files, outcome.conversation_checkpoint, target), markup=False
+        rewind_message(outcome.files, outcome.conversation_checkpoint, target, outcome.held),
+        markup=False,
     )
 
 

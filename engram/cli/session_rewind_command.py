@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -20,9 +21,19 @@ START = "start"
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 
 
-def rewind_message(files: list[str], conversation_checkpoint: str | None, target: str) -> str:
+def rewind_message(
+    files: list[str],
+    conversation_checkpoint: str | None,
+    target: str,
+    held: Sequence[str] = (),
+) -> str:
     """Describe a finished rewind in one line."""
     parts = [f"restored {len(files)} file(s)" + (f": {', '.join(files)}" if files else "")]
+    if held:
+        parts.append(
+            f"kept as they are: {', '.join(held)} (a command changed them and they may hold "
+            "edits made while it ran; --force restores them too)"
+        )
     if conversation_checkpoint:
         parts.append(f"conversation back at {target} (new head {conversation_checkpoint[:12]})")
     return "; ".join(parts)
@@ -43,7 +54,10 @@ def rewind(
     ),
     both: bool = typer.Option(False, "--both", help="Rewind files and conversation (default)."),
     force: bool = typer.Option(
-        False, "--force", help="Overwrite files changed since engram last wrote them."
+        False,
+        "--force",
+        help="Overwrite files changed since engram last wrote them, and files a command "
+        "changed (they may hold edits made while it ran).",
     ),
     path: Path | None = PathOption,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -66,5 +80,6 @@ def rewind(
         print_json(outcome.as_json())
         return
     out_console.print(
-        rewind_message(outcome.files, outcome.conversation_checkpoint, to), markup=False
+        rewind_message(outcome.files, outcome.conversation_checkpoint, to, outcome.held),
+        markup=False,
     )

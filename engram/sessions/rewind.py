@@ -40,6 +40,9 @@ class RewindOutcome:
     """The checkpoint rewound to; None for the start of the session."""
     files: list[str] = field(default_factory=list)
     """Files written back or deleted."""
+    held: list[str] = field(default_factory=list)
+    """Files a command changed that were left as they are (they may hold the user's edits made
+    while it ran); ``force`` restores them."""
     conversation_checkpoint: str | None = None
     """The new head of the session (a copy of the target checkpoint), when it was rewound."""
 
@@ -49,6 +52,7 @@ class RewindOutcome:
             "thread_id": self.thread_id,
             "to": self.checkpoint_id or "start",
             "files": self.files,
+            "held": self.held,
             "conversation_checkpoint": self.conversation_checkpoint,
         }
 
@@ -81,12 +85,31 @@ def _restore(
     *,
     force: bool,
     kept: int | None = None,
-) -> list[str]:
-    """Put back the files the session changed since ``target``; log it as a rewind."""
+    whole: set[str] | None = None,
+) -> tuple[list[str], list[str]]:
+    """Put back the files the session changed since ``target``; log it as a rewind.
+
+    Returns:
+        The files written back or deleted, and the held files left as they are.
+
+    Raises:
+        SessionError: The user changed files the rewind would overwrite, or (``whole``: an
+            undo, which reverts one step entirely or not at all) a command changed some.
+    """
     root = engram.context.project_path
     state = engram.context.state
     trees = open_trees(root, state)
     plan = plan_rewind(trees, target, records[-1].after, records)
+    own_held = plan.held & (whole or set())
+    if own_held and not force:
+        SnapshotLog(state).append(
+            new_record(thread_id, None, "rewind", REFUSED_TOOL, plan.current, plan.current, set())
+        )
+        raise SessionError(
+            f"a command changed {', '.join(sorted(own_held))}; what they hold may include "
+            "edits made while it ran (engram cannot tell the two apart), so nothing was undone",
+            hint="/undo --force reverts them anyway",
+        )
     if plan.conflicts and not force:
         names = ", ".join(sorted(plan.conflicts))
         SnapshotLog(state).append(
@@ -101,12 +124,21 @@ def _restore(
             hint="commit or copy your changes, or "
             "pass --force (/rewind … --force) to overwrite them (links are never followed)",
         )
-    written = apply_rewind(root, trees, plan)
+    try:
+        written = apply_rewind(root, trees, plan, force=force)
+    except OSError as exc:
+        SnapshotLog(state).append(
+            new_record(thread_id, None, "rewind", REFUSED_TOOL, plan.current, plan.current, set())
+        )
+        raise SessionError(
+            f"the rewind stopped: {exc.strerror or exc}; the files it had written were put back",
+            hint="check the file named, then run the rewind again",
+        ) from None
     after = trees.snapshot()
     SnapshotLog(state).append(
         new_record(thread_id, None, "rewind", tool, plan.current, after, set(written), kept=kept)
     )
-    return written
+    return written, [] if force else sorted(plan.held)
 
 
 def _records(engram: App, thread_id: str) -> list[SnapshotRecord]:
@@ -148,7 +180,7 @@ def rewind_session(
         ancestry = None if checkpoint_id is None else _ancestry(saver, thread_id, checkpoint_id)
         target = code_at(records, ancestry)
         if target is not None:
-            outcome.files = _restore(
+            outcome.files, outcome.held = _restore(
                 engram,
                 thread_id,
                 target,
@@ -192,7 +224,9 @@ def undo_last_change(engram: App, thread_id: str, *, force: bool = False) -> Sna
             "no change of this session is left to undo", hint="/rewind CHECKPOINT goes further back"
         )
     record = live[-1]
-    _restore(engram, thread_id, record.before, records, UNDO_TOOL, force=force)
+    _restore(
+        engram, thread_id, record.before, records, UNDO_TOOL, force=force, whole=set(record.paths)
+    )
     return record
 
 

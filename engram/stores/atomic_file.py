@@ -1,13 +1,63 @@
-"""Replace a file's content in one step: a reader or a crash sees the old file or the new one."""
+"""Replace a file's content in one step, and bound how long a file operation may take.
+
+A reader or a crash sees the old file or the new one; a file operation on a project's files
+(a hung network mount, a FIFO swapped in) never holds a write tool or a rewind forever.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
-__all__ = ["write_atomically"]
+__all__ = ["FILE_OP_SECONDS", "FileTimeoutError", "within_time_limit", "write_atomically"]
+
+T = TypeVar("T")
+
+FILE_OP_SECONDS = 30.0
+"""The longest one file operation of the write tools or a rewind may take."""
+
+
+class FileTimeoutError(OSError):
+    """A file operation did not finish within its time limit."""
+
+
+def within_time_limit(what: str, operation: Callable[[], T], seconds: float | None = None) -> T:
+    """Run ``operation`` and return its result, or give up after ``seconds``.
+
+    The operation runs in a daemon thread: a system call that never returns (a hung mount)
+    cannot be cancelled, but the caller is free again and is told what hung.
+
+    Raises:
+        FileTimeoutError: The operation was still running after ``seconds``
+            (default :data:`FILE_OP_SECONDS`).
+        BaseException: Whatever ``operation`` raised.
+    """
+    limit = FILE_OP_SECONDS if seconds is None else seconds
+    result: list[T] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(operation())
+        except BaseException as exc:  # handed to the caller's thread below
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, name="engram-file-op", daemon=True)
+    worker.start()
+    worker.join(limit)
+    if worker.is_alive():
+        raise FileTimeoutError(
+            errno.ETIMEDOUT, f"{what} did not finish within {limit:g} s (is the file system hung?)"
+        )
+    if failure:
+        raise failure[0]
+    return result[0]
 
 
 def write_atomically(

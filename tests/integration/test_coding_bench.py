@@ -40,7 +40,11 @@ def test_a_scripted_task_finishes_and_rewinds_exactly(name, policy, retried, tmp
     assert result.asked == 0
     assert (result.verify_calls > 0) == retried
     assert result.snapshot_records >= 2
+    held = result.rewind.pop("held", [])  # what commands made: restored only with --force
     assert result.rewind == {"first_request_is_start": True, "middle": "exact", "start": "exact"}
+    assert all(
+        not path.endswith((".py", ".js", ".java")) or path.endswith(".orig") for path in held
+    )
 
 
 def test_every_task_breaks_its_fixture_and_scripts_a_fix():

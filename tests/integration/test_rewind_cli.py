@@ -174,6 +174,16 @@ def _messages(project: Path, home: Path, url: str, thread: str) -> list[dict[str
     return list(json.loads(shown.stdout)["messages"])
 
 
+def _rewind(
+    project: Path, home: Path, url: str, thread: str, target: str, *flags: str
+) -> dict[str, Any]:
+    """Rewind a session from the CLI and return its JSON report."""
+    done = _engram(
+        project, home, url, "sessions", "rewind", thread, "--to", target, *flags, "--json"
+    )
+    return dict(json.loads(_ok(done).stdout))
+
+
 def test_rewind_to_a_middle_checkpoint_and_to_the_start(project, engram_home):
     is_git = (project / ".git").exists()
     start_tree = tree_hashes(project)
@@ -187,20 +197,15 @@ def test_rewind_to_a_middle_checkpoint_and_to_the_start(project, engram_home):
             m["content"] for m in _messages(project, engram_home, stub.base_url, thread)[:4]
         ]
 
-        back = _ok(
-            _engram(
-                project,
-                engram_home,
-                stub.base_url,
-                "sessions",
-                "rewind",
-                thread[:8],
-                "--to",
-                middle[:24],
-                "--json",
-            )
+        back = _rewind(project, engram_home, stub.base_url, thread[:8], middle[:24])
+        # the command's files may hold edits made while it ran: named and kept unless forced
+        assert back["files"] == []
+        assert back["held"] == ["data.txt", "gen/new.txt", "old.txt"]
+        assert (project / "gen" / "new.txt").exists()
+        back = _rewind(
+            project, engram_home, stub.base_url, thread[:8], middle[:24], "--code", "--force"
         )
-        assert sorted(json.loads(back.stdout)["files"]) == ["data.txt", "gen/new.txt", "old.txt"]
+        assert sorted(back["files"]) == ["data.txt", "gen/new.txt", "old.txt"]
         middle_tree = tree_hashes(project)
         assert middle_tree == {**start_tree, "app.py": middle_tree["app.py"]}
         assert (project / "app.py").read_text() == "ANSWER = 42\n"
@@ -262,20 +267,7 @@ def test_rewind_refuses_to_overwrite_the_users_changes_unless_forced(project, en
         assert "data.txt" not in refused.stderr  # only the files the user changed are named
         assert tree_hashes(project) == before  # nothing was written
 
-        _ok(
-            _engram(
-                project,
-                engram_home,
-                stub.base_url,
-                "sessions",
-                "rewind",
-                thread,
-                "--to",
-                "start",
-                "--code",
-                "--force",
-            )
-        )
+        _rewind(project, engram_home, stub.base_url, thread, "start", "--code", "--force")
         assert len(_messages(project, engram_home, stub.base_url, thread)) > 0  # code only
     # the session's changes are undone; the user's untouched new file stays
     assert tree_hashes(project) == {**start_tree, "notes.md": before["notes.md"]}
@@ -292,9 +284,11 @@ def test_undo_and_rewind_in_chat(project, engram_home):
                 "chat",
                 "--policy",
                 "yolo",
-                stdin=f"{EDIT_TASK}\n{COMMAND_TASK}\n/undo\n/exit\n",
+                stdin=f"{EDIT_TASK}\n{COMMAND_TASK}\n/undo\n/undo --force\n/exit\n",
             )
         )
+        # a command's files may hold edits made while it ran: undone only when forced
+        assert "nothing was undone — /undo --force reverts them anyway" in chat.stdout
         assert "undid run_command" in chat.stdout
         assert (project / "old.txt").exists() and not (project / "gen").exists()
         assert (project / "app.py").read_text() == "ANSWER = 42\n"  # only the last change
@@ -325,8 +319,61 @@ def test_undo_and_rewind_in_chat(project, engram_home):
                 "chat",
                 "--policy",
                 "yolo",
-                stdin=f"{COMMAND_TASK}\n/rewind\n/exit\n",
+                stdin=f"{COMMAND_TASK}\n/rewind\n/rewind start --force\n/exit\n",
             )
         )
+    assert "restored 0 file(s); kept as they are: data.txt, gen/new.txt, old.txt" in chat.stdout
     assert "restored 3 file(s)" in chat.stdout and "conversation back at start" in chat.stdout
     assert tree_hashes(project) == start_tree
+
+
+SLOW_TASK = "Build the report slowly"
+
+
+def slow_script(body: dict[str, Any]) -> dict[str, Any]:
+    """Run one command that takes a while (the user types meanwhile)."""
+    last = (body.get("messages") or [{}])[-1]
+    if last.get("role") == "tool":
+        return {"content": "Built."}
+    return _call(
+        "run_command", "slow", command="touch started && sleep 2 && printf built > report.txt"
+    )
+
+
+@pytest.mark.parametrize("project", ["plain"], indirect=True)
+def test_a_file_the_user_writes_while_a_command_runs_is_never_reverted(project, engram_home):
+    import threading
+    import time
+
+    with OpenAIStub(slow_script) as stub:
+        done: list[subprocess.CompletedProcess[str]] = []
+        run = threading.Thread(
+            target=lambda: done.append(
+                _engram(
+                    project,
+                    engram_home,
+                    stub.base_url,
+                    "run",
+                    SLOW_TASK,
+                    "--policy",
+                    "yolo",
+                    "--json",
+                )
+            )
+        )
+        run.start()
+        deadline = time.monotonic() + 60
+        while not (project / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (project / "notes.md").write_text("typed while the command ran\n")
+        run.join(120)
+        thread = json.loads(_ok(done[0]).stdout)["thread_id"]
+        assert (project / "report.txt").read_text() == "built"
+        undo = _engram(
+            project, engram_home, stub.base_url, "chat", "--thread", thread, stdin="/undo\n/exit\n"
+        )
+        assert "nothing was undone" in undo.stdout and "notes.md" in undo.stdout
+        back = _rewind(project, engram_home, stub.base_url, thread, "start")
+        assert back["files"] == [] and "notes.md" in back["held"]
+        assert (project / "notes.md").read_text() == "typed while the command ran\n"
+    assert (project / "notes.md").read_text() == "typed while the command ran\n"

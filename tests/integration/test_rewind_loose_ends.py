@@ -14,6 +14,7 @@ from tests.integration.test_rewind_cli import (
     _engram,
     _messages,
     _ok,
+    _rewind,
     script,
     tree_hashes,
 )
@@ -69,22 +70,12 @@ def test_files_the_verify_loop_writes_are_rewound_too(project, engram_home):
         assert [(r["kind"], r["paths"]) for r in verify] == [
             ("command", ["check-report.txt", "data.txt"])
         ]
-        back = json.loads(
-            _ok(
-                _engram(
-                    project,
-                    engram_home,
-                    stub.base_url,
-                    "sessions",
-                    "rewind",
-                    done["thread_id"],
-                    "--to",
-                    "start",
-                    "--json",
-                )
-            ).stdout
-        )
-    assert sorted(back["files"]) == ["app.py", "check-report.txt", "data.txt"]
+        back = _rewind(project, engram_home, stub.base_url, done["thread_id"], "start")
+        # the checks' files may hold edits made while they ran: kept and named, unless forced
+        assert back["files"] == ["app.py"]
+        assert back["held"] == ["check-report.txt", "data.txt"]
+        forced = _rewind(project, engram_home, stub.base_url, done["thread_id"], "start", "--force")
+    assert sorted(forced["files"]) == ["check-report.txt", "data.txt"]
     assert tree_hashes(project) == start_tree
 
 
@@ -148,7 +139,7 @@ def test_undo_after_rewind_goes_on_from_what_the_rewind_kept(project, engram_hom
                 "chat",
                 "--policy",
                 "yolo",
-                stdin=f"{EDIT_TASK}\n{COMMAND_TASK}\n/rewind\n/undo\n/undo\n/exit\n",
+                stdin=f"{EDIT_TASK}\n{COMMAND_TASK}\n/rewind --force\n/undo\n/undo\n/exit\n",
             )
         )
     out = chat.stdout

@@ -24,7 +24,7 @@ from engram.graph.tools.write_journal import (
     finish_write,
     roll_back_interrupted,
 )
-from engram.stores.atomic_file import write_atomically
+from engram.stores.atomic_file import FileTimeoutError, within_time_limit, write_atomically
 from engram.stores.paths import UnsafeFileError, read_regular
 from engram.stores.project_state import ProjectState
 from engram.stores.walk import BINARY_SNIFF_BYTES, MAX_FILE_BYTES
@@ -89,12 +89,19 @@ class ProjectFiles:
         """
         if target in self.pending:
             return self.pending[target]
-        if not target.exists():
-            return None
-        try:  # never blocks on a FIFO, never reads a hard-linked file through another name
-            data = read_regular(target)
+
+        def read() -> bytes | None:
+            # never blocks on a FIFO, never reads a hard-linked file through another name
+            return read_regular(target) if target.exists() else None
+
+        try:
+            data = within_time_limit(f"reading {path}", read)
         except UnsafeFileError as exc:
             raise ToolError(f"refused: {exc}") from None
+        except FileTimeoutError as exc:
+            raise ToolError(f"{exc.strerror}; nothing was written") from None
+        if data is None:
+            return None
         if b"\x00" in data[:BINARY_SNIFF_BYTES]:
             raise ToolError(f"{path} is a binary file; it cannot be edited as text")
         try:
@@ -176,6 +183,10 @@ def apply_changes(root: Path, state: ProjectState, changes: list[FileChange]) ->
         for change in changes:
             _put(change.target, change.after, scratch)
             done.append(change)
+    except FileTimeoutError:
+        # The hung write may still land: the journal stays, so the next write puts the
+        # files back as they were (all or nothing).
+        raise
     except OSError:
         for change in reversed(done):
             _put(change.target, change.before, scratch)
@@ -238,6 +249,11 @@ def _scratch_folder(root: Path, state: ProjectState) -> Path | None:
 
 
 def _put(target: Path, text: str | None, scratch: Path | None, *, mode: int | None = None) -> None:
+    """Write (or, for None, delete) one file, within the file-operation time limit."""
+    within_time_limit(f"writing {target.name}", lambda: _put_now(target, text, scratch, mode=mode))
+
+
+def _put_now(target: Path, text: str | None, scratch: Path | None, *, mode: int | None) -> None:
     if text is None:
         target.unlink(missing_ok=True)
         return

@@ -7,7 +7,9 @@ The code at a checkpoint is read from the session's snapshot log along the check
 ancestry: an action that ran *from* the checkpoint gives its ``before`` tree, the nearest
 earlier action its ``after`` tree. Only the files the session changed between the target and
 the tree engram last wrote are restored; a file the user changed since that last tree is a
-conflict, restored only when forced.
+conflict, restored only when forced. A file a command changed is *held*: the user may have
+edited it while the command ran, and nothing tells the command's writes from theirs, so it too
+is restored only when forced (and listed as kept otherwise).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from __future__ import annotations
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from engram.stores.atomic_file import write_atomically
-from engram.stores.paths import confine
+from engram.stores.atomic_file import within_time_limit, write_atomically
+from engram.stores.paths import UnsafeFileError, confine, read_regular
 from engram.stores.snapshots.snapshot_log import VERIFY_TOOL, SnapshotRecord
 from engram.stores.snapshots.trees import EXECUTABLE, REGULAR, FileEntry, TreeStore, changed_paths
 
@@ -102,6 +105,16 @@ class RewindPlan:
     links: frozenset[str] = frozenset()
     """Of the conflicts, the paths that are links or not regular files: never written, even
     when forced."""
+    held: frozenset[str] = frozenset()
+    """Of the paths (conflicts aside), the files a command or the checks changed in the steps
+    being undone: what they hold may be the user's edit made while the command ran, so they
+    are restored only when forced."""
+
+    def restored(self, *, force: bool) -> frozenset[str]:
+        """Return the paths a rewind writes back or deletes (links never)."""
+        if force:
+            return self.paths - self.links
+        return self.paths - self.conflicts - self.held
 
 
 def plan_rewind(
@@ -122,23 +135,36 @@ def plan_rewind(
         if earlier != later:
             user_changed |= changed_paths(trees.files(earlier), trees.files(later))
     # A file the user already put back to the target's content is no conflict.
-    conflicts = {p for p in paths & user_changed if current_files.get(p) != target_files.get(p)}
+    unlike_target = {p for p in paths if current_files.get(p) != target_files.get(p)}
+    conflicts = paths & user_changed & unlike_target
     root = getattr(trees, "root", None)
     links = {p for p in paths if root is not None and _not_plain(Path(root) / p)}
+    by_commands = {p for r in _steps_after(records, target) if r.kind == "command" for p in r.paths}
+    held = (paths & by_commands & unlike_target) - conflicts - links
     return RewindPlan(
-        target_files, current, frozenset(paths), frozenset(conflicts | links), frozenset(links)
+        target_files,
+        current,
+        frozenset(paths),
+        frozenset(conflicts | links),
+        frozenset(links),
+        frozenset(held),
     )
 
 
-def _gaps(records: Sequence[SnapshotRecord], target: str) -> list[tuple[str, str]]:
-    """Return (one step's after, the next step's before) for the steps after ``target``."""
+def _steps_after(records: Sequence[SnapshotRecord], target: str) -> list[SnapshotRecord]:
+    """Return the records after ``target`` (the steps a rewind to it undoes), oldest first."""
     start = 0
     for index, record in enumerate(records):
         if record.after == target:
             start = index + 1
     if start == 0:
         start = next((i for i, r in enumerate(records) if r.before == target), 0)
-    steps = list(records[start:])
+    return list(records[start:])
+
+
+def _gaps(records: Sequence[SnapshotRecord], target: str) -> list[tuple[str, str]]:
+    """Return (one step's after, the next step's before) for the steps after ``target``."""
+    steps = _steps_after(records, target)
     return [(a.after, b.before) for a, b in zip(steps, steps[1:], strict=False)]
 
 
@@ -151,58 +177,75 @@ def _not_plain(path: Path) -> bool:
     return not stat.S_ISREG(info.st_mode)
 
 
-def apply_rewind(root: Path, trees: TreeStore, plan: RewindPlan) -> list[str]:
+def apply_rewind(
+    root: Path, trees: TreeStore, plan: RewindPlan, *, force: bool = False
+) -> list[str]:
     """Write back each planned file as the target holds it (deleting those it lacks).
 
-    All or nothing: every object is read (and checked against its id) before anything is
-    written, and a write that fails puts back the files already written. A link or a
-    non-regular file is never written through or deleted (``plan.links``), even when forced.
+    All or nothing: every object and every current file is read (the objects checked against
+    their ids) before anything is written, and a write that fails puts back the files already
+    written. A link or a non-regular file is never read, written through or deleted
+    (``plan.links``), even when forced; without ``force`` the conflicts and the held files stay
+    as they are. Each file operation has a time limit (:data:`FILE_OP_SECONDS`).
 
     Returns:
         The paths whose content changed on disk.
 
     Raises:
-        OSError: A write failed (the files written before it are as they were).
+        OSError: A read or write failed or timed out (the files written before it are as
+            they were; after a time-out, as far as the hung file system lets them be).
     """
     wanted: list[tuple[str, Path, bytes | None, int]] = []
-    for path in sorted(plan.paths - plan.links):
+    saved: dict[str, bytes | None] = {}
+    for path in sorted(plan.restored(force=force)):
         target = confine(root, path)
         entry = plan.target.get(path)
+        now = within_time_limit(f"reading {path}", partial(_current, target))
         if entry is None:
-            if target.is_file():
+            if now is not None:
                 wanted.append((path, target, None, REGULAR))
+                saved[path] = now[0]
             continue
         stored = trees.read(entry)
         mode = EXECUTABLE if entry.executable else REGULAR
-        if (
-            target.is_file()
-            and target.read_bytes() == stored
-            and bool(target.stat().st_mode & 0o100) == entry.executable
-        ):
+        if now is not None and now == (stored, entry.executable):
             continue
         wanted.append((path, target, stored, mode))
-    saved = {
-        path: (target.read_bytes() if target.is_file() else None, target)
-        for path, target, _, _ in wanted
-    }
-    written: list[str] = []
+        saved[path] = None if now is None else now[0]
+    written: list[tuple[str, Path]] = []
     try:
         for path, target, data, mode in wanted:
-            if data is None:
-                target.unlink()
-                _prune_empty(root, target.parent)
-            else:
-                write_atomically(target, data, mode=mode)
-            written.append(path)
+            within_time_limit(f"writing {path}", partial(_put, root, target, data, mode))
+            written.append((path, target))
     except OSError:
-        for path in reversed(written):
-            old, target = saved[path]
-            if old is None:
-                target.unlink(missing_ok=True)
-            else:
-                write_atomically(target, old)
+        for path, target in reversed(written):
+            old = saved[path]
+            within_time_limit(f"putting back {path}", partial(_put, root, target, old, REGULAR))
         raise
-    return written
+    return [path for path, _ in written]
+
+
+def _current(target: Path) -> tuple[bytes, bool] | None:
+    """Return a file's content and executable bit; None when nothing is there.
+
+    Raises:
+        UnsafeFileError: The path is now a link, FIFO, device or hard-linked file.
+    """
+    try:
+        info = target.lstat()
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafeFileError(f"{target.name!r} is now a link; links are never followed")
+    return read_regular(target), bool(info.st_mode & 0o100)
+
+
+def _put(root: Path, target: Path, data: bytes | None, mode: int) -> None:
+    if data is None:
+        target.unlink(missing_ok=True)
+        _prune_empty(root, target.parent)
+    else:
+        write_atomically(target, data, mode=mode)
 
 
 def _prune_empty(root: Path, folder: Path) -> None:

@@ -305,3 +305,19 @@ def test_a_fifo_or_a_hard_linked_file_is_refused_at_once_never_read(tools, root,
             tools["edit_file"].invoke({"path": path, "old_string": "TOKEN", "new_string": "x"})
         assert "do-not-show" not in str(refused.value)
     assert secret.read_text() == "TOKEN=do-not-show\n"
+
+
+def test_a_file_operation_that_hangs_is_stopped_with_a_clear_error(tools, root, monkeypatch):
+    import threading
+
+    from engram.graph.tools import write_tools
+
+    hung = threading.Event()
+    monkeypatch.setattr(atomic_file, "FILE_OP_SECONDS", 0.2)
+    monkeypatch.setattr(write_tools, "read_regular", lambda path: hung.wait(10) or b"")
+    try:
+        with pytest.raises(ToolError, match=r"reading pkg/calc.py did not finish within 0.2 s"):
+            tools["edit_file"].invoke({"path": "pkg/calc.py", "old_string": "a", "new_string": "b"})
+    finally:
+        hung.set()
+    assert (root / "pkg" / "calc.py").read_text() == SOURCE

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import threading
+import time
 from pathlib import Path
+
+import pytest
 
 from engram.stores.snapshots.rewind import (
     UNDO_TOOL,
@@ -77,7 +81,7 @@ def test_a_file_the_user_changed_since_is_a_conflict_unless_already_restored(tmp
     (root / "notes.md").write_text("mine\n")  # not the session's file: never touched
     plan = plan_rewind(trees, start, last)
     assert plan.conflicts == {"src/a.py"}
-    apply_rewind(root, trees, plan)  # forced
+    apply_rewind(root, trees, plan, force=True)
     assert (root / "src" / "a.py").read_text() == "a = 1\n"
     assert (root / "notes.md").read_text() == "mine\n"
 
@@ -132,7 +136,6 @@ def test_a_rewind_keeps_only_the_changes_made_before_its_target():
 
 
 def test_a_planted_or_damaged_object_is_never_restored(tmp_path):
-    import pytest
 
     root = _project(tmp_path)
     trees = CopyTrees(root, state_of(root))
@@ -152,7 +155,7 @@ def test_snapshots_live_in_the_state_folder_not_the_project(tmp_path):
     assert any(state_of(root).path("snapshots", "objects").rglob("*"))
 
 
-def _step(trees, log, checkpoint, tool, change):
+def _step(trees, log, checkpoint, tool, change, kind="write"):
     """Run one engram step: snapshot, change, snapshot, log it."""
     before = trees.snapshot()
     change()
@@ -161,7 +164,7 @@ def _step(trees, log, checkpoint, tool, change):
         new_record(
             "t",
             checkpoint,
-            "write",
+            kind,
             tool,
             before,
             after,
@@ -198,3 +201,58 @@ def test_a_forced_rewind_never_follows_a_link_the_user_made(tmp_path):
     assert plan.links == {"new.txt"} and "new.txt" in plan.conflicts
     assert apply_rewind(root, trees, plan) == []  # forced: the link is left alone
     assert new.is_symlink() and precious.read_text() == "mine\n"
+
+
+def test_a_file_the_user_wrote_while_a_command_ran_is_held_not_reverted(tmp_path):
+    """Nothing tells a command's writes from the user's made meanwhile: both are kept."""
+    root = _project(tmp_path)
+    trees = CopyTrees(root, state_of(root))
+    log = SnapshotLog(state_of(root))
+    a = root / "src" / "a.py"
+    start, _ = _step(trees, log, "c1", "edit_file", lambda: a.write_text("a = 2\n"))
+
+    def command_while_the_user_types() -> None:
+        running = threading.Timer(0.3, lambda: (root / "out.txt").write_text("built\n"))
+        running.start()
+        time.sleep(0.1)
+        (root / "notes.md").write_text("typed while the command ran\n")
+        running.join()
+
+    _, last = _step(trees, log, "c2", "run_command", command_while_the_user_types, "command")
+    plan = plan_rewind(trees, start, last, log.records("t"))
+    assert plan.held == {"notes.md", "out.txt"} and plan.conflicts == frozenset()
+    assert plan.restored(force=False) == {"src/a.py"}
+    assert apply_rewind(root, trees, plan) == ["src/a.py"]
+    assert (root / "notes.md").read_text() == "typed while the command ran\n"
+    assert (root / "out.txt").exists() and a.read_text() == "a = 1\n"
+    assert sorted(apply_rewind(root, trees, plan, force=True)) == ["notes.md", "out.txt"]
+
+
+def test_a_rewind_whose_file_system_hangs_stops_and_writes_nothing(tmp_path, monkeypatch):
+    from engram.stores import atomic_file
+    from engram.stores.snapshots import rewind
+
+    root = _project(tmp_path)
+    trees = CopyTrees(root, state_of(root))
+    log = SnapshotLog(state_of(root))
+    a, b = root / "src" / "a.py", root / "src" / "b.py"
+    start, last = _step(
+        trees, log, "c1", "edit_file", lambda: (a.write_text("a = 2\n"), b.write_text("b\n"))
+    )
+    plan = plan_rewind(trees, start, last, log.records("t"))
+    hung = threading.Event()
+    real_read = rewind.read_regular
+
+    def read_regular(path: Path) -> bytes:
+        if path.name == "b.py":
+            hung.wait(10)  # a hung mount: the read does not return
+        return real_read(path)
+
+    monkeypatch.setattr(atomic_file, "FILE_OP_SECONDS", 0.2)
+    monkeypatch.setattr(rewind, "read_regular", read_regular)
+    try:
+        with pytest.raises(atomic_file.FileTimeoutError, match="reading src/b.py did not finish"):
+            apply_rewind(root, trees, plan)
+    finally:
+        hung.set()
+    assert a.read_text() == "a = 2\n" and b.read_text() == "b\n"  # read before any write
