@@ -19,6 +19,7 @@ SUITES = (
     "tests/integration/test_hostile_repository.py",
     "tests/integration/test_sandbox.py",
     "tests/unit/stores/test_snapshots.py",
+    "tests/integration/test_rewind_cli.py",
     "tests/unit/graph/test_action_review.py",
     "tests/unit/graph/test_write_tools.py",
     "tests/unit/stores/test_trust.py",
@@ -58,6 +59,8 @@ CLASSES = (
     ("FIFO / hard link", ("fifo_or_a_hard_linked",)),
     ("rewind after user edit", ("edited_between_two_turns", "user_changed_since")),
     ("rewind --force over link", ("never_follows_a_link",)),
+    ("rewind after edit during a command", ("while_a_command_ran", "while_a_command_runs")),
+    ("hung file system", ("hangs",)),
 )
 
 Row = tuple[str, int, int, list[str]]
