@@ -15,12 +15,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# torch is installed first and pinned: the CPU wheel, never a multi-GB CUDA build.
+# No torch: the offline embedder's table ships with the package (see its NOTICE).
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet --prefer-binary torch==2.13.0
 	$(BIN)/pip install --quiet --prefer-binary -e .
-	@echo "building the offline static embedder from the bundled MiniLM (once per venv)…"
-	$(BIN)/python -m engram.stores.embeddings.static_embedder
 	touch $(STAMP)
 
 $(DEV_STAMP): pyproject.toml $(STAMP)
@@ -35,8 +32,8 @@ demo: install
 	@bash scripts/demo.sh
 
 lint: install-dev
-	$(BIN)/ruff check engram studio tests bench examples
-	$(BIN)/ruff format --check engram studio tests bench examples
+	$(BIN)/ruff check engram studio tests bench examples scripts
+	$(BIN)/ruff format --check engram studio tests bench examples scripts
 
 typecheck: install-dev
 	$(BIN)/mypy
@@ -51,8 +48,8 @@ integration: install-dev
 	$(PYTEST) -m integration tests
 
 test: install-dev
-	$(BIN)/ruff check engram studio tests bench examples
-	$(BIN)/ruff format --check engram studio tests bench examples
+	$(BIN)/ruff check engram studio tests bench examples scripts
+	$(BIN)/ruff format --check engram studio tests bench examples scripts
 	$(BIN)/mypy
 	$(PYTEST) --durations=15 tests
 

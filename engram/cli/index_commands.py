@@ -68,18 +68,13 @@ def index_command(
     with index_progress(err_console) as bar:
         tasks: dict[str, TaskID] = {}
 
-        def on_distill(done: int, total: int) -> None:
-            if "distill" not in tasks:
-                tasks["distill"] = bar.add_task("building offline embedder (once)", total=total)
-            bar.update(tasks["distill"], completed=done)
-
         def on_progress(event: IndexProgress) -> None:
             label = {"parse": "files parsed", "embed": "chunks embedded", "bm25": "BM25"}
             if event.phase not in tasks:
                 tasks[event.phase] = bar.add_task(label[event.phase], total=event.total)
             bar.update(tasks[event.phase], completed=event.done, total=event.total)
 
-        index = open_project_index(context, create=True, progress=on_distill)
+        index = open_project_index(context, create=True)
         try:
             stats, walk = _update_index(index, on_progress)
         finally:

@@ -95,10 +95,10 @@ class Context:
     embedding_provider: EmbeddingProvider = field(
         default="default",
         metadata={
-            "description": "default: bundled offline embedder (static table distilled from "
-            "all-MiniLM-L6-v2); minilm: the bundled transformer itself (slower); openai: an "
-            "OpenAI-compatible "
-            "/v1/embeddings endpoint; hash: deterministic test embedder."
+            "description": "default: the shipped offline embedder (a static table distilled "
+            "from all-MiniLM-L6-v2); minilm: the transformer itself (engram[minilm], slower); "
+            "openai: an OpenAI-compatible /v1/embeddings endpoint; hash: deterministic test "
+            "embedder."
         },
     )
     embedding_model: str = field(

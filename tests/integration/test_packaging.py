@@ -73,6 +73,8 @@ def test_the_wheel_holds_only_the_engram_package(wheel: Path) -> None:
     assert tops == {"engram"}
     assert "engram/builder.py" in names and "engram/cli/entry.py" in names
     assert "engram/stores/codeindex/localizer_weights.json" in names and "engram/py.typed" in names
+    for shipped in ("table.npy", "tokenizer.json", "NOTICE"):  # the default embedder, ready to run
+        assert f"engram/stores/embeddings/static_minilm/{shipped}" in names
     assert not any(name.startswith("engram/studio/") for name in names)  # the repository's entry
     assert not any("__pycache__" in name for name in names)
 

@@ -20,7 +20,8 @@ HEAVY = (
     "langgraph",
     "chromadb",
     "torch",
-    "model2vec",
+    "transformers",
+    "sentence_transformers",
     "tree_sitter",
     "networkx",
     "openai",
@@ -180,3 +181,14 @@ def test_hybrid_search_loads_no_langgraph_or_langchain(tmp_path, monkeypatch):
         & {"langchain", "langchain_core", "langgraph", "langsmith", "openai"}
     )
     assert not framework, f"`engram search` loads {framework}"
+
+
+def test_the_default_embedder_runs_no_model_library():
+    modules = loaded_modules(
+        "from engram.stores.embeddings.static_embedder import StaticEmbedder\n"
+        "assert StaticEmbedder().embed(['open a file']).any()"
+    )
+    ran = [
+        m for m in modules if m.split(".")[0] in ("torch", "transformers", "sentence_transformers")
+    ]
+    assert not ran, f"the static embedder loaded {ran}"

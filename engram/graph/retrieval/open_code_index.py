@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 from engram.graph.context import Context
 from engram.stores.codeindex.code_index import INDEX_DIR, ProjectCodeIndex, open_code_index
@@ -18,7 +17,7 @@ TRANSFORMER_PROVIDERS = frozenset({"minilm", "openai"})
 """Embedding providers whose dense ranking earns an equal vote in hybrid fusion."""
 
 
-def embedder_for(context: Context, progress: Callable[[int, int], None] | None = None) -> Embedder:
+def embedder_for(context: Context) -> Embedder:
     """Build the embedder the run settings name (API key from the environment)."""
     api_key = os.environ.get("ENGRAM_EMBEDDING_API_KEY") or os.environ.get("OPENAI_API_KEY", "")
     return make_embedder(
@@ -27,7 +26,6 @@ def embedder_for(context: Context, progress: Callable[[int, int], None] | None =
         model=context.embedding_model,
         url=context.embedding_url,
         api_key=api_key,
-        progress=progress,
     )
 
 
@@ -46,7 +44,6 @@ def open_project_index(
     context: Context,
     *,
     create: bool = False,
-    progress: Callable[[int, int], None] | None = None,
 ) -> ProjectCodeIndex:
     """Open the project's code index; the ``Deps.open_code_index`` opener.
 
@@ -54,7 +51,6 @@ def open_project_index(
         context: Run settings (project, embedder, Chroma URL).
         create: Create the index folder when missing (``engram index``); otherwise a missing
             index raises instead of leaving an empty one in the project.
-        progress: Reports the one-time distillation of the default embedder.
 
     Raises:
         IndexNotBuiltError: No index exists and ``create`` is False.
@@ -66,7 +62,7 @@ def open_project_index(
     weights = TRANSFORMER_WEIGHTS if context.embedding_provider in TRANSFORMER_PROVIDERS else None
     return open_code_index(
         root,
-        embedder=embedder_for(context, progress),
+        embedder=embedder_for(context),
         state=context.state,
         chroma_url=context.chroma_url,
         weights=weights,

