@@ -43,6 +43,9 @@ T = TypeVar("T")
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
+UNBOUNDED = 1_000_000
+"""The width a renderable is measured in off a terminal (its natural width is then used)."""
+
 EXIT_USER_ERROR = 2
 EXIT_FAILURE = 1
 ENDPOINT_HINT = (
@@ -79,9 +82,26 @@ def load_context(path: Path | None = None, **overrides: Any) -> Context:
     return Context.from_env(project=project, engram_home=home, **overrides)
 
 
-def print_table(renderable: Any) -> None:
-    """Print a table (or another laid-out renderable) fitted to the console's width."""
-    out_console.print(renderable, soft_wrap=False)
+def print_table(renderable: Any, console: Console | None = None) -> None:
+    """Print a table (or a tree, code, another laid-out renderable) without losing a character.
+
+    On a terminal it is fitted to the terminal's width. Anywhere else (a pipe, a file, another
+    program) there is no width to fit, so it is printed at its natural width: code lines, paths
+    and ids are never cut or folded to a made-up 80 columns.
+    """
+    console = console or out_console
+    if console.is_terminal:
+        console.print(renderable, soft_wrap=False)
+        return
+    from rich.measure import Measurement
+
+    natural = Measurement.get(console, console.options.update_width(UNBOUNDED), renderable)
+    width = console.width
+    console.width = max(width, natural.maximum)
+    try:
+        console.print(renderable, soft_wrap=False)
+    finally:
+        console.width = width
 
 
 def print_json(data: Any) -> None:

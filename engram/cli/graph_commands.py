@@ -13,8 +13,8 @@ from engram.cli.command_support import (
     fail,
     handle_errors,
     load_context,
-    out_console,
     print_json,
+    print_table,
 )
 from engram.stores.codegraph.graph_relations import RELATIONS
 from engram.stores.errors import IndexCorruptError
@@ -116,7 +116,7 @@ def graph_command(
     elif result.problem and not result.path:
         err_console.print(f"[yellow]{result.problem}[/]")
     else:
-        out_console.print(_tree(result))
+        print_table(_tree(result))
     if result.problem:
         raise typer.Exit(EXIT_NOT_FOUND)
 
@@ -136,7 +136,7 @@ def _print_slice(piece_slice: Slice) -> None:
         branch.add(Syntax(p.text, language, line_numbers=True, start_line=p.start_line))
     if piece_slice.omitted:
         root.add(f"[dim]omitted (budget or parse check): {', '.join(piece_slice.omitted)}[/]")
-    out_console.print(root)
+    print_table(root)
 
 
 def slice_command(

@@ -57,13 +57,19 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def index_command(
     path: Path = ProjectArgument,
+    path_option: Path = PathOption,
     as_json: bool = JsonOption,
 ) -> None:
     """Index the project's code (incremental): chunks, BM25, embeddings and the code graph."""
     from engram.cli.index_progress import index_progress
     from engram.graph.retrieval.open_code_index import open_project_index
 
-    context = load_context(path)
+    if path is not None and path_option is not None and path.resolve() != path_option.resolve():
+        fail(
+            f"two projects given: {path} and --path {path_option}",
+            "give the project once, as PATH or as --path",
+        )
+    context = load_context(path_option if path_option is not None else path)
     started = time.perf_counter()
     with index_progress(err_console) as bar:
         tasks: dict[str, TaskID] = {}

@@ -48,7 +48,7 @@ class IndexNotBuiltError(StoreError, LookupError):
 class IndexCorruptError(StoreError):
     """The on-disk index cannot be read."""
 
-    hint = "delete .engram/index and run `engram index` again"
+    hint = "`engram doctor` names the index folder: delete it and run `engram index` again"
 
 
 class DatabaseUnreadableError(StoreError):

@@ -108,3 +108,24 @@ def test_search_says_when_the_index_was_embedded_with_another_model(app, project
     run_json(app, ["index", str(project)])  # re-embeds with the bundled embedder
     again = CliRunner().invoke(app, ["search", "oldest cache entry", "--path", str(project)])
     assert again.exit_code == 0 and "embedded with" not in again.stderr
+
+
+def test_exact_search_finds_a_query_with_a_slash_literally(app, project):
+    (project / "pkg" / "ratio.py").write_text("def tenth(percent):\n    return percent / 10\n")
+    rows = run_json(app, ["search", "percent / 10", "--mode", "exact", "--path", str(project)])
+    assert [(r["path"], r["symbol"]) for r in rows] == [("pkg/ratio.py", "tenth(percent)")]
+    # a term that finds nothing falls back to the query as typed
+    (project / "pkg" / "ratio.py").write_text("x = total/count_all\n")
+    rows = run_json(app, ["search", "total/count", "--mode", "exact", "--path", str(project)])
+    assert [r["path"] for r in rows] == ["pkg/ratio.py"]
+
+
+def test_index_takes_the_project_as_path_or_as_the_path_option(app, project, tmp_path):
+    summary = run_json(app, ["index", "--path", str(project)])
+    assert summary["files"] == 3
+    same = run_json(app, ["index", str(project), "--path", str(project)])
+    assert same["parsed_files"] == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    both = CliRunner().invoke(app, ["index", str(project), "--path", str(other)])
+    assert both.exit_code == 2 and "give the project once" in " ".join(both.stderr.split())

@@ -123,6 +123,7 @@ def grep_terms(
     *,
     max_files: int | None = None,
     ignore_check: IgnoreFileCheck | None = None,
+    as_text: bool = False,
 ) -> list[tuple[Located, float]]:
     """Grep all terms in one ripgrep pass and score the chunks holding the matches.
 
@@ -131,14 +132,15 @@ def grep_terms(
     looked at chunk by chunk (locating is the costly part). A chunk scores the weights of the
     terms it contains, plus DEFINITION_BONUS when its own name is one of them.
 
-    ``ignore_check`` is handed to ``grep``.
+    ``ignore_check`` is handed to ``grep``. With ``as_text``, terms that look like paths are
+    grepped as text too instead of matched against the project's files.
 
     Returns:
         (chunk, score) pairs, best first.
     """
     if not terms:
         return []
-    path_terms = [t for t in terms if is_path_term(t)]
+    path_terms = [] if as_text else [t for t in terms if is_path_term(t)]
     code_terms = [t for t in terms if t not in path_terms]
     lines: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if code_terms:
@@ -196,7 +198,12 @@ def _pattern(terms: list[str]) -> str:
 
 
 def is_path_term(term: str) -> bool:
-    """Return True for terms that name a file rather than an identifier."""
+    """Return True for terms that name a file rather than an identifier.
+
+    A term with white space is never a path: ``percent / 10`` is code to grep for.
+    """
+    if any(c.isspace() for c in term):
+        return False
     return "/" in term or term.endswith(_SOURCE_SUFFIXES)
 
 
@@ -287,15 +294,20 @@ def smallest_containing(chunks: list[Located], line: int) -> Located | None:
 def exact_search_hits(
     root: Path, query: str, k: int, ignore_check: IgnoreFileCheck | None = None
 ) -> list[CodeHit]:
-    """Search without an index: grep the query's code-like terms (or the query itself)."""
-    terms = exact_terms(query) or [query.strip()]
-    located = grep_terms(
-        root,
-        [t for t in terms if t],
-        locate_on_the_fly(root),
-        max_files=max(k, MIN_EXACT_FILES),
-        ignore_check=ignore_check,
-    )
+    """Search without an index: grep the query's code-like terms, else the query itself.
+
+    When the terms find nothing (or the query has none, like ``percent / 10``), the whole
+    query is searched as literal text, as ``rg -F`` would.
+    """
+    locate = locate_on_the_fly(root)
+    max_files = max(k, MIN_EXACT_FILES)
+    literal = query.strip()
+    terms = exact_terms(query)
+    located = grep_terms(root, terms, locate, max_files=max_files, ignore_check=ignore_check)
+    if not located and literal:
+        located = grep_terms(
+            root, [literal], locate, max_files=max_files, ignore_check=ignore_check, as_text=True
+        )
     return [
         CodeHit(loc.path, loc.start_line, loc.end_line, loc.symbol, loc.kind, round(s, 6), "exact")
         for loc, s in located[:k]

@@ -205,6 +205,9 @@ def open_chroma_vectors(index_dir: Path, model_id: str, chroma_url: str = "") ->
     except Exception as exc:  # chromadb raises its own untyped errors for dead servers
         raise BackendUnavailableError(
             f"Chroma collection unavailable: {exc}",
-            hint="check ENGRAM_CHROMA_URL or delete .engram/index and run `engram index`",
+            hint=(
+                "check ENGRAM_CHROMA_URL; with embedded Chroma, delete the index folder "
+                "`engram doctor` names and run `engram index`"
+            ),
         ) from exc
     return ChromaVectors(collection)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.sparse import csr_matrix
 
 __all__ = [
     "SIMILARITY_THRESHOLD",
@@ -125,7 +124,7 @@ class ConflictIndex:
         self._indptr = array("q", [0])
         self._skeletons: dict[str, list[int]] = {}
         self._normals: list[str] = []
-        self._matrix: csr_matrix | None = None
+        self._matrix: _BigramRows | None = None
         self._pending: list[frozenset[str]] = []
         for text in texts:
             self.add(text)
@@ -167,25 +166,49 @@ class ConflictIndex:
     def _similarities(self, grams: frozenset[str]) -> np.ndarray:
         """Dice similarity of ``grams`` with every stored row."""
         matrix = self._ensure_matrix()
-        query = np.zeros(matrix.shape[1], dtype=np.float32)
-        known = [self._vocab[g] for g in grams if g in self._vocab and self._vocab[g] < len(query)]
-        query[known] = 1.0
-        overlap = matrix @ query
-        total = np.diff(matrix.indptr).astype(np.float32) + len(grams)
+        known = [
+            self._vocab[g] for g in grams if self._vocab.get(g, matrix.columns) < matrix.columns
+        ]
+        # The rows sharing each bigram, counted per row: a sparse matrix-vector product over
+        # the postings of the query's bigrams only.
+        shared = [matrix.rows[matrix.starts[c] : matrix.starts[c + 1]] for c in known]
+        overlap = np.bincount(
+            np.concatenate(shared) if shared else np.zeros(0, dtype=np.int64),
+            minlength=matrix.count,
+        )
+        total = matrix.lengths + len(grams)
         base = np.divide(2 * overlap, total, out=np.ones_like(total), where=total > 0)
         tail = [
             2 * len(grams & other) / (len(grams) + len(other)) if grams or other else 1.0
             for other in self._pending
         ]
-        return np.concatenate([base, np.asarray(tail, dtype=np.float32)])
+        return np.concatenate([base, np.asarray(tail, dtype=np.float64)])
 
-    def _ensure_matrix(self) -> csr_matrix:
+    def _ensure_matrix(self) -> _BigramRows:
         if self._matrix is None:
-            # Copies, not views: a view would pin the arrays and block later appends.
-            indices = np.frombuffer(self._indices, dtype=np.int32).copy()
-            indptr = np.frombuffer(self._indptr, dtype=np.int64).copy()
-            data = np.ones(len(indices), dtype=np.float32)
-            shape = (len(self._normals), max(len(self._vocab), 1))
-            self._matrix = csr_matrix((data, indices, indptr), shape=shape)
+            # Only copies are kept: a view kept alive would pin the arrays and block appends.
+            indices = np.frombuffer(self._indices, dtype=np.int32)
+            lengths: np.ndarray = np.diff(np.frombuffer(self._indptr, dtype=np.int64))
+            count, columns = len(self._normals), len(self._vocab)
+            rows = np.repeat(np.arange(count, dtype=np.int64), lengths)
+            order = np.argsort(indices, kind="stable")
+            self._matrix = _BigramRows(
+                rows=rows[order],
+                starts=np.searchsorted(indices[order], np.arange(columns + 1)),
+                lengths=lengths.astype(np.float64),
+                count=count,
+                columns=columns,
+            )
             self._pending = []
         return self._matrix
+
+
+@dataclass(frozen=True)
+class _BigramRows:
+    """The stored bigram sets by column: bigram ``c`` is in ``rows[starts[c]:starts[c + 1]]``."""
+
+    rows: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
+    count: int
+    columns: int

@@ -1,4 +1,4 @@
-"""Cached token ids match the bundled BERT tokenizer exactly, text by text."""
+"""Cached token ids match the shipped BERT tokenizer exactly, text by text."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-from engram.stores.embeddings.static_embedder import StaticEmbedder, _bundled_model_dir
+from engram.stores.embeddings.static_embedder import STATIC_FOLDER, StaticEmbedder
 from engram.stores.embeddings.token_ids import TokenIds
 
 TEXTS = [
@@ -28,7 +28,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def tokenizer() -> Tokenizer:
-    found = Tokenizer.from_file(str(_bundled_model_dir() / "tokenizer.json"))
+    found = Tokenizer.from_file(str(STATIC_FOLDER / "tokenizer.json"))
     found.no_truncation()
     found.no_padding()
     return found
