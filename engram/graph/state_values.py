@@ -8,7 +8,11 @@ called. Producers build them from the frozen dataclasses of the stores (``CodeHi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired
+
+# typing_extensions' TypedDict, not typing's: Pydantic builds the graph's JSON schemas (Studio's
+# input and output forms) from these and refuses typing's on Python < 3.12.
+from typing_extensions import TypedDict
 
 if TYPE_CHECKING:
     from engram.stores.codegraph.related_symbols import RelatedSymbol

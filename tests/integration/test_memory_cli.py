@@ -363,3 +363,26 @@ def test_export_replaces_an_existing_backup_whole(cli, project, tmp_path):
     lines = backup.read_text().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["text"] == "Deploys go to Fly"
     assert not list(tmp_path.glob("*.partial"))
+
+
+def test_markdown_export_writes_the_facts_to_stdout_or_the_named_file(
+    cli, project, tmp_path, monkeypatch
+):
+    p = str(project)
+    monkeypatch.chdir(project)
+    saved = json.loads(cli("save", "The database is PostgreSQL 15", "--path", p, "--json").output)
+    cli("save", "Reply tersely", "--global", "--path", p)
+    shown = cli("export", "--format", "md", "--path", p).stdout
+    assert shown.startswith("# engram facts")
+    assert "## Project facts (1)" in shown and "- The database is PostgreSQL 15" in shown
+    assert "## Global facts" in shown and "- Reply tersely" in shown
+    assert f"`{saved['id']}`" in shown
+    assert list(project.iterdir()) == []  # nothing written into the project
+    target = tmp_path / "facts.md"
+    cli("export", str(target), "--format", "md", "--path", p)
+    assert target.read_text(encoding="utf-8") == shown
+    refused = cli("import", str(target), "--format", "md", "--path", p, ok=False)
+    assert refused.exit_code == 2 and "cannot be restored" in refused.stderr
+    no_dir = cli("export", "--format", "experience", "--path", p, ok=False)
+    assert no_dir.exit_code == 2 and "no folder was given" in no_dir.stderr
+    assert not (project / "memory").exists()

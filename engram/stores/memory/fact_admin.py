@@ -32,6 +32,7 @@ __all__ = [
     "all_facts",
     "delete_fact",
     "export_jsonl",
+    "facts_markdown",
     "import_jsonl",
     "replace_fact",
     "verify_fact",
@@ -182,6 +183,36 @@ def export_jsonl(facts: Iterable[Fact]) -> Iterator[str]:
     """Yield one JSON line per fact (full record, ids and dates included)."""
     for fact in facts:
         yield json.dumps(fact.to_record(), ensure_ascii=False, sort_keys=True)
+
+
+SCOPE_TITLES = {"project": "Project facts", "global": "Global facts (every project)"}
+
+
+def facts_markdown(facts: Iterable[Fact]) -> str:
+    """Return the facts as a Markdown document to read or review (JSONL is the backup).
+
+    One section per scope; each fact is a list item with its text as saved, then its id,
+    status, source and dates. A multi-line fact stays one item (its lines indented).
+    """
+    by_scope: dict[str, list[Fact]] = {"project": [], "global": []}
+    for fact in facts:
+        by_scope.setdefault(fact.scope, []).append(fact)
+    lines = ["# engram facts", ""]
+    for scope, items in by_scope.items():
+        if not items:
+            continue
+        lines += [f"## {SCOPE_TITLES.get(scope, scope)} ({len(items)})", ""]
+        for fact in sorted(items, key=lambda f: (f.created, f.seq, f.id)):
+            text = fact.text.strip().replace("\n", "\n  ")
+            dates = f"saved {fact.created.date().isoformat()}"
+            if fact.last_verified is not None:
+                dates += f", verified {fact.last_verified.date().isoformat()}"
+            lines.append(f"- {text}")
+            lines.append(f"  <sub>`{fact.id}` · {fact.status} · {fact.source} · {dates}</sub>")
+        lines.append("")
+    if len(lines) == 2:
+        lines += ["No facts saved.", ""]
+    return "\n".join(lines)
 
 
 def import_jsonl(

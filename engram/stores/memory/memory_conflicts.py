@@ -1,18 +1,25 @@
 """Decide when a new memory collides with an existing one (pure rules, no I/O).
 
 Two texts conflict when they differ only in numbers or versions ("Java 17" vs "Java 21"),
-or when their character-bigram similarity (Dice coefficient over bigram sets) reaches the
-threshold. Identical texts (after normalization) are duplicates.
+when their character-bigram similarity (Dice coefficient over bigram sets) reaches the
+threshold, or when they say something else about the same subject: word for word alike but
+for one short value ("The database is PostgreSQL" vs "... is MySQL") or a negation ("... are
+enabled" vs "... are not enabled"). Identical texts (after normalization) are duplicates.
+
+The value rule reads only the texts' shape, so it also fires on facts that can both be true
+of a subject with several values ("Alice owns billing" and "Alice owns auth"): a conflict only
+asks the person to choose (replace, keep both, or neither), never drops a fact by itself.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -26,13 +33,35 @@ __all__ = [
     "conflict_kind",
     "find_conflicts",
     "normalize",
+    "other_value",
     "skeleton",
 ]
 
 SIMILARITY_THRESHOLD = 0.8
 """Character-bigram similarity at or above which two memories conflict."""
 
-ConflictKind = Literal["duplicate", "numbers", "similar"]
+ConflictKind = Literal["duplicate", "numbers", "similar", "value"]
+
+VALUE_CANDIDATE_SIMILARITY = 0.3
+"""Bigram similarity below which two texts are not compared word by word (a cheap filter:
+texts that share a subject and most of their words are far above it)."""
+
+MAX_VALUE_WORDS = 4
+"""Longest value (in words) the value rule treats as one replaced value."""
+
+_WORD = re.compile(r"[^\s,;:!?()\"“”]+")
+_NEGATIONS = frozenset(
+    {"not", "never", "no", "don't", "doesn't", "isn't", "aren't", "won't", "shouldn't", "cannot"}
+)
+# Words that open a relation rather than a value: a changed one means another statement
+# ("tests run with pytest" / "tests run in CI"), not another value of the same one.
+_RELATION_WORDS = frozenset(
+    {
+        "with", "in", "on", "at", "to", "from", "by", "for", "of", "into", "onto", "under",
+        "over", "after", "before", "via", "through", "without", "within", "as", "and", "or",
+        "but", "when", "if", "unless", "only", "also", "every", "each",
+    }
+)  # fmt: skip
 
 _SPACES = re.compile(r"\s+")
 _TRAILING = re.compile(r"[\s.。!！;；,，]+$")
@@ -89,9 +118,58 @@ def conflict_kind(
         return "duplicate"
     if skeleton(new) == skeleton(old):
         return "numbers"
-    if bigram_similarity(new, old) >= threshold:
+    similarity = bigram_similarity(new, old)
+    if similarity >= threshold:
         return "similar"
+    if similarity >= VALUE_CANDIDATE_SIMILARITY and other_value(words(new), words(old)):
+        return "value"
     return None
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Return the normalized text's words (paths, versions and flags stay whole)."""
+    return tuple(w.strip(".'") for w in _WORD.findall(normalize(text)) if w.strip(".'"))
+
+
+def other_value(new: Sequence[str], old: Sequence[str]) -> bool:
+    """Return True when two word sequences say something else about the same subject.
+
+    Either one negation word is all that sets them apart, or one short run of words (the
+    value) is replaced, at most one lone word is added or dropped elsewhere, the value does
+    not open with a relation word, and the words they share are at least half of the longer
+    text (and two or more).
+    """
+    if not _enough_shared(len(set(new) & set(old)), len(new), len(old)):
+        return False  # the same bound the index filters with, before any alignment
+    ops = [
+        op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]  # fmt: skip
+    if not ops:
+        return False
+    shared = len(new) - sum(j2 - j1 for _, _, _, j1, j2 in ops)
+    if len(ops) == 1 and ops[0][0] in ("insert", "delete"):
+        _, i1, i2, j1, j2 = ops[0]
+        changed = old[i1:i2] or new[j1:j2]
+        return shared >= 2 and all(w in _NEGATIONS for w in changed)
+    replaced = [op for op in ops if op[0] == "replace"]
+    extra = [op for op in ops if op[0] != "replace"]
+    if len(replaced) != 1 or len(extra) > 1:
+        return False
+    if extra and max(extra[0][2] - extra[0][1], extra[0][4] - extra[0][3]) > 1:
+        return False
+    _, i1, i2, j1, j2 = replaced[0]
+    before, after = old[i1:i2], new[j1:j2]
+    if max(len(before), len(after)) > MAX_VALUE_WORDS:
+        return False
+    if before[0] in _RELATION_WORDS or after[0] in _RELATION_WORDS:
+        return False
+    return bool(_enough_shared(shared, len(new), len(old)))
+
+
+def _enough_shared(shared: int | np.ndarray, new: int, old: int | np.ndarray) -> Any:
+    """Whether ``shared`` words are two or more and at least half of the longer text."""
+    return (shared >= 2) & (2 * shared >= np.maximum(new, old))
 
 
 def find_conflicts(
@@ -109,23 +187,19 @@ def find_conflicts(
 class ConflictIndex:
     """Answer the same question as :func:`find_conflicts` in milliseconds for 10k texts.
 
-    Bigram sets are kept as rows of a sparse 0/1 matrix, so the overlap with every stored
-    text is one sparse matrix-vector product; numbers-only twins are found through a
-    dictionary keyed by :func:`skeleton`. Texts added after the matrix was built are
-    compared as plain sets until ``REBUILD_AFTER`` of them have piled up.
+    Each text's bigram set and word set are kept as postings (the rows holding each bigram,
+    each word), so the overlap of a new text with every stored one is a count over the
+    postings of its own bigrams and words; numbers-only twins are found through a dictionary
+    keyed by :func:`skeleton`. Only texts sharing enough words are aligned word by word.
     """
-
-    REBUILD_AFTER = 256
 
     def __init__(self, texts: Iterable[str] = (), *, threshold: float = SIMILARITY_THRESHOLD):
         self.threshold = threshold
-        self._vocab: dict[str, int] = {}
-        self._indices = array("i")
-        self._indptr = array("q", [0])
+        self._grams = _Postings()
+        self._terms = _Postings()
         self._skeletons: dict[str, list[int]] = {}
         self._normals: list[str] = []
-        self._matrix: _BigramRows | None = None
-        self._pending: list[frozenset[str]] = []
+        self._words: list[tuple[str, ...]] = []
         for text in texts:
             self.add(text)
 
@@ -135,16 +209,11 @@ class ConflictIndex:
     def add(self, text: str) -> int:
         """Add a text and return its row number."""
         row = len(self._normals)
-        grams = bigrams(text)
-        columns = sorted({self._vocab.setdefault(g, len(self._vocab)) for g in grams})
-        self._indices.extend(columns)
-        self._indptr.append(len(self._indices))
+        self._grams.add(bigrams(text))
+        self._words.append(words(text))
+        self._terms.add(frozenset(self._words[-1]))
         self._normals.append(normalize(text))
         self._skeletons.setdefault(skeleton(text), []).append(row)
-        if self._matrix is not None:
-            self._pending.append(grams)
-            if len(self._pending) >= self.REBUILD_AFTER:
-                self._matrix = None
         return row
 
     def matches(self, text: str) -> list[ConflictMatch]:
@@ -152,7 +221,9 @@ class ConflictIndex:
         if not self._normals:
             return []
         norm, grams = normalize(text), bigrams(text)
-        sims = self._similarities(grams)
+        overlap, sizes = self._grams.overlap(grams)
+        total = sizes + len(grams)
+        sims = np.divide(2 * overlap, total, out=np.ones_like(total), where=total > 0)
         found: dict[int, ConflictMatch] = {}
         for row in self._skeletons.get(skeleton(text), []):
             kind: ConflictKind = "duplicate" if self._normals[row] == norm else "numbers"
@@ -161,54 +232,83 @@ class ConflictIndex:
             if row not in found:
                 kind = "duplicate" if self._normals[row] == norm else "similar"
                 found[row] = ConflictMatch(row, kind, float(sims[row]))
+        mine = words(text)
+        shared, _ = self._terms.overlap(frozenset(mine))
+        lengths = np.fromiter((len(w) for w in self._words), dtype=np.int64, count=len(self))
+        near = (
+            (sims >= VALUE_CANDIDATE_SIMILARITY)
+            & (sims < self.threshold)
+            & _enough_shared(shared, len(mine), lengths)
+        )
+        for row in np.flatnonzero(near).tolist():
+            if row not in found and other_value(mine, self._words[row]):
+                found[row] = ConflictMatch(row, "value", float(sims[row]))
         return sorted(found.values(), key=lambda m: (-m.similarity, m.index))
 
-    def _similarities(self, grams: frozenset[str]) -> np.ndarray:
-        """Dice similarity of ``grams`` with every stored row."""
-        matrix = self._ensure_matrix()
-        known = [
-            self._vocab[g] for g in grams if self._vocab.get(g, matrix.columns) < matrix.columns
-        ]
-        # The rows sharing each bigram, counted per row: a sparse matrix-vector product over
-        # the postings of the query's bigrams only.
-        shared = [matrix.rows[matrix.starts[c] : matrix.starts[c + 1]] for c in known]
-        overlap = np.bincount(
-            np.concatenate(shared) if shared else np.zeros(0, dtype=np.int64),
-            minlength=matrix.count,
-        )
-        total = matrix.lengths + len(grams)
-        base = np.divide(2 * overlap, total, out=np.ones_like(total), where=total > 0)
-        tail = [
-            2 * len(grams & other) / (len(grams) + len(other)) if grams or other else 1.0
-            for other in self._pending
-        ]
-        return np.concatenate([base, np.asarray(tail, dtype=np.float64)])
 
-    def _ensure_matrix(self) -> _BigramRows:
-        if self._matrix is None:
+class _Postings:
+    """Sets of keys by row, searchable by key: the rows holding each key.
+
+    Rows added after the postings were built are compared as plain sets until
+    ``REBUILD_AFTER`` of them have piled up.
+    """
+
+    REBUILD_AFTER = 256
+
+    def __init__(self) -> None:
+        self._vocab: dict[str, int] = {}
+        self._indices = array("i")
+        self._indptr = array("q", [0])
+        self._built: _KeyRows | None = None
+        self._pending: list[frozenset[str]] = []
+
+    def add(self, keys: frozenset[str]) -> None:
+        columns = sorted({self._vocab.setdefault(k, len(self._vocab)) for k in keys})
+        self._indices.extend(columns)
+        self._indptr.append(len(self._indices))
+        if self._built is not None:
+            self._pending.append(keys)
+            if len(self._pending) >= self.REBUILD_AFTER:
+                self._built = None
+
+    def overlap(self, keys: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Return, for every row, how many of ``keys`` it holds and how many keys it has."""
+        built = self._ensure_built()
+        known = [self._vocab[k] for k in keys if self._vocab.get(k, built.columns) < built.columns]
+        shared = [built.rows[built.starts[c] : built.starts[c + 1]] for c in known]
+        counts = np.bincount(
+            np.concatenate(shared) if shared else np.zeros(0, dtype=np.int64),
+            minlength=built.count,
+        ).astype(np.float64)
+        tail = np.asarray([len(keys & other) for other in self._pending], dtype=np.float64)
+        sizes = np.asarray([len(other) for other in self._pending], dtype=np.float64)
+        return np.concatenate([counts, tail]), np.concatenate([built.sizes, sizes])
+
+    def _ensure_built(self) -> _KeyRows:
+        if self._built is None:
             # Only copies are kept: a view kept alive would pin the arrays and block appends.
             indices = np.frombuffer(self._indices, dtype=np.int32)
-            lengths: np.ndarray = np.diff(np.frombuffer(self._indptr, dtype=np.int64))
-            count, columns = len(self._normals), len(self._vocab)
-            rows = np.repeat(np.arange(count, dtype=np.int64), lengths)
+            sizes: np.ndarray = np.diff(np.frombuffer(self._indptr, dtype=np.int64))
+            count, columns = len(sizes), len(self._vocab)
+            rows = np.repeat(np.arange(count, dtype=np.int64), sizes)
             order = np.argsort(indices, kind="stable")
-            self._matrix = _BigramRows(
+            self._built = _KeyRows(
                 rows=rows[order],
                 starts=np.searchsorted(indices[order], np.arange(columns + 1)),
-                lengths=lengths.astype(np.float64),
+                sizes=sizes.astype(np.float64),
                 count=count,
                 columns=columns,
             )
             self._pending = []
-        return self._matrix
+        return self._built
 
 
 @dataclass(frozen=True)
-class _BigramRows:
-    """The stored bigram sets by column: bigram ``c`` is in ``rows[starts[c]:starts[c + 1]]``."""
+class _KeyRows:
+    """The rows by key: key ``c`` is held by ``rows[starts[c]:starts[c + 1]]``."""
 
     rows: np.ndarray
     starts: np.ndarray
-    lengths: np.ndarray
+    sizes: np.ndarray
     count: int
     columns: int

@@ -137,7 +137,7 @@ def test_markdown_export_import_through_the_memory_group(tmp_path):
         *p,
     )
     out = tmp_path / "export"
-    result = runner.invoke(app, ["memory", "export", str(out), "--format", "md", *p])
+    result = runner.invoke(app, ["memory", "export", str(out), "--format", "experience", *p])
     assert result.exit_code == 0, result.output
     assert (out / "memory" / "patterns" / f"{pat['id']}.md").exists()
     before = [
@@ -147,7 +147,7 @@ def test_markdown_export_import_through_the_memory_group(tmp_path):
     assert len(before[0]) == 1 and len(before[1]) == 1
     _json(app, "memory", "patterns", "delete", pat["id"], *p)
     _json(app, "memory", "episodes", "delete", ep["id"], *p)
-    result = runner.invoke(app, ["memory", "import", str(out), "--format", "md", *p])
+    result = runner.invoke(app, ["memory", "import", str(out), "--format", "experience", *p])
     assert result.exit_code == 0, result.output
     after = [
         _json(app, "memory", "patterns", "list", "--all", *p),

@@ -28,10 +28,19 @@ CASES = [
     # near-duplicates by character bigrams
     ("Always run ruff before committing", "Always run ruff before each commit", "similar"),
     ("We deploy to Kubernetes on GKE", "We deploy on Kubernetes in GKE", "similar"),
+    # the same subject with another value, or negated
+    ("Reply in Chinese", "Reply in English", "value"),
+    ("The database is MySQL", "The database is PostgreSQL", "value"),
+    ("Deploy directly to production", "Deploy to staging first", "value"),
+    ("Logs go to a file", "Logs go to stdout", "value"),
+    ("We never rebase", "We rebase", "value"),
     # genuinely different facts must not block
     ("This project uses Java 17", "Tests are written with JUnit 5", None),
     ("Use pytest for tests", "Use ruff for linting", None),
-    ("Reply in Chinese", "Reply in English", None),
+    ("The cache is Redis", "The database is PostgreSQL", None),
+    ("Tests run in CI on every push", "Tests run with pytest", None),
+    ("The API returns JSON with snake_case keys", "The API returns JSON", None),
+    ("Logs are rotated every day", "Logs are written to stdout", None),
     ("The API listens on port 8080", "The database listens on port 5432", None),
     ("I prefer tabs", "Frontend is written in React", None),
     ("用户偏好中文回复", "项目使用 PostgreSQL 数据库", None),

@@ -46,3 +46,12 @@ def test_docs_show_the_command_the_server_tests_run():
     tested = langgraph_dev_command(8123)[1:]
     assert tested[: len(documented)] == documented
     assert tested[len(documented) :] == ["--no-reload"]
+
+
+def test_the_studio_graph_has_input_and_output_schemas(monkeypatch, tmp_path):
+    monkeypatch.setenv("ENGRAM_PROJECT", str(tmp_path))
+    graph = runpy.run_path(str(REPO / "studio" / "graph.py"))["graph"]
+    inputs = graph.get_input_jsonschema()["properties"]
+    outputs = graph.get_output_jsonschema()["properties"]
+    assert "messages" in inputs
+    assert {"messages", "context_pack", "code_hits", "budget", "outcome"} <= set(outputs)
