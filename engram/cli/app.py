@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -27,6 +28,27 @@ from engram.cli.trust_command import confirm_trust
 from engram.cli.trust_command import register as register_trust
 
 __all__ = ["app", "main"]
+
+
+def _flags_without_a_type() -> None:
+    """Show ``--json`` in ``--help`` as a flag, not as an option taking a ``<bool>``.
+
+    Typer's help prints each option's value type, flags included; a flag takes no value.
+    """
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "engram_flags", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if getattr(self, "is_flag", False) else shown(self, ctx)
+
+    display_type_rich.engram_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_without_a_type()
 
 app = typer.Typer(
     name="engram",

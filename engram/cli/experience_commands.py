@@ -160,6 +160,14 @@ def _lister(kind: Kind) -> Any:
         if as_json:
             print_json([record_to_dict(r) for r in records])
             return
+        if not records:
+            group = next(name for name, of in GROUPS.items() if of == kind)
+            retired = " (retired ones are shown with --all)" if kind == "pattern" else ""
+            out_console.print(
+                f"no {group} in this project yet{retired}; `engram memory {group} add` records one",
+                markup=False,
+            )
+            return
         table = Table(*HEADERS[kind])
         now = datetime.now(UTC)
         for record in records:

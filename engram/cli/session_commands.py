@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,8 @@ sessions_app = typer.Typer(help="Persisted sessions: list, inspect, resume, repl
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 JsonOption = typer.Option(False, "--json", help="Print JSON.")
 PREVIEW_CHARS = 300
+ARG_PREVIEW_CHARS = 120
+"""How much of each tool-call argument `sessions show` prints (`--full` shows them whole)."""
 
 
 def register(app: typer.Typer) -> None:
@@ -134,7 +137,7 @@ def show(
     else:
         for row in messages:
             text = row["content"][:PREVIEW_CHARS]
-            calls = ", ".join(c["name"] for c in row.get("tool_calls", []))
+            calls = ", ".join(_call_line(c) for c in row.get("tool_calls", []))
             out_console.print(
                 Text.assemble((row["role"], "bold"), f"{' → ' + calls if calls else ''}: {text}")
             )
@@ -153,6 +156,19 @@ def show(
             f"`engram sessions resume {thread_id}` continues it"
         )
     out_console.print(f"[dim]{status_line(values, context, thread_id)}[/]")
+
+
+def _call_line(call: dict[str, Any]) -> str:
+    """Return a tool call as ``name(key=value, …)``, each value cut to a preview."""
+    args = call.get("args") or {}
+    shown = ", ".join(
+        f"{key}={_preview(json.dumps(value, ensure_ascii=False))}" for key, value in args.items()
+    )
+    return f"{call['name']}({shown})"
+
+
+def _preview(text: str) -> str:
+    return text if len(text) <= ARG_PREVIEW_CHARS else text[: ARG_PREVIEW_CHARS - 1] + "…"
 
 
 def _print_calls(calls: list[dict[str, Any]], thread_id: str) -> None:

@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
-__all__ = ["SECRET_PATTERNS", "find_secret", "find_secret_in", "looks_random"]
+__all__ = ["SECRET_PATTERNS", "find_secret", "find_secret_in", "looks_random", "with_article"]
 
 # Each pattern names the kind of secret it finds; the first match wins.
 SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -270,3 +270,8 @@ def without_secrets(environ: Mapping[str, str]) -> dict[str, str]:
         for name, value in environ.items()
         if not SECRET_ENV_NAME.search(name) and not find_secret(value)
     }
+
+
+def with_article(kind: str) -> str:
+    """Return the kind of secret with its article: "an OpenAI API key", "a GitHub token"."""
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"

@@ -37,3 +37,10 @@ def test_the_script_hands_other_command_lines_to_the_app():
     assert "Usage: engram" in done.stdout and "--version" in done.stdout
     wrong = _engram("-V")
     assert wrong.returncode == 2 and "No such option: -V" in wrong.stderr
+
+
+def test_help_shows_flags_without_a_value_type():
+    done = _engram("index", "--help")
+    assert done.returncode == 0, done.stderr
+    assert "--json" in done.stdout and "<bool>" not in done.stdout
+    assert "<path>" in done.stdout  # options that take a value still show its type

@@ -149,6 +149,11 @@ def test_scripted_fix_with_auto_edit_and_an_allowlisted_test_command(project, en
     )
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout)["interrupts"] == []
+    plain = _engram(project, engram_home, stub.base_url, "sessions", "show", result["thread_id"])
+    assert plain.returncode == 0, plain.stderr
+    calls = [line for line in plain.stdout.splitlines() if line.startswith("ai → ")]
+    assert 'ai → edit_file(path="calc.py", old_string="return a - b"' in plain.stdout, plain.stdout
+    assert calls and all("(" in line and "=" in line for line in calls), plain.stdout
 
 
 def test_policy_ask_without_a_terminal_refuses_instead_of_hanging(project, engram_home):

@@ -30,7 +30,7 @@ from engram.stores.memory.experience_records import (
     record_to_dict,
 )
 from engram.stores.project_key import namespace_label
-from engram.stores.secrets import find_secret
+from engram.stores.secrets import find_secret, with_article
 
 __all__ = [
     "CONFIDENCE_FAILURE_STEP",
@@ -134,7 +134,8 @@ class ExperienceStore:
         for text in record_texts(record):
             kind_of_secret = find_secret(text)
             if kind_of_secret:
-                raise SecretRefusedError(f"refusing to store a {kind_of_secret} in experience")
+                what = with_article(kind_of_secret)
+                raise SecretRefusedError(f"refusing to store {what} in experience")
         scope: Literal["project", "global"] = "project"
         if isinstance(record, Strategy):
             scope = record.scope

@@ -23,7 +23,7 @@ from engram.stores.memory.fact_store import (
     new_fact_id,
     revision_op,
 )
-from engram.stores.secrets import find_secret_in
+from engram.stores.secrets import find_secret_in, with_article
 from engram.stores.write_lock import write_lock
 
 __all__ = [
@@ -265,7 +265,8 @@ def _check_fields(fact: Fact) -> None:
     """
     kind = find_secret_in(fact.to_record())
     if kind is not None:
-        raise SecretRefusedError(f"refused to import this fact: a field contains a {kind}")
+        what = with_article(kind)
+        raise SecretRefusedError(f"refused to import this fact: a field contains {what}")
 
 
 STORABLE_INT = 2**63

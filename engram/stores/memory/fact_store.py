@@ -28,7 +28,7 @@ from engram.stores.errors import ConflictError, SecretRefusedError, StoreError
 from engram.stores.memory.fact_records import Fact, Scope, ScoredFact, Source, Status, new_fact_id
 from engram.stores.memory.fact_vectors import TextEmbedder, load_vectors
 from engram.stores.project_key import namespace_label
-from engram.stores.secrets import find_secret
+from engram.stores.secrets import find_secret, with_article
 from engram.stores.write_lock import write_lock
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def check_secret(text: str) -> None:
     """
     kind = find_secret(text)
     if kind is not None:
-        raise SecretRefusedError(f"refused to store this memory: it contains a {kind}")
+        raise SecretRefusedError(f"refused to store this memory: it contains {with_article(kind)}")
 
 
 def revision_op(namespace: tuple[str, ...]) -> tuple[PutOp, str]:

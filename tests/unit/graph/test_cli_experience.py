@@ -154,3 +154,12 @@ def test_markdown_export_import_through_the_memory_group(tmp_path):
         _json(app, "memory", "episodes", "list", *p),
     ]
     assert after == before
+
+
+def test_an_empty_list_says_so_instead_of_printing_an_empty_table(tmp_path):
+    app = _app()
+    for kind in ("strategies", "patterns", "episodes"):
+        result = runner.invoke(app, ["memory", kind, "list", "--path", str(tmp_path)])
+        assert result.exit_code == 0, result.output
+        assert result.stdout.startswith(f"no {kind} in this project yet"), result.stdout
+        assert "─" not in result.stdout and "━" not in result.stdout

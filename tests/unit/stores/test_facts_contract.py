@@ -130,7 +130,7 @@ def test_force_keeps_both(store):
 
 def test_secret_is_refused_even_with_force(store):
     facts = FactStore(store)
-    with pytest.raises(SecretRefusedError):
+    with pytest.raises(SecretRefusedError, match="it contains an OpenAI API key$"):
         facts.add(
             "my openai key is sk-proj-abcdefghijklmnopqrstuvwxyz123456",
             scope="global",
