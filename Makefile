@@ -15,8 +15,18 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# No torch: the offline embedder's table ships with the package (see its NOTICE).
-$(STAMP): pyproject.toml | $(BIN)/python
+TABLE := engram/stores/embeddings/static_minilm/table.npy
+
+# The offline embedder's table is generated, not tracked: distilled once from all-MiniLM-L6-v2
+# with the [distill] extra (torch pinned to the CPU wheel, never a multi-GB CUDA build), then
+# packaged into the wheel. Only this build environment gets torch; the package's run-time
+# dependencies do not.
+$(TABLE): | $(BIN)/python
+	$(BIN)/pip install --quiet --prefer-binary torch==2.13.0
+	$(BIN)/pip install --quiet --prefer-binary -e '.[distill]'
+	$(BIN)/python scripts/distill_static_table.py
+
+$(STAMP): pyproject.toml $(TABLE) | $(BIN)/python
 	$(BIN)/pip install --quiet --prefer-binary -e .
 	touch $(STAMP)
 

@@ -10,6 +10,12 @@ set -euo pipefail
 SRC=$(cd "$1" && pwd)
 OUT=$2
 PYTHON=${PYTHON:-python3}
+TABLE=engram/stores/embeddings/static_minilm/table.npy
+if [ -d "$SRC/engram/stores/embeddings/static_minilm" ] && [ ! -f "$SRC/$TABLE" ]; then
+    echo "$SRC/$TABLE is missing: it is generated, not tracked; run \`make install\` in SRC" \
+        "(or copy the table from a built checkout) first" >&2
+    exit 2
+fi
 rm -rf "$OUT" && mkdir -p "$OUT"
 "$PYTHON" -m venv "$OUT/build-env"
 "$OUT/build-env/bin/pip" install --quiet build

@@ -37,8 +37,21 @@ MAX_CHARS_PER_TEXT = 4 * MAX_TOKENS_PER_TEXT
 
 @cache
 def load_static_table() -> np.ndarray:
-    """Return the shipped table as float32 (read once per process; never pickled data)."""
-    table = np.load(STATIC_FOLDER / "table.npy", allow_pickle=False)
+    """Return the shipped table as float32 (read once per process; never pickled data).
+
+    Raises:
+        StoreError: The table is missing: a source checkout where it was never built.
+    """
+    path = STATIC_FOLDER / "table.npy"
+    if not path.is_file():
+        from engram.stores.errors import StoreError
+
+        raise StoreError(
+            f"the offline embedder's table {path} is missing (it is built, not tracked)",
+            hint="run `make install`, or `pip install -e '.[distill]'` and "
+            "`python scripts/distill_static_table.py`",
+        )
+    table = np.load(path, allow_pickle=False)
     return np.asarray(table, dtype=np.float32)
 
 

@@ -200,6 +200,7 @@ class ConflictIndex:
         self._skeletons: dict[str, list[int]] = {}
         self._normals: list[str] = []
         self._words: list[tuple[str, ...]] = []
+        self._word_counts = array("q")
         for text in texts:
             self.add(text)
 
@@ -211,6 +212,7 @@ class ConflictIndex:
         row = len(self._normals)
         self._grams.add(bigrams(text))
         self._words.append(words(text))
+        self._word_counts.append(len(self._words[-1]))
         self._terms.add(frozenset(self._words[-1]))
         self._normals.append(normalize(text))
         self._skeletons.setdefault(skeleton(text), []).append(row)
@@ -234,7 +236,7 @@ class ConflictIndex:
                 found[row] = ConflictMatch(row, kind, float(sims[row]))
         mine = words(text)
         shared, _ = self._terms.overlap(frozenset(mine))
-        lengths = np.fromiter((len(w) for w in self._words), dtype=np.int64, count=len(self))
+        lengths = np.array(self._word_counts, dtype=np.int64)  # a copy: appends stay possible
         near = (
             (sims >= VALUE_CANDIDATE_SIMILARITY)
             & (sims < self.threshold)

@@ -59,3 +59,17 @@ def test_the_table_is_not_a_pickle():
         header = handle.read(128)
     assert header.startswith(b"\x93NUMPY")
     assert b"'descr': '<f2'" in header and b"object" not in header
+
+
+def test_a_missing_table_is_a_clear_error(tmp_path, monkeypatch):
+    from engram.stores.embeddings import static_embedder
+    from engram.stores.errors import StoreError
+
+    monkeypatch.setattr(static_embedder, "STATIC_FOLDER", tmp_path)
+    static_embedder.load_static_table.cache_clear()
+    try:
+        with pytest.raises(StoreError, match="is missing") as raised:
+            static_embedder.load_static_table()
+        assert "make install" in raised.value.hint
+    finally:
+        static_embedder.load_static_table.cache_clear()
