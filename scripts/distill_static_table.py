@@ -92,7 +92,7 @@ def main() -> int:
 
     buffer = io.BytesIO()
     np.save(buffer, table)
-    write_atomically(target, buffer.getvalue())
+    write_atomically(target, buffer.getvalue(), mode=0o644)  # read by every user of an install
     shutil.copyfile(model_dir / "tokenizer.json", STATIC_FOLDER / "tokenizer.json")
     print(f"wrote {target} ({table.shape[0]} × {table.shape[1]}, float16)")
     return 0
