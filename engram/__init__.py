@@ -1,29 +1,14 @@
 """engram: a LangGraph coding-agent workflow with budgeted code context and long-term memory.
 
-Import what you need from the sub-packages (``engram.graph``, ``engram.stores``); this top level
-names the few things most embedders want. Nothing here is imported until it is used.
+The public names live in the packages' faces, one path each: ``engram.api`` for applications
+(``create_graph``, ``build_context``, retrievers, tools, middleware), ``engram.graph`` for the
+core (``Context``, ``Deps``, ``State``), ``engram.stores`` and its sub-packages for storage, and
+``engram.builder.build_graph`` for the LangGraph assembly. Importing ``engram`` loads nothing else.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from engram._lazy import lazy_attribute
-
 __version__ = "0.1.0"
 """engram's version; ``pyproject.toml`` names the same (a unit test holds them equal)."""
 
-_WHERE = {
-    "Context": "engram.graph.context",
-    "Deps": "engram.graph.deps",
-    "State": "engram.graph.state",
-    "build_graph": "engram.builder",
-    "make_default_deps": "engram.graph.deps",
-}
-
-__all__ = ["Context", "Deps", "State", "build_graph", "make_default_deps"]
-
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so ``import engram`` stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__all__ = ["__version__"]

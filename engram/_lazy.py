@@ -1,20 +1,32 @@
-"""Lazy public names for package ``__init__`` modules: import what is used, when it is used."""
+"""Lazy package faces: a package's public names are imported when first used, not before."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from importlib import import_module
-from typing import Any
-
-__all__ = ["lazy_attribute"]
 
 
-def lazy_attribute(package: str, where: Mapping[str, str], name: str) -> Any:
-    """Return ``name`` from the module ``where`` names for it, importing it on first use.
+def lazy_face(
+    package: str, where: Mapping[str, tuple[str, ...]]
+) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    """Return the ``__getattr__`` and ``__dir__`` of a package whose names live in private modules.
 
-    Raises:
-        AttributeError: ``name`` is not one of the package's public names.
+    Args:
+        package: The package's ``__name__``.
+        where: Each private module of the package, with the public names it defines.
     """
-    if name in where:
-        return getattr(import_module(where[name]), name)
-    raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    origin = {name: module for module, names in where.items() for name in names}
+
+    def __getattr__(name: str) -> object:
+        module = origin.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(import_module(module), name)
+        setattr(sys.modules[package], name, value)  # later lookups skip this hook
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(vars(sys.modules[package])) | set(origin))
+
+    return __getattr__, __dir__

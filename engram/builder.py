@@ -24,12 +24,14 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.node_entry import lazy_node_entry, node_entry
-from engram.graph.retrieval.branch_timeout import wire_retrieval
-from engram.graph.routes import (
+from engram.graph import (
     LAST_NODE,
+    Context,
+    Deps,
+    InputState,
+    State,
+    lazy_node_entry,
+    node_entry,
     route_after_call_model,
     route_after_check_budget,
     route_after_confirm_task,
@@ -38,16 +40,16 @@ from engram.graph.routes import (
     route_after_retrieve_memory,
     route_after_verify_changes,
 )
-from engram.graph.state import InputState, State
-from engram.nodes.confirm_task import confirm_task
-from engram.nodes.expand_relations import expand_relations
-from engram.nodes.load_rules import load_rules
-from engram.nodes.pack_context import pack_context
-from engram.nodes.retrieve_memory import retrieve_memory
-from engram.nodes.search_exact import search_exact
-from engram.nodes.search_semantic import search_semantic
-
-__all__ = ["MODEL_NODES", "build_graph", "builder"]
+from engram.graph.retrieval import wire_retrieval
+from engram.nodes import (
+    confirm_task,
+    expand_relations,
+    load_rules,
+    pack_context,
+    retrieve_memory,
+    search_exact,
+    search_semantic,
+)
 
 Node = Callable[..., Any]
 
@@ -67,14 +69,16 @@ context pack never loads them (the tools, compaction, edits, snapshots)."""
 
 @cache
 def _model_nodes() -> dict[str, Node]:
-    from engram.nodes.call_model import call_model
-    from engram.nodes.check_budget import check_budget
-    from engram.nodes.compact_history import compact_history
-    from engram.nodes.learn_from_task import learn_from_task
-    from engram.nodes.record_feedback import record_feedback
-    from engram.nodes.review_actions import review_actions
-    from engram.nodes.run_tools import run_tools
-    from engram.nodes.verify_changes import verify_changes
+    from engram.nodes import (
+        call_model,
+        check_budget,
+        compact_history,
+        learn_from_task,
+        record_feedback,
+        review_actions,
+        run_tools,
+        verify_changes,
+    )
 
     nodes: tuple[Node, ...] = (
         check_budget,

@@ -21,7 +21,8 @@ from langgraph.graph.message import add_messages
 from langgraph.store.memory import InMemoryStore
 from typing_extensions import TypedDict
 
-from engram.api import Context, create_graph
+from engram.api import create_graph
+from engram.graph import Context
 
 
 class HostState(TypedDict):

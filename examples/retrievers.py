@@ -13,7 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from engram.api import CodeRetriever, MemoryRetriever, open_memory_store
+from engram.api import CodeRetriever, MemoryRetriever
+from engram.stores.sqlite import open_memory_store
 
 
 def main() -> None:

@@ -23,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engram.stores.atomic_file import write_atomically  # noqa: E402
-from engram.stores.embeddings.static_embedder import STATIC_DIM, STATIC_FOLDER  # noqa: E402
+from engram.stores.embeddings import STATIC_DIM, STATIC_FOLDER  # noqa: E402
+from engram.stores.files import write_atomically  # noqa: E402
 
 SIF_COEFFICIENT = 1e-3
 """Smooth-inverse-frequency constant: smaller values damp frequent tokens harder."""

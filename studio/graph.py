@@ -9,7 +9,6 @@ defaults of the graph's context schema, so a field the run leaves out or empty t
 from __future__ import annotations
 
 from engram.builder import build_graph
-from engram.graph.context import Context
-from engram.graph.deps import make_default_deps
+from engram.graph import Context, make_default_deps
 
 graph = build_graph(make_default_deps(), context_schema=Context.with_defaults(Context.from_env()))

@@ -20,7 +20,7 @@ from typing import Any
 
 from bench.coding.tasks import FIXTURES, Task, verify_command
 from bench.rewind.bench_snapshots import folder_bytes
-from engram.nodes.verify_changes import FEEDBACK_PREFIX
+from engram.nodes._verify_changes import FEEDBACK_PREFIX
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
 from tests.support.state import state_of

@@ -25,9 +25,9 @@ from typing import Any
 
 from bench.coding.harness import POLICIES, RunResult, prepare, run_task
 from bench.coding.tasks import Task, all_tasks
-from engram.graph.tools.action_snapshots import ActionSnapshots
-from engram.graph.tools.write_tools import EDIT_TOOL_NAMES, ProjectFiles, apply_changes, plan_edit
-from engram.stores.project_state import ProjectState
+from engram.graph.tools import EDIT_TOOL_NAMES, ActionSnapshots, PlannedFiles
+from engram.graph.tools._write import plan_edit, write_changes
+from engram.stores.project import ProjectState
 
 GIT_POLICIES = ("allowlist",)
 REWOUND_POLICIES = ("allowlist", "yolo")
@@ -47,7 +47,7 @@ def snapshot_cost(tasks: list[Task], git: bool) -> list[float]:
                 started = time.perf_counter()
                 step = ActionSnapshots(state, "bench", f"checkpoint-{index}")
                 before = step.before()
-                apply_changes(root, state, plan_edit(ProjectFiles(root), tool, args))
+                write_changes(root, state, plan_edit(PlannedFiles(root), tool, args))
                 step.after(tool, before)
                 times.append((time.perf_counter() - started) * 1000)
                 assert not step.notes, step.notes

@@ -38,7 +38,7 @@ from bench.compaction.session import (
     plant,
     user_text,
 )
-from engram.graph.prompts import render_turn_context
+from engram.graph import render_turn_context
 from tests.support.openai_stub import _canonical
 
 CONTEXT_SEP = "\n\n"

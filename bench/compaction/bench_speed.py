@@ -14,18 +14,11 @@ from pathlib import Path
 import quicktok
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from engram.graph.budget import (
-    clear_batch_minimum,
-    decide,
-    plan_chunks,
-    plan_clear,
-    plan_cut,
-    thresholds,
-)
-from engram.graph.compaction.compaction_transaction import clear_savings
-from engram.graph.compaction.history_rules import roles_of
-from engram.graph.compaction.model_summary import render_transcript
-from engram.graph.tokens import count_text, estimate_messages
+from engram.graph import count_text, decide, estimate_messages, thresholds
+from engram.graph._budget import clear_batch_minimum, plan_chunks, plan_clear, plan_cut
+from engram.graph.compaction._history_rules import roles_of
+from engram.graph.compaction._model_summary import render_transcript
+from engram.graph.compaction._transaction import clear_savings
 
 PY = f"python{sys.version_info.major}.{sys.version_info.minor}"
 SITE = Path(sys.prefix) / "lib" / PY / "site-packages"

@@ -25,13 +25,8 @@ from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import _convert_message_to_dict
 from langgraph.graph import add_messages
 
-from engram.graph.compaction.compaction_transaction import (
-    Request,
-    clear_pass,
-    compact_now,
-    emergency_compact,
-)
-from engram.graph.compaction.history_rules import validate_history
+from engram.graph.compaction import Request, clear_pass, compact_now, emergency_compact
+from engram.graph.compaction._history_rules import validate_history
 from tests.support.openai_stub import OpenAIStub, history_problems
 from tests.unit.graph.history_strategies import histories
 

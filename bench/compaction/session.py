@@ -19,16 +19,9 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.llm import make_model
-from engram.graph.routes import route_after_call_model, route_after_check_budget
-from engram.graph.state import State
-from engram.nodes.call_model import call_model
-from engram.nodes.check_budget import check_budget
-from engram.nodes.compact_history import compact_history
-from engram.nodes.load_rules import load_rules
-from engram.nodes.run_tools import run_tools
+from engram.graph import Context, Deps, State, route_after_call_model, route_after_check_budget
+from engram.graph._llm import make_model
+from engram.nodes import call_model, check_budget, compact_history, load_rules, run_tools
 from tests.support.openai_stub import OpenAIStub, _canonical
 
 TURN = re.compile(r"\[turn (\d+)\]")
@@ -236,7 +229,7 @@ def compile_graph(prefer_full: bool = True) -> tuple[Any, str]:
         from langgraph.store.memory import InMemoryStore
 
         from engram.builder import build_graph
-        from engram.graph.deps import make_default_deps
+        from engram.graph import make_default_deps
 
         store = InMemoryStore()
         full = build_graph(make_default_deps(store), checkpointer=InMemorySaver(), store=store)

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import typer  # noqa: E402
 
-import engram.cli.context_commands as cli_context  # noqa: E402
+import engram.cli._context_commands as cli_context  # noqa: E402
 
 app = typer.Typer()
 

@@ -30,12 +30,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pipeline import compose, make_deps, run_pack  # noqa: E402
 
-from engram.graph.context import Context  # noqa: E402
-from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
-from engram.graph.tokens import count_text  # noqa: E402
-from engram.stores.codegraph.code_graph import update_graph  # noqa: E402
-from engram.stores.codegraph.graph_persistence import GRAPH_FILE  # noqa: E402
-from engram.stores.errors import IndexCorruptError  # noqa: E402
+from engram.graph import (  # noqa: E402
+    Context,  # noqa: E402
+    count_text,  # noqa: E402
+)
+from engram.graph.retrieval import open_project_index  # noqa: E402
+from engram.stores import IndexCorruptError  # noqa: E402
+from engram.stores.relations import (  # noqa: E402
+    GRAPH_FILE,  # noqa: E402
+    update_relation_index,  # noqa: E402
+)
 
 NAIVE_FILES = 10
 """Files in the naive pack; each gets an equal share of the budget."""
@@ -90,10 +94,10 @@ def main() -> int:
             stats = index.update()
             state = base.state  # ProjectState of the tree under --home
             try:
-                update_graph(tree, state)
+                update_relation_index(tree, state)
             except IndexCorruptError:  # saved by an older format: rebuild
                 (state.folder / GRAPH_FILE).unlink()
-                update_graph(tree, state)
+                update_relation_index(tree, state)
             print(f"indexed {case['sdist_root']}: {stats.files} files", file=sys.stderr)
             indexes[case["sdist_root"]] = index
             run_pack(graph, base.replace(branch_timeout_ms=60_000), "warm up the index")

@@ -15,11 +15,12 @@ import json
 import time
 from pathlib import Path
 
-import engram.stores.codeindex.exact_evidence as index_exact
+import engram.stores.codeindex._exact as index_exact
 from bench.localize_dev import DATASET
-from engram.nodes.search_exact import MAX_EXACT_HITS, bounded_locator
-from engram.stores.codeindex.exact_evidence import exact_terms, grep_terms, is_path_term
-from engram.stores.codeindex.ripgrep_search import GrepMatch, grep
+from engram.nodes._search_exact import MAX_EXACT_HITS, bounded_locator
+from engram.stores.codeindex import exact_terms, grep, grep_terms
+from engram.stores.codeindex._exact import is_path_term
+from engram.stores.codeindex._ripgrep import GrepMatch
 
 
 def one_pass(root: Path, terms: list[str]) -> list[GrepMatch]:

@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pipeline import compose, make_deps, run_pack  # noqa: E402
 
-from engram.graph.context import Context  # noqa: E402
-from engram.stores.codeindex.exact_evidence import exact_terms  # noqa: E402
+from engram.graph import Context  # noqa: E402
+from engram.stores.codeindex import exact_terms  # noqa: E402
 
 TASKS = (
     "QuerySet.bulk_create() crashes with update_conflicts on a model with a db_column",
@@ -114,13 +114,15 @@ def breakdown(project: Path, home: str) -> dict[str, int]:
     from langchain_core.messages import HumanMessage
     from langgraph.runtime import Runtime
 
-    from engram.graph.state import State
-    from engram.nodes.expand_relations import expand_relations
-    from engram.nodes.load_rules import load_rules
-    from engram.nodes.pack_context import pack_context
-    from engram.nodes.retrieve_memory import retrieve_memory
-    from engram.nodes.search_exact import search_exact
-    from engram.nodes.search_semantic import search_semantic
+    from engram.graph import State
+    from engram.nodes import (
+        expand_relations,
+        load_rules,
+        pack_context,
+        retrieve_memory,
+        search_exact,
+        search_semantic,
+    )
 
     context = Context(project=str(project), engram_home=home, mode="context", auto_approve=True)
     deps = make_deps()
@@ -162,9 +164,8 @@ def exact_free_text(project: Path, cases: Path) -> dict[str, Any]:
     """The search_exact node alone on free-text queries (one per case), warm OS cache (ms)."""
     from langgraph.runtime import Runtime
 
-    from engram.graph.deps import Deps
-    from engram.graph.state import State
-    from engram.nodes.search_exact import search_exact
+    from engram.graph import Deps, State
+    from engram.nodes import search_exact
 
     queries = [json.loads(line)["query"] for line in cases.open() if line.strip()]
     queries = [q for q in queries if exact_terms(q)]

@@ -206,7 +206,7 @@ def tree_of(trees: Path, case: dict) -> Path:
 def index_manifest(home: Path, tree: Path) -> Path:
     """Where ``engram index`` keeps the tree's index manifest under ``home``.
 
-    The same folder as ``engram.stores.project_state.project_state_dir`` (this script imports
+    The same folder as ``engram.stores.project._state.project_state_dir`` (this script imports
     no engram package): ``HOME/projects/<base name>-<sha256 of the resolved path, 16 hex>``.
     """
     key = str(tree.expanduser().absolute().resolve())

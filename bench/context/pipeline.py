@@ -23,23 +23,30 @@ sys.path.insert(0, str(ROOT))
 from langchain_core.messages import HumanMessage  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 
-from engram.graph.context import Context  # noqa: E402
-from engram.graph.deps import Deps  # noqa: E402
-from engram.graph.retrieval.branch_timeout import wire_retrieval  # noqa: E402
-from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
-from engram.graph.state import InputState, State  # noqa: E402
-from engram.nodes.load_rules import load_rules  # noqa: E402
-from engram.nodes.pack_context import pack_context  # noqa: E402
-from engram.nodes.retrieve_memory import retrieve_memory  # noqa: E402
-from engram.nodes.search_exact import search_exact  # noqa: E402
-from engram.nodes.search_semantic import search_semantic  # noqa: E402
-from engram.stores.codegraph.code_graph import open_code_graph  # noqa: E402
+from engram.graph import (  # noqa: E402
+    Context,  # noqa: E402
+    Deps,  # noqa: E402
+    InputState,
+    State,
+)
+from engram.graph.retrieval import (  # noqa: E402
+    open_project_index,  # noqa: E402
+    wire_retrieval,  # noqa: E402
+)
+from engram.nodes import (  # noqa: E402
+    load_rules,  # noqa: E402
+    pack_context,  # noqa: E402
+    retrieve_memory,  # noqa: E402
+    search_exact,  # noqa: E402
+    search_semantic,  # noqa: E402
+)
+from engram.stores.relations import open_relation_index  # noqa: E402
 
 
 def optional_expand_relations() -> Callable[..., Any] | None:
     """Return the graph-expansion node when this checkout has it."""
     try:
-        return importlib.import_module("engram.nodes.expand_relations").expand_relations  # type: ignore[no-any-return]
+        return importlib.import_module("engram.nodes._expand_relations").expand_relations  # type: ignore[no-any-return]
     except ImportError:
         return None
 
@@ -49,7 +56,9 @@ def make_deps(store: Any = None) -> Deps:
     return Deps(
         store=store,
         open_code_index=open_project_index,
-        open_code_graph=lambda context: open_code_graph(context.project_path, context.state),
+        open_relation_index=lambda context: open_relation_index(
+            context.project_path, context.state
+        ),
     )
 
 

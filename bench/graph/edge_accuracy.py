@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from engram.stores.codegraph.code_graph import build_graph
+from engram.stores.relations._index import build_relation_index
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "graph"
 RELATIONS = ("contains", "imports", "inherits", "implements", "calls")
@@ -25,18 +25,18 @@ def truth_of(folder: Path) -> dict[str, set[tuple[str, str]]]:
 
 
 def predicted_of(folder: Path) -> dict[str, set[tuple[str, str]]]:
-    code_graph = build_graph_for(folder)
+    relation_index = build_graph_for(folder)
     out: dict[str, set[tuple[str, str]]] = {rel: set() for rel in RELATIONS}
-    for src, dst, rel in code_graph.graph.edges(keys=True):
+    for src, dst, rel in relation_index.graph.edges(keys=True):
         out[rel].add((src, dst))
     return out
 
 
 def build_graph_for(folder: Path):
-    from engram.stores.codegraph.code_graph import CodeGraph
+    from engram.stores.relations import RelationIndex
 
-    graph = CodeGraph()
-    build_graph(folder, graph)
+    graph = RelationIndex()
+    build_relation_index(folder, graph)
     return graph
 
 

@@ -24,7 +24,7 @@ ONE_RUN = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from engram.stores.codegraph.graph_persistence import graph_store_for
+from engram.stores.relations._persistence import graph_store_for
 store = graph_store_for(Path(sys.argv[2]))
 wall, cpu = time.perf_counter(), time.process_time()
 graph = store.load()

@@ -5,8 +5,8 @@ Usage:
         [--provider default] [--graph-weight 0.5] [--seeds 5]
 
 For each case: the hybrid file list comes from `CodeIndex.search_files` (as `engram search
---files`); the graph list is `rank_files` seeded with the hybrid top `--seeds` files and the
-query's identifiers; "hybrid+graph" fuses both with `engram.stores.codeindex.rank_fusion.rrf` (graph list weighted
+--files`); the graph list is `pagerank_files` seeded with the hybrid top `--seeds` files and the
+query's identifiers; "hybrid+graph" fuses both with `engram.stores.codeindex._fusion.rrf` (graph list weighted
 `--graph-weight`). The candidate pool is non-test `.py` files, as in bench/index/localize.py.
 The graph is built in memory (nothing written into the source trees).
 """
@@ -23,11 +23,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.localize_dev import DATASET, evaluate, is_test_path, run_timed  # noqa: E402
-from engram.stores.codegraph.code_graph import CodeGraph, build_graph  # noqa: E402
-from engram.stores.codegraph.graph_pagerank import file_graph, rank_files  # noqa: E402
-from engram.stores.codeindex.code_index import open_code_index  # noqa: E402
-from engram.stores.codeindex.rank_fusion import rrf  # noqa: E402
-from engram.stores.embeddings.embedders import make_embedder  # noqa: E402
+from engram.stores.codeindex import (  # noqa: E402
+    open_code_index,  # noqa: E402
+    rrf,  # noqa: E402
+)
+from engram.stores.embeddings import make_embedder  # noqa: E402
+from engram.stores.relations import RelationIndex  # noqa: E402
+from engram.stores.relations._index import build_relation_index  # noqa: E402
+from engram.stores.relations._pagerank import file_graph, pagerank_files  # noqa: E402
 
 
 def main() -> int:
@@ -54,8 +57,8 @@ def main() -> int:
         if root not in trees:
             index = open_code_index(tree, embedder=embedder)
             index.update()
-            graph = CodeGraph()
-            stats = build_graph(tree, graph)
+            graph = RelationIndex()
+            stats = build_relation_index(tree, graph)
             print(
                 f"{root}: graph {stats.nodes} nodes {stats.edges} edges in {stats.seconds:.1f}s",
                 file=sys.stderr,
@@ -66,7 +69,7 @@ def main() -> int:
         hybrid = [h.path for h in index.search_files(case["query"], k=1000) if keep(h.path)]
         ranked_graph = [
             p
-            for p, _ in rank_files(
+            for p, _ in pagerank_files(
                 graph, seed_paths=hybrid[: args.seeds], query=case["query"], graph=fgraph
             )
             if keep(p)

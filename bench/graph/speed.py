@@ -23,11 +23,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from engram.stores.codegraph.code_graph import open_code_graph, update_graph  # noqa: E402
-from engram.stores.codegraph.graph_answers import answer  # noqa: E402
-from engram.stores.codegraph.graph_persistence import GRAPH_FILE, graph_store_for  # noqa: E402
-from engram.stores.codegraph.graph_queries import GraphQueries  # noqa: E402
-from engram.stores.walk import walk_project  # noqa: E402
+from engram.stores.files import walk_project  # noqa: E402
+from engram.stores.relations import (  # noqa: E402  # noqa: E402
+    GRAPH_FILE,
+    GraphQueries,  # noqa: E402
+    answer,  # noqa: E402
+    graph_store_for,
+    open_relation_index,
+    update_relation_index,
+)
 
 RELATIONS = (
     "callers",
@@ -54,7 +58,7 @@ def main() -> int:
         tree = Path(tmp) / Path(args.tree).name
         shutil.copytree(args.tree, tree, ignore=shutil.ignore_patterns(".engram"))
         lines = sum(p.read_bytes().count(b"\n") for p in tree.rglob("*.py"))
-        build = update_graph(tree)
+        build = update_relation_index(tree)
         print(
             f"build: {build.files} files ({lines} .py lines), {build.nodes} nodes, "
             f"{build.edges} edges, {build.unresolved} unresolved refs in {build.seconds:.1f}s"
@@ -63,7 +67,7 @@ def main() -> int:
         loads = []
         for _ in range(3):
             started = time.perf_counter()
-            graph = open_code_graph(tree)
+            graph = open_relation_index(tree)
             loads.append(time.perf_counter() - started)
         print(f"load: {min(loads):.2f}s best of 3 ({size / 1e6:.1f} MB)")
         queries = GraphQueries(graph)
@@ -89,7 +93,7 @@ def main() -> int:
         )
         for relation, ts in by_kind.items():
             print(f"  {relation:<16} n={len(ts):<4} p95 {p95(ts) * 1e3:.1f} ms")
-        noop = update_graph(tree)
+        noop = update_relation_index(tree)
         print(f"no-op update: {noop.seconds:.2f}s")
         edits = [
             (
@@ -134,7 +138,7 @@ def main() -> int:
                 files = walk_project(tree).files
                 walked = time.perf_counter() - started
                 started = time.perf_counter()
-                one = update_graph(tree, files=files)
+                one = update_relation_index(tree, files=files)
                 total = time.perf_counter() - started
                 totals.append(total)
                 delta = graph_store_for(tree).delta_path

@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import typer  # noqa: E402
 
-from engram.cli.index_commands import register  # noqa: E402
+from engram.cli._index_commands import register  # noqa: E402
 
 app = typer.Typer()
 

@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.localize_dev import DATASET  # noqa: E402
-from engram.graph.context import Context  # noqa: E402
-from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
-from engram.stores.codeindex.exact_evidence import exact_search_hits  # noqa: E402
-from engram.stores.codeindex.ripgrep_search import find_rg  # noqa: E402
+from engram.graph import Context  # noqa: E402
+from engram.graph.retrieval import open_project_index  # noqa: E402
+from engram.stores.codeindex import exact_search_hits  # noqa: E402
+from engram.stores.codeindex._ripgrep import find_rg  # noqa: E402
 
 CASES = DATASET / "cases.jsonl"
 

@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.localize_dev import DATASET, evaluate, is_test_path, run_timed  # noqa: E402
-from engram.stores.codeindex.code_index import open_code_index  # noqa: E402
-from engram.stores.embeddings.embedders import make_embedder  # noqa: E402
-from engram.stores.project_state import ProjectState  # noqa: E402
+from engram.stores.codeindex import open_code_index  # noqa: E402
+from engram.stores.embeddings import make_embedder  # noqa: E402
+from engram.stores.project import ProjectState  # noqa: E402
 
 
 def main() -> int:

@@ -32,11 +32,11 @@ from dataset import (  # noqa: E402
     tree_of,
 )
 
-from engram.graph.context import Context  # noqa: E402
-from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
-from engram.graph.tokens import count_text as count_tokens  # noqa: E402
-from engram.stores.codeindex.file_localization import issue_evidence, issue_query  # noqa: E402
-from engram.stores.codeindex.issue_reading import read_issue  # noqa: E402
+from engram.graph import Context  # noqa: E402
+from engram.graph import count_text as count_tokens  # noqa: E402
+from engram.graph.retrieval import open_project_index  # noqa: E402
+from engram.stores.codeindex._issue_reading import read_issue  # noqa: E402
+from engram.stores.codeindex._localization import issue_evidence, issue_query  # noqa: E402
 
 BUDGETS = (640, 1280, 2560, 5120)
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

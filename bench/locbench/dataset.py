@@ -44,8 +44,8 @@ def tree_of(trees: str | Path, case: dict) -> Path:
 
 def is_indexed(tree: Path, home: Path) -> bool:
     """Tell whether ``tree`` has a code index in its state folder under ``home``."""
-    from engram.stores.codeindex.code_index import INDEX_DIR
-    from engram.stores.project_state import ProjectState
+    from engram.stores.codeindex import INDEX_DIR
+    from engram.stores.project import ProjectState
 
     state = ProjectState(Path(tree).resolve(), Path(home).expanduser().resolve())
     return state.path(INDEX_DIR, "manifest.sqlite").exists()

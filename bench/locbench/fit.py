@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from engram.stores.codeindex.file_localization import FEATURES, WEIGHTS_FILE  # noqa: E402
+from engram.stores.codeindex._localization import FEATURES, WEIGHTS_FILE  # noqa: E402
 
 KINDS = ("script", "example", "test", "docs", "stub", "data", "vendored")
 FEATURE_STEPS = (0.0, 0.5, 0.8, 1.25, 2.0)

@@ -62,16 +62,16 @@ def main() -> None:
 
     from locbench import score_pack  # bench/context/locbench.py
 
-    from engram.api.context_builder import ensure_openers, run_pack_graph
+    from engram.api._pack import ensure_openers, run_pack_graph
     from engram.builder import build_graph
-    from engram.cli.command_support import load_context
-    from engram.cli.runtime import open_store
-    from engram.graph.deps import make_default_deps
-    from engram.graph.retrieval.preload import preload
+    from engram.cli._command_support import load_context
+    from engram.cli._runtime import open_store
+    from engram.graph import make_default_deps
+    from engram.graph.retrieval import preload
 
     captured: list[dict] = []
     if args.capture:
-        import engram.nodes.pack_context as node
+        import engram.nodes._pack_context as node
 
         real = node.assemble_pack
 

@@ -34,10 +34,10 @@ def main() -> None:
     from dataset import load_gold_lines
     from locbench import score_pack
 
-    import engram.graph.pack.code_slices as slices
-    import engram.graph.pack.evidence_fusion as fusion
-    import engram.graph.pack.pack_assembly as assembly
-    from engram.graph.tokens import count_text
+    import engram.graph.pack._assembly as assembly
+    import engram.graph.pack._code_slices as slices
+    import engram.graph.pack._fusion as fusion
+    from engram.graph import count_text
 
     settings = dict(item.split("=", 1) for item in args.set)
     if "localizer" in settings:

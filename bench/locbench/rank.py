@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from engram.graph.context import Context  # noqa: E402
-from engram.graph.retrieval.open_code_index import open_project_index  # noqa: E402
-from engram.stores.codeindex.code_index import INDEX_DIR  # noqa: E402
-from engram.stores.codeindex.file_localization import (  # noqa: E402
+from engram.graph import Context  # noqa: E402
+from engram.graph.retrieval import open_project_index  # noqa: E402
+from engram.stores.codeindex import INDEX_DIR  # noqa: E402
+from engram.stores.codeindex._localization import (  # noqa: E402
     FEATURES,
     Weights,
     issue_evidence,
@@ -55,8 +55,8 @@ def fused_files(index, query: str) -> list[str]:
 
     Reaches into the index's private fusion on purpose: it is the A/B baseline.
     """
-    from engram.stores.codeindex.code_index import FILE_CANDIDATES_PER_LIST
-    from engram.stores.codeindex.rank_fusion import aggregate_files
+    from engram.stores.codeindex import aggregate_files
+    from engram.stores.codeindex._index import FILE_CANDIDATES_PER_LIST
 
     ranked = index._fused(query, "hybrid", FILE_CANDIDATES_PER_LIST)
     stored = index._chunk_map()
@@ -113,7 +113,7 @@ def main() -> None:
         help="ENGRAM_HOME the trees were indexed with (bench/context/locbench.py --home)",
     )
     args = parser.parse_args()
-    from engram.stores.codeindex.file_kinds import file_kind
+    from engram.stores.codeindex._file_kinds import file_kind
 
     weights = None
     if args.weights:

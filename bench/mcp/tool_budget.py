@@ -21,15 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from engram.graph.context import Context
-from engram.graph.tokens import count_text
-from engram.graph.tools.mcp_tools import (
-    MCP_SCHEMA_SHARE,
-    McpToolset,
-    mcp_tools,
-    open_mcp_toolset,
-    schema_tokens,
-)
+from engram.graph import Context, count_text
+from engram.graph.tools import McpToolset, open_mcp_toolset
+from engram.graph.tools._mcp import MCP_SCHEMA_SHARE, mcp_tools, schema_tokens
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from engram.stores.memory.memory_conflicts import ConflictIndex
+from engram.stores.memory._conflicts import ConflictIndex
 
 HERE = Path(__file__).parent
 

@@ -14,8 +14,8 @@ import statistics
 from dataclasses import replace
 
 from bench.memory.locomo_recall import DEFAULT_DATA, load
-from engram.stores.memory.fact_search import DEFAULT_SETTINGS, FactIndex
-from engram.stores.memory.fact_store import DENSE_MIN_FACTS
+from engram.stores.memory._search import DEFAULT_SETTINGS, FactIndex
+from engram.stores.memory._store import DENSE_MIN_FACTS
 
 WEIGHTS = (0.0, 0.2, 0.3, 0.5, 0.7, 1.0)
 WINDOWS = (1, 2, 3)

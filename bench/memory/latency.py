@@ -21,12 +21,10 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
-from engram.stores.backends import open_memory_store
-from engram.stores.embeddings.embedders import make_embedder
-from engram.stores.embeddings.static_embedder import STATIC_FOLDER
-from engram.stores.errors import ConflictError
-from engram.stores.memory.fact_admin import import_jsonl
-from engram.stores.memory.fact_store import FactStore
+from engram.stores._errors import ConflictError
+from engram.stores.embeddings import STATIC_FOLDER, make_embedder
+from engram.stores.memory import FactStore, import_jsonl
+from engram.stores.sqlite import open_memory_store
 
 KEY = "/bench/latency-project"
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

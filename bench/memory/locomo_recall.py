@@ -41,13 +41,13 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from engram.stores.backends import open_memory_store
-from engram.stores.embeddings.embedders import make_embedder
-from engram.stores.memory.fact_admin import import_jsonl
-from engram.stores.memory.fact_search import DEFAULT_SETTINGS, FactIndex, RankSettings
-from engram.stores.memory.fact_store import DENSE_MIN_FACTS, FactStore
-from engram.stores.memory.fact_vectors import load_vectors
-from engram.stores.project_key import project_key
+from engram.stores.embeddings import make_embedder
+from engram.stores.memory import FactStore, import_jsonl
+from engram.stores.memory._search import DEFAULT_SETTINGS, FactIndex, RankSettings
+from engram.stores.memory._store import DENSE_MIN_FACTS
+from engram.stores.memory._vectors import load_vectors
+from engram.stores.project import project_key
+from engram.stores.sqlite import open_memory_store
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10)

@@ -24,17 +24,21 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
-from engram.graph.context import Context
-from engram.graph.profile.phase0_loading import run_phase0
-from engram.graph.profile.phase0_selection import RISK_BUDGETS, select_experience
-from engram.graph.profile.task_profile import TASK_TYPES, profile_task
-from engram.graph.tokens import count_text
-from engram.stores.backends import open_memory_store
-from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
-from engram.stores.memory.experience_store import ExperienceStore
-from engram.stores.memory.fact_recall import recall_facts
-from engram.stores.memory.fact_store import FactStore
-from engram.stores.project_key import project_key
+from engram.graph import Context, count_text
+from engram.graph.profile import profile_task, run_phase0
+from engram.graph.profile._phase0_selection import RISK_BUDGETS, select_experience
+from engram.graph.profile._task_profile import TASK_TYPES
+from engram.stores.memory import (
+    Episode,
+    ExperienceStore,
+    FactStore,
+    Pattern,
+    Strategy,
+    Trigger,
+    recall_facts,
+)
+from engram.stores.project import project_key
+from engram.stores.sqlite import open_memory_store
 
 TABLE = Path("tests/data/task_profiles.jsonl")
 TAGS = ("production", "auth", "schema", "data-deletion", "multi-file", "no-tests", "has-tests")

@@ -9,13 +9,11 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from engram.graph.context import Context
-from engram.graph.profile.phase0_loading import run_phase0
-from engram.graph.tokens import count_text
-from engram.stores.backends import open_memory_store
-from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
-from engram.stores.memory.experience_store import ExperienceStore
-from engram.stores.project_key import project_key
+from engram.graph import Context, count_text
+from engram.graph.profile import run_phase0
+from engram.stores.memory import Episode, ExperienceStore, Pattern, Strategy, Trigger
+from engram.stores.project import project_key
+from engram.stores.sqlite import open_memory_store
 
 TASKS = (
     "Rename the variable tmp to retry_count in worker.py",

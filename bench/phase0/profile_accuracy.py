@@ -14,7 +14,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from engram.graph.profile.task_profile import TASK_TYPES, profile_task
+from engram.graph.profile import profile_task
+from engram.graph.profile._task_profile import TASK_TYPES
 
 DEFAULT_TABLES = (
     Path("tests/data/task_profiles.jsonl"),

@@ -20,14 +20,15 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from engram.graph.context import Context
-from engram.graph.errors import ToolError
-from engram.graph.tools.project_tools import build_core_tools
-from engram.graph.tools.tool_timeout import ToolTimeoutError, call_with_timeout
-from engram.stores.codeindex.ripgrep_search import find_rg, grep
-from engram.stores.paths import PathEscapeError, confine, display_path
-from engram.stores.rules import load_rules_files
-from engram.stores.walk import walk_project
+from engram.graph import Context
+from engram.graph._errors import ToolError
+from engram.graph.tools import call_with_timeout
+from engram.graph.tools._project import build_core_tools
+from engram.graph.tools._timeout import ToolTimeoutError
+from engram.stores.codeindex import grep
+from engram.stores.codeindex._ripgrep import find_rg
+from engram.stores.files import PathEscapeError, confine, display_path, walk_project
+from engram.stores.project import load_rules_files
 from tests.support.hostile_paths import MARKER, HostileProject, build_hostile_project
 
 CHECK_TIMEOUT_S = 20.0

@@ -166,9 +166,9 @@ MODELS: dict[str, tuple[list[dict[str, Any]], list[str]]] = {
 
 def recalled(home: Path, project: Path, query: str) -> str:
     """Return the memory block ``project`` would get for ``query`` (the real recall path)."""
-    from engram.stores.backends import open_memory_store
-    from engram.stores.memory.fact_recall import recall_facts
-    from engram.stores.project_key import project_key
+    from engram.stores.memory import recall_facts
+    from engram.stores.project import project_key
+    from engram.stores.sqlite import open_memory_store
 
     with open_memory_store(home) as store:
         return recall_facts(
@@ -183,9 +183,9 @@ def recalled(home: Path, project: Path, query: str) -> str:
 
 def stored(home: Path, project: Path) -> list[dict[str, Any]]:
     """Return every fact visible from ``project`` as records."""
-    from engram.stores.backends import open_memory_store
-    from engram.stores.memory.fact_admin import all_facts
-    from engram.stores.project_key import project_key
+    from engram.stores.memory import all_facts
+    from engram.stores.project import project_key
+    from engram.stores.sqlite import open_memory_store
 
     with open_memory_store(home) as store:
         return [f.to_record() for f in all_facts(store, project_key=project_key(project))]

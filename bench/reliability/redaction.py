@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engram.stores import redaction
-from engram.stores.secrets import find_secret
+from engram.stores import _redaction as redaction
+from engram.stores import find_secret
 
 HERE = Path(__file__).resolve().parent
 SETS = {"corpus": HERE / "secrets_corpus.jsonl", "held-out": HERE / "redaction_heldout.jsonl"}

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.stores.secrets import find_secret
+from engram.stores import find_secret
 
 CORPUS = Path(__file__).with_name("secrets_corpus.jsonl")
 

@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from engram.graph.tools.action_snapshots import ActionSnapshots
-from engram.stores.atomic_file import write_atomically
-from engram.stores.project_state import ProjectState
+from engram.graph.tools import ActionSnapshots
+from engram.stores.files import write_atomically
+from engram.stores.project import ProjectState
 
 SOURCE_DIRS = ("engram/graph", "engram/nodes", "engram/stores", "studio", "tests")
 

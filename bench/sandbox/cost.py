@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from engram.graph.sandbox import find_sandbox
-from engram.graph.tools.command_tool import run_shell, scrubbed_environment
+from engram.graph import find_sandbox
+from engram.graph.tools import run_shell, scrubbed_environment
 
 FIXTURES = Path(__file__).resolve().parents[1] / "coding" / "fixtures"
 COMMANDS = {

@@ -26,10 +26,10 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
 
-from engram.stores.backends import ThreadedSqliteSaver
-from engram.stores.project_key import project_key
-from engram.stores.session_listing import generic_session_rows, session_rows
-from engram.stores.sqlite_files import CHECKPOINT_DB, sqlite_connect
+from engram.stores.project import project_key
+from engram.stores.sqlite import CHECKPOINT_DB, session_rows, sqlite_connect
+from engram.stores.sqlite._backends import ThreadedSqliteSaver
+from engram.stores.sqlite._session_listing import generic_session_rows
 
 TEXT = "The parser keeps a stack of open scopes and closes them at each dedent token. " * 5
 

@@ -29,21 +29,21 @@ IMPORTS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "hybrid": (
         ("Typer and Rich", ("typer", "rich.console")),
         ("Pydantic (Typer's coercion of option values)", ("typer._adapters",)),
-        ("engram's CLI (command modules)", ("engram.cli.app",)),
+        ("engram's CLI (command modules)", ("engram.cli._app",)),
         (
             "the code index's modules (SQLite manifest, ranking)",
-            ("engram.graph.retrieval.open_code_index",),
+            ("engram.graph.retrieval._open_code_index",),
         ),
         ("BM25 (bm25s, SciPy)", ("bm25s",)),
     ),
     "context": (
         ("Typer and Rich", ("typer", "rich.console")),
         ("Pydantic (Typer's coercion of option values)", ("typer._adapters",)),
-        ("engram's CLI (command modules)", ("engram.cli.app",)),
+        ("engram's CLI (command modules)", ("engram.cli._app",)),
         ("LangGraph's graph (LangChain core, LangSmith tracers, SDK)", ("langgraph.graph",)),
         (
             "engram's graph and nodes (NetworkX, NumPy, SciPy, tree-sitter)",
-            ("engram.api.context_builder",),
+            ("engram.api._pack",),
         ),
     ),
 }
@@ -75,15 +75,15 @@ class Clock:
 def _import_groups(clock: Clock, command: str) -> None:
     for label, modules in IMPORTS[command]:
         clock.step(f"import {label}", lambda m=modules: [importlib.import_module(n) for n in m])
-    from engram.stores.codeindex.chroma_import import import_chromadb
+    from engram.stores.codeindex._chroma_import import import_chromadb
 
     clock.step("import Chroma's client (chromadb)", import_chromadb)
 
 
 def run_hybrid(clock: Clock, project: Path) -> None:
     """Time ``engram search HYBRID_QUERY --path project`` step by step."""
-    from engram.cli.command_support import load_context
-    from engram.graph.retrieval.open_code_index import open_project_index
+    from engram.cli._command_support import load_context
+    from engram.graph.retrieval import open_project_index
 
     context = load_context(project)
     index = clock.step(
@@ -98,11 +98,13 @@ def run_hybrid(clock: Clock, project: Path) -> None:
 
 def run_context(clock: Clock, project: Path) -> None:
     """Time ``engram context CONTEXT_TASK --budget 8000 --path project`` step by step."""
-    from engram.api.context_builder import build_graph, pack_settings, run_pack_graph
-    from engram.cli.command_support import load_context
-    from engram.graph.deps import make_default_deps
-    from engram.graph.retrieval.preload import preload
-    from engram.stores.backends import database_url, open_memory_store
+    from engram.api import pack_settings
+    from engram.api._pack import run_pack_graph
+    from engram.builder import build_graph
+    from engram.cli._command_support import load_context
+    from engram.graph import make_default_deps
+    from engram.graph.retrieval import preload
+    from engram.stores.sqlite import database_url, open_memory_store
 
     settings = pack_settings(budget=8000, context=load_context(project))
     with open_memory_store(settings.home_path, database_url()) as memory:
@@ -123,7 +125,7 @@ def main() -> None:
     parser.add_argument("command", choices=sorted(IMPORTS))
     parser.add_argument("project", type=Path, help="An indexed project.")
     args = parser.parse_args()
-    from engram.cli.entry import GC_YOUNG_THRESHOLD
+    from engram.cli._entry import GC_YOUNG_THRESHOLD
 
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])  # as the engram command does
     clock = Clock()

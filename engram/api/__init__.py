@@ -5,43 +5,43 @@ Import from ``engram.api`` (the same names): see the README, "Use engram from Py
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engram._lazy import lazy_attribute
+from engram._lazy import lazy_face
 
-_WHERE = {
-    "create_graph": "engram.api.compiled_graph",
-    "build_context": "engram.api.context_builder",
-    "abuild_context": "engram.api.context_builder",
-    "CodeRetriever": "engram.api.retrievers",
-    "MemoryRetriever": "engram.api.retrievers",
-    "engram_tools": "engram.api.agent_tools",
-    "BudgetMiddleware": "engram.api.middleware",
-    "MemoryMiddleware": "engram.api.middleware",
-    "ContextPackMiddleware": "engram.api.middleware",
-    "Context": "engram.graph.context",
-    "Pack": "engram.graph.pack.pack_filling",
-    "open_memory_store": "engram.stores.backends",
-    "open_checkpointer": "engram.stores.backends",
-}
+if TYPE_CHECKING:
+    from engram.api._graph import create_graph
+    from engram.api._middleware import BudgetMiddleware, ContextPackMiddleware, MemoryMiddleware
+    from engram.api._pack import abuild_context, build_context, context_pack_value, pack_settings
+    from engram.api._retrievers import CodeRetriever, MemoryRetriever
+    from engram.api._tools import engram_tools
 
 __all__ = [
     "BudgetMiddleware",
     "CodeRetriever",
-    "Context",
     "ContextPackMiddleware",
     "MemoryMiddleware",
     "MemoryRetriever",
-    "Pack",
     "abuild_context",
     "build_context",
+    "context_pack_value",
     "create_graph",
     "engram_tools",
-    "open_checkpointer",
-    "open_memory_store",
+    "pack_settings",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so importing the package stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "engram.api._graph": ("create_graph",),
+        "engram.api._middleware": ("BudgetMiddleware", "ContextPackMiddleware", "MemoryMiddleware"),
+        "engram.api._pack": (
+            "abuild_context",
+            "build_context",
+            "context_pack_value",
+            "pack_settings",
+        ),
+        "engram.api._retrievers": ("CodeRetriever", "MemoryRetriever"),
+        "engram.api._tools": ("engram_tools",),
+    },
+)

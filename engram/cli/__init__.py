@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engram._lazy import lazy_attribute
+from engram._lazy import lazy_face
 
-_WHERE = {
-    "app": "engram.cli.app",
-    "main": "engram.cli.entry",
-}
+if TYPE_CHECKING:
+    from engram.cli._app import app
+    from engram.cli._entry import main
 
 __all__ = [
     "app",
     "main",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so importing the package stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "engram.cli._app": ("app",),
+        "engram.cli._entry": ("main",),
+    },
+)

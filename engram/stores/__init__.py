@@ -2,25 +2,55 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engram._lazy import lazy_attribute
+from engram._lazy import lazy_face
 
-_WHERE = {
-    "open_checkpointer": "engram.stores.backends",
-    "open_memory_store": "engram.stores.backends",
-    "StoreError": "engram.stores.errors",
-    "walk_project": "engram.stores.walk",
-}
+if TYPE_CHECKING:
+    from engram.stores._errors import (
+        IndexCorruptError,
+        IndexNotBuiltError,
+        SecretRefusedError,
+        StoreError,
+    )
+    from engram.stores._health import Health, check_graph, check_home, check_index
+    from engram.stores._ledger import Ledger, message_record
+    from engram.stores._redaction import redact_secrets
+    from engram.stores._secrets import find_secret, without_secrets
+    from engram.stores._task_commit import CommitRefusedError, commit_task, current_branch
 
 __all__ = [
+    "CommitRefusedError",
+    "Health",
+    "IndexCorruptError",
+    "IndexNotBuiltError",
+    "Ledger",
+    "SecretRefusedError",
     "StoreError",
-    "open_checkpointer",
-    "open_memory_store",
-    "walk_project",
+    "check_graph",
+    "check_home",
+    "check_index",
+    "commit_task",
+    "current_branch",
+    "find_secret",
+    "message_record",
+    "redact_secrets",
+    "without_secrets",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so importing the package stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "engram.stores._errors": (
+            "IndexCorruptError",
+            "IndexNotBuiltError",
+            "SecretRefusedError",
+            "StoreError",
+        ),
+        "engram.stores._health": ("Health", "check_graph", "check_home", "check_index"),
+        "engram.stores._ledger": ("Ledger", "message_record"),
+        "engram.stores._redaction": ("redact_secrets",),
+        "engram.stores._secrets": ("find_secret", "without_secrets"),
+        "engram.stores._task_commit": ("CommitRefusedError", "commit_task", "current_branch"),
+    },
+)

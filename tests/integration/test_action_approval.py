@@ -16,10 +16,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from engram.builder import builder
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.llm import make_model
-from engram.stores.backends import open_memory_store
+from engram.graph import Context, Deps
+from engram.graph._llm import make_model
+from engram.stores.sqlite import open_memory_store
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration
@@ -190,8 +189,8 @@ async def test_failed_edit_is_not_asked_and_reports_the_error(project, store):
 async def test_sessions_show_lists_a_pending_approval(project, engram_home):
     from typer.testing import CliRunner
 
-    from engram.cli.app import app
-    from engram.cli.runtime import open_app
+    from engram.cli import app
+    from engram.cli._runtime import open_app
 
     with OpenAIStub([_call(EDIT, "e1")]) as stub:
         context = Context(

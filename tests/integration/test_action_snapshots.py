@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from engram.graph.errors import SessionError
-from engram.graph.tools.action_snapshots import ActionSnapshots
-from engram.sessions.rewind import undo_last_change
-from engram.stores.snapshots.snapshot_log import VERIFY_TOOL, SnapshotLog
+from engram.graph import SessionError
+from engram.graph.tools import ActionSnapshots
+from engram.sessions import undo_last_change
+from engram.stores.snapshots import VERIFY_TOOL, SnapshotLog
 from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration  # opening the tree store asks git whether this is a repo

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.integration
 PROBE = """
 import sys, tempfile
 import overrides
-from engram.stores.codeindex.chroma_import import import_chromadb
+from engram.stores.codeindex._chroma_import import import_chromadb
 
 checked = sys.modules["overrides.overrides"].override
 chromadb = import_chromadb()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.codeindex.code_index import open_code_index
-from engram.stores.embeddings.embedders import HashEmbedder
+from engram.stores.codeindex import open_code_index
+from engram.stores.embeddings._embedders import HashEmbedder
 from tests.integration.test_index_backends import small_project
 from tests.support.servers import free_port, stop_group, wait_until_ready
 from tests.support.state import state_of

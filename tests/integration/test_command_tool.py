@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from engram.graph.context import Context
-from engram.graph.errors import ToolError
-from engram.graph.tools import command_tool
-from engram.graph.tools.command_tool import build_command_tool, scrubbed_environment
-from engram.stores.spill import spill_if_large
+from engram.graph import Context
+from engram.graph._errors import ToolError
+from engram.graph.tools import _command as command_tool
+from engram.graph.tools import scrubbed_environment
+from engram.graph.tools._command import build_command_tool
+from engram.stores.files import spill_if_large
 from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration

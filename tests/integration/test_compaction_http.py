@@ -7,9 +7,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import _convert_message_to_dict
 
-from engram.graph.compaction.compaction_transaction import Request, compact_now
-from engram.graph.compaction.history_rules import SUMMARY_SECTIONS, is_summary
-from engram.graph.compaction.summary_prompts import SUMMARY_INSTRUCTION
+from engram.graph.compaction import Request, compact_now
+from engram.graph.compaction._history_rules import SUMMARY_SECTIONS, is_summary
+from engram.graph.compaction._summary_prompts import SUMMARY_INSTRUCTION
 from tests.support.openai_stub import OpenAIStub, history_problems
 
 pytestmark = pytest.mark.integration

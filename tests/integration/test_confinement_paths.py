@@ -15,9 +15,10 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from engram.graph.context import Context
-from engram.graph.tools.project_tools import build_core_tools
-from engram.stores.codeindex.ripgrep_search import find_rg, grep
+from engram.graph import Context
+from engram.graph.tools._project import build_core_tools
+from engram.stores.codeindex import grep
+from engram.stores.codeindex._ripgrep import find_rg
 from tests.support.hostile_paths import MARKER, build_hostile_project
 from tests.support.state import state_of
 from tests.unit.stores.test_confinement import GLOBS

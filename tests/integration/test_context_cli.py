@@ -4,7 +4,7 @@ Real parts: tree-sitter chunks, SQLite manifest, bm25s, embedded Chroma (hash em
 test needs no model), the pickled code graph, ripgrep, the SQLite memory store, and, for agent
 mode, ``ChatOpenAI`` against the local OpenAI-compatible stub server. When the project's
 builder does not wire the context pipeline yet, the test composes it from the same nodes with
-``engram.graph.retrieval.branch_timeout.wire_retrieval`` (what the builder is asked to do).
+``engram.graph.retrieval._branch_timeout.wire_retrieval`` (what the builder is asked to do).
 """
 
 from __future__ import annotations
@@ -23,23 +23,22 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 from typer.testing import CliRunner
 
-from engram.api.context_builder import ensure_openers, run_pack_graph
+from engram.api._pack import ensure_openers, run_pack_graph
 from engram.builder import build_graph
-from engram.cli import context_commands as cli_context
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.llm import make_model
-from engram.graph.retrieval.branch_timeout import timeout_note, wire_retrieval
-from engram.graph.retrieval.open_code_index import open_project_index
-from engram.graph.state import InputState, State
-from engram.nodes.call_model import call_model
-from engram.nodes.load_rules import load_rules
-from engram.nodes.pack_context import pack_context
-from engram.nodes.retrieve_memory import retrieve_memory
-from engram.nodes.search_exact import search_exact
-from engram.nodes.search_semantic import search_semantic
-from engram.stores.codegraph.code_graph import update_graph
-from engram.stores.codegraph.graph_persistence import GRAPH_FILE
+from engram.cli import _context_commands as cli_context
+from engram.graph import Context, Deps, InputState, State
+from engram.graph._llm import make_model
+from engram.graph.retrieval import open_project_index, wire_retrieval
+from engram.graph.retrieval._branch_timeout import timeout_note
+from engram.nodes import (
+    call_model,
+    load_rules,
+    pack_context,
+    retrieve_memory,
+    search_exact,
+    search_semantic,
+)
+from engram.stores.relations import GRAPH_FILE, update_relation_index
 from tests.support.openai_stub import OpenAIStub
 from tests.support.state import state_of
 
@@ -87,7 +86,7 @@ def index(root: Path, home: Path) -> None:
     built = open_project_index(context, create=True)
     built.update()
     built.close()
-    update_graph(root, state_of(root, home))
+    update_relation_index(root, state_of(root, home))
 
 
 def compose(
@@ -123,7 +122,7 @@ def compose(
 
 def _expand_relations() -> Any:
     try:
-        from engram.nodes.expand_relations import expand_relations
+        from engram.nodes import expand_relations
     except ImportError:
         return None
     return expand_relations

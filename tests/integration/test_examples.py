@@ -103,9 +103,9 @@ def test_build_context_prints_the_typed_pack(indexed: Path) -> None:
 
 
 def test_retrievers_find_code_and_facts(indexed: Path, engram_home: Path) -> None:
-    from engram.stores.backends import open_memory_store
-    from engram.stores.memory.fact_store import FactStore
-    from engram.stores.project_key import project_key
+    from engram.stores.memory import FactStore
+    from engram.stores.project import project_key
+    from engram.stores.sqlite import open_memory_store
 
     with open_memory_store(engram_home) as store:
         FactStore(store).add(

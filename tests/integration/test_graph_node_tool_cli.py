@@ -1,4 +1,4 @@
-"""The graph through its entry points: the expand_relations node, the code_graph tool, the CLI."""
+"""The graph through its entry points: the expand_relations node, the relation_index tool, the CLI."""
 
 from __future__ import annotations
 
@@ -11,14 +11,12 @@ import typer
 from langgraph.runtime import Runtime
 from typer.testing import CliRunner
 
-from engram.cli.graph_commands import register
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.state import State
-from engram.graph.tools.code_graph_tool import build_code_graph_tool
-from engram.nodes.expand_relations import NO_GRAPH_NOTE, expand_relations
-from engram.stores.codegraph.code_graph import open_code_graph, update_graph
-from engram.stores.codegraph.graph_persistence import GRAPH_FILE
+from engram.cli._graph_commands import register
+from engram.graph import Context, Deps, State
+from engram.graph.tools import build_relations_tool
+from engram.nodes import expand_relations
+from engram.nodes._expand_relations import NO_GRAPH_NOTE
+from engram.stores.relations import GRAPH_FILE, open_relation_index, update_relation_index
 from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration  # real tree-sitter, the real CLI
@@ -34,7 +32,7 @@ def shop(tmp_path) -> Path:
 
 
 def deps_for_graph() -> Deps:
-    return Deps(open_code_graph=lambda ctx: open_code_graph(ctx.project_path, ctx.state))
+    return Deps(open_relation_index=lambda ctx: open_relation_index(ctx.project_path, ctx.state))
 
 
 def context_of(root: Path) -> Context:
@@ -54,7 +52,7 @@ def hit(path: str, start: int, end: int, score: float = 1.0) -> dict:
 
 
 async def test_expand_relations_adds_neighbours_and_slices(shop):
-    update_graph(shop, state_of(shop))
+    update_relation_index(shop, state_of(shop))
     state = State(
         task="why does placing an order log twice?", code_hits=[hit("shop/service.py", 13, 14)]
     )
@@ -95,10 +93,10 @@ async def test_expand_relations_rebuilds_a_corrupt_graph(shop):
 
 def test_code_graph_tool_answers_in_plain_text(shop):
     context = context_of(shop)
-    tool = build_code_graph_tool(context, deps_for_graph())
-    assert "no code graph" in tool.invoke({"symbol": "fmt"})
-    update_graph(shop, state_of(shop))
-    tool = build_code_graph_tool(context, deps_for_graph())
+    tool = build_relations_tool(context, deps_for_graph())
+    assert "no relation index" in tool.invoke({"symbol": "fmt"})
+    update_relation_index(shop, state_of(shop))
+    tool = build_relations_tool(context, deps_for_graph())
     text = tool.invoke({"symbol": "fmt_line", "relation": "callers", "depth": 2})
     assert "log (function) shop/util.py" in text and "OrderService.place" in text
     assert "ambiguous" in tool.invoke({"symbol": "total"})

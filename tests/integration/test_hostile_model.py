@@ -8,8 +8,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from engram.builder import build_graph
-from engram.graph.context import Context
-from engram.graph.deps import make_default_deps
+from engram.graph import Context, make_default_deps
 from tests.support.hostile_paths import MARKER, build_hostile_project
 from tests.support.openai_stub import OpenAIStub
 

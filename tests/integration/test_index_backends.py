@@ -11,22 +11,16 @@ import numpy as np
 import pytest
 from langgraph.runtime import Runtime
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.retrieval.open_code_index import open_project_index
-from engram.graph.state import State
-from engram.graph.tools.search_code_tool import build_search_code_tool
-from engram.nodes.search_semantic import search_semantic
-from engram.stores.codeindex.code_index import open_code_index
-from engram.stores.embeddings.embedders import (
-    HashEmbedder,
-    MiniLMEmbedder,
-    OpenAIEmbedder,
-    make_embedder,
-)
-from engram.stores.embeddings.embedding_cache import CachedEmbedder, SqliteEmbeddingCache
-from engram.stores.embeddings.static_embedder import StaticEmbedder
-from engram.stores.errors import BackendUnavailableError
+from engram.graph import Context, Deps, State
+from engram.graph.retrieval import open_project_index
+from engram.graph.tools._search_code import build_search_code_tool
+from engram.nodes import search_semantic
+from engram.stores._errors import BackendUnavailableError
+from engram.stores.codeindex import open_code_index
+from engram.stores.embeddings import make_embedder
+from engram.stores.embeddings._cache import CachedEmbedder, SqliteEmbeddingCache
+from engram.stores.embeddings._embedders import HashEmbedder, MiniLMEmbedder, OpenAIEmbedder
+from engram.stores.embeddings._static import StaticEmbedder
 from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration

@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from engram.cli.index_commands import register
+from engram.cli._index_commands import register
 
 pytestmark = pytest.mark.integration
 

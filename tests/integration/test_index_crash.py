@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.codeindex.code_index import open_code_index, open_memory_code_index
-from engram.stores.embeddings.embedders import HashEmbedder
+from engram.stores.codeindex import open_code_index
+from engram.stores.codeindex._index import open_memory_code_index
+from engram.stores.embeddings._embedders import HashEmbedder
 from tests.support.state import state_of
 
 pytestmark = pytest.mark.integration
@@ -21,11 +22,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 SLOW_INDEXER = """
 import sys, time, pathlib
-import engram.stores.codeindex.incremental_index as update
+import engram.stores.codeindex._incremental as update
 update.EMBED_BATCH_CHUNKS = 4
-from engram.stores.codeindex.code_index import open_code_index
-from engram.stores.embeddings.embedders import HashEmbedder
-from engram.stores.project_state import ProjectState
+from engram.stores.codeindex._index import open_code_index
+from engram.stores.embeddings._embedders import HashEmbedder
+from engram.stores.project._state import ProjectState
 root, marker = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 state = ProjectState(root.resolve(), pathlib.Path(sys.argv[3]).resolve())
 def progress(event):

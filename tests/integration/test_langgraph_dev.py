@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_client
 
-from engram.nodes.pack_context import NO_MODEL_NOTE
+from engram.nodes._pack_context import NO_MODEL_NOTE
 from tests.support.openai_stub import OpenAIStub, history_problems
 from tests.support.servers import LANGGRAPH, langgraph_dev, tail
 from tests.support.state import state_of

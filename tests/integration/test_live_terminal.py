@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from engram.graph.tools.command_tool import run_shell
+from engram.graph.tools import run_shell
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
 from tests.support.state import state_of

@@ -22,10 +22,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from engram.builder import builder
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.llm import make_model
-from engram.graph.tools.mcp_tools import open_mcp_toolset
+from engram.graph import Context, Deps
+from engram.graph._llm import make_model
+from engram.graph.tools import open_mcp_toolset
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
 from tests.support.servers import free_port, stop_group, wait_until_ready

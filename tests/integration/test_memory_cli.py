@@ -13,8 +13,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from engram.cli.memory_commands import register
-from engram.stores.memory.memory_conflicts import ConflictIndex
+from engram.cli._memory_commands import register
+from engram.stores.memory._conflicts import ConflictIndex
 
 pytestmark = pytest.mark.integration
 
@@ -166,7 +166,7 @@ WRITER = textwrap.dedent(
     """
     import sys, typer
     from typer.testing import CliRunner
-    from engram.cli.memory_commands import register
+    from engram.cli._memory_commands import register
     app = typer.Typer()
     register(app)
     runner = CliRunner()
@@ -210,7 +210,7 @@ SAVER = textwrap.dedent(
     import json, os, sys, time, typer
     from pathlib import Path
     from typer.testing import CliRunner
-    from engram.cli.memory_commands import register
+    from engram.cli._memory_commands import register
     app = typer.Typer()
     register(app)
     runner = CliRunner()

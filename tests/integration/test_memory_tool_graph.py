@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.tools.available_tools import build_tools
+from engram.graph import Context, Deps
+from engram.graph.tools import build_tools
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration

@@ -8,8 +8,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from engram.builder import build_graph
-from engram.graph.context import Context
-from engram.graph.deps import make_default_deps
+from engram.graph import Context, make_default_deps
 from tests.support.openai_stub import OpenAIStub, history_problems
 from tests.support.state import state_of
 

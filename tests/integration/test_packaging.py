@@ -73,7 +73,7 @@ def test_the_wheel_holds_only_the_engram_package(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert tops == {"engram"}
-    assert "engram/builder.py" in names and "engram/cli/entry.py" in names
+    assert "engram/builder.py" in names and "engram/cli/_entry.py" in names
     assert "engram/stores/codeindex/localizer_weights.json" in names and "engram/py.typed" in names
     for shipped in ("table.npy", "tokenizer.json", "NOTICE"):  # the default embedder, ready to run
         assert f"engram/stores/embeddings/static_minilm/{shipped}" in names
@@ -122,7 +122,7 @@ def test_a_host_app_with_its_own_graph_nodes_and_stores_imports_engram(
         import graph, nodes, stores
         import engram
         from engram.builder import build_graph
-        from engram.graph.deps import Deps
+        from engram.graph._deps import Deps
         from engram.stores.codeindex import ProjectCodeIndex
 
         compiled = build_graph(Deps())
@@ -140,7 +140,7 @@ def test_a_host_app_with_its_own_graph_nodes_and_stores_imports_engram(
     assert result["host"] == ["host graph", "host nodes", "host stores"]
     assert result["engram"].startswith(str(env_dir))
     assert {"load_rules", "pack_context", "call_model"} <= set(result["nodes"])
-    assert result["index"] == "engram.stores.codeindex.code_index"
+    assert result["index"] == "engram.stores.codeindex._index"
 
     # The README's library example, run from the host app's folder by the installed wheel.
     shutil.copy(ROOT / "examples" / "build_context.py", host / "build_context.py")
@@ -164,7 +164,7 @@ def test_langgraph_dev_style_loading_imports_each_file_once(tmp_path: Path) -> N
         module = importlib.util.module_from_spec(spec)
         sys.modules["studio__graph"] = module
         spec.loader.exec_module(module)
-        import engram.cli.app, engram.cli.mcp_server  # the rest of the package
+        import engram.cli._app, engram.cli._mcp_server  # the rest of the package
         seen = {{}}
         for name, mod in list(sys.modules.items()):
             path = getattr(mod, "__file__", None)

@@ -15,13 +15,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from engram.builder import builder
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.llm import make_model
-from engram.stores.backends import open_memory_store
-from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
-from engram.stores.memory.experience_store import ExperienceStore
-from engram.stores.project_key import project_key
+from engram.graph import Context, Deps
+from engram.graph._llm import make_model
+from engram.stores.memory import Episode, ExperienceStore, Pattern, Strategy, Trigger
+from engram.stores.project import project_key
+from engram.stores.sqlite import open_memory_store
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration

@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_client
 
-from engram.stores.memory.experience_records import Pattern, Trigger, record_to_dict
-from engram.stores.memory.experience_store import TIMESTAMP_KEY
-from engram.stores.project_key import namespace_label, project_key
+from engram.stores.memory import TIMESTAMP_KEY, Pattern, Trigger, record_to_dict
+from engram.stores.project import namespace_label, project_key
 from tests.support.servers import langgraph_dev, tail
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -33,11 +32,11 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.state import InputState, State
-from engram.nodes.confirm_task import confirm_task
-from engram.nodes.retrieve_memory import retrieve_memory
+from engram.graph._context import Context
+from engram.graph._deps import Deps
+from engram.graph._state import InputState, State
+from engram.nodes._confirm_task import confirm_task
+from engram.nodes._retrieve_memory import retrieve_memory
 
 
 async def finish(state: State) -> dict:

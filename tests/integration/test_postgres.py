@@ -188,10 +188,10 @@ def test_memory_and_sessions_live_in_postgres(tmp_path: Path, database_url: str)
 def test_an_old_postgres_memory_is_migrated_to_provenance_on_open(
     tmp_path: Path, database_url: str
 ):
-    from engram.stores.backends import open_memory_store
-    from engram.stores.memory.fact_migration import schema_version
-    from engram.stores.memory.fact_store import fact_namespace
-    from engram.stores.project_key import project_key
+    from engram.stores.memory._migration import schema_version
+    from engram.stores.memory._store import fact_namespace
+    from engram.stores.project import project_key
+    from engram.stores.sqlite import open_memory_store
 
     project = tmp_path / "old"
     project.mkdir()

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.graph.sandbox import SandboxUnavailableError, find_sandbox
-from engram.graph.tools.command_tool import run_shell, scrubbed_environment
+from engram.graph import SandboxUnavailableError, find_sandbox
+from engram.graph.tools import run_shell, scrubbed_environment
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
 
@@ -155,7 +155,7 @@ def test_an_allowlisted_test_runner_cannot_write_outside_the_project(project: Pa
 
 
 def test_a_command_that_floods_its_output_is_stopped_before_the_disk_fills(project: Path):
-    from engram.graph.tools.command_tool import MAX_SPOOL_BYTES
+    from engram.graph.tools._command import MAX_SPOOL_BYTES
 
     started = time.monotonic()
     result = run_shell(project, "yes engram", 60, scrubbed_environment(os.environ))

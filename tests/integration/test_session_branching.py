@@ -22,15 +22,13 @@ from langchain_core.messages import HumanMessage
 from typer.testing import CliRunner
 
 from engram.builder import build_graph
-from engram.cli.app import app
-from engram.cli.turn_runner import EXIT_BLOCKED
-from engram.graph.compaction.history_rules import TURN_CONTEXT_MARK, validate_history
-from engram.graph.context import Context
-from engram.graph.deps import make_default_deps
-from engram.sessions.ids import CHECKPOINT_PREFIX_MIN, unique_prefixes
-from engram.stores.backends import open_checkpointer
-from engram.stores.ledger import Ledger
-from engram.stores.session_listing import checkpoint_ids
+from engram.cli import app
+from engram.cli._turn_runner import EXIT_BLOCKED
+from engram.graph import Context, make_default_deps
+from engram.graph.compaction._history_rules import TURN_CONTEXT_MARK, validate_history
+from engram.sessions import CHECKPOINT_PREFIX_MIN, unique_prefixes
+from engram.stores import Ledger
+from engram.stores.sqlite import checkpoint_ids, open_checkpointer
 from tests.support.openai_stub import OpenAIStub, history_problems
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(1500)]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.ledger import Ledger
+from engram.stores import Ledger
 from tests.support.storage_faults import CASES, run_case
 
 pytestmark = pytest.mark.integration

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.task_commit import CommitRefusedError, commit_task
+from engram.stores import CommitRefusedError, commit_task
 from tests.support.engram_cli import run_engram
 from tests.support.openai_stub import OpenAIStub
 from tests.support.state import state_of

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.graph.context import Context
-from engram.graph.tools.write_tools import (
+from engram.graph import Context
+from engram.graph.tools._write import (
     SCRATCH_FOLDER,
     STALE_TEMP_S,
     build_write_tools,
@@ -41,13 +41,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from engram.graph.context import Context
-from engram.graph.tools.write_tools import build_write_tools
+from engram.graph._context import Context
+from engram.graph.tools._write import build_write_tools
 
 root, kind = Path(sys.argv[1]), sys.argv[2]
 PATCHED_FIRST = "a.py"
 if os.environ.get("PAUSE_AFTER_FIRST_FILE"):  # hold still where a kill is hardest to survive
-    import engram.graph.tools.write_tools as write_tools
+    import engram.graph.tools._write as write_tools
     real_put = write_tools._put
 
     def put(target, text, scratch, **kwargs):

@@ -20,12 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engram.graph.compaction.history_rules import SUMMARY_SECTIONS
+from engram.graph.compaction._history_rules import SUMMARY_SECTIONS
 from tests.support.openai_stub import OpenAIStub
 from tests.support.storage_faults import ENGRAM
 
 IMPORT_FACTS = 2_000
-IMPORT_BATCH = 500  # engram.stores.memory.fact_admin.IMPORT_BATCH
+IMPORT_BATCH = 500  # engram.stores.memory._admin.IMPORT_BATCH
 NEW_SYMBOL = "reconcile_ledger_totals"
 THREAD = "crash-trial"
 TASK = "Which function parses the settings file?"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from engram.stores.project_state import ProjectState
+from engram.stores.project import ProjectState
 
 
 def state_of(project: Path, home: Path | None = None) -> ProjectState:

@@ -158,7 +158,7 @@ def graph_rebuilt(project: Path, home: Path) -> str:
     if done.returncode != 0 or "Cart.total" not in done.stdout:
         return f"graph not rebuilt: {done.stdout[-300:]} {done.stderr[-300:]}"
     if not state_of(project, home).path("index", "code_graph.jsonl").is_file():
-        return "no code graph in the project's state folder"
+        return "no relation index in the project's state folder"
     return ""
 
 

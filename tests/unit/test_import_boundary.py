@@ -51,7 +51,9 @@ def heavy_in(modules: list[str]) -> list[str]:
     return [name for name in modules if name.split(".")[0] in HEAVY]
 
 
-@pytest.mark.parametrize("module", ["engram.cli.entry", "engram.cli.app", "engram.cli.mcp_server"])
+@pytest.mark.parametrize(
+    "module", ["engram.cli._entry", "engram.cli._app", "engram.cli._mcp_server"]
+)
 def test_importing_loads_no_heavy_library(module: str):
     heavy = heavy_in(loaded_modules(f"import {module}"))
     assert not heavy, (
@@ -68,7 +70,7 @@ def test_cheap_commands_load_no_heavy_library(args: list[str]):
 
 def test_help_loads_no_run_settings():
     loaded = loaded_modules(run_command_code(["--help"]))
-    assert "engram.graph.context" not in loaded, "`engram --help` loads the run settings"
+    assert "engram.graph._context" not in loaded, "`engram --help` loads the run settings"
 
 
 def test_version_loads_neither_the_app_nor_its_libraries():
@@ -77,7 +79,7 @@ def test_version_loads_neither_the_app_nor_its_libraries():
         name
         for name in loaded
         if name.split(".")[0] in ("typer", "rich", "click")
-        or name.startswith(("importlib.metadata", "engram.cli.app"))
+        or name.startswith(("importlib.metadata", "engram.cli._app"))
     ]
     assert not slow, f"`engram --version` loads {slow}"
 
@@ -85,7 +87,7 @@ def test_version_loads_neither_the_app_nor_its_libraries():
 def run_command_code(args: list[str]) -> str:
     """Return code that runs the ``engram`` console script's function with ``args``."""
     return (
-        "from engram.cli.entry import main\n"
+        "from engram.cli._entry import main\n"
         f"sys.argv = ['engram', *{args!r}]\n"
         "try:\n"
         "    main()\n"
@@ -103,10 +105,8 @@ def test_exact_search_loads_no_index_machinery(tmp_path):
     )
     heavy = [name for name in heavy_in(loaded) if not name.startswith("tree_sitter")]
     assert not heavy, f"`engram search --mode exact` loads {heavy}"
-    assert "engram.stores.codeindex.code_index" not in loaded
-    walk_only = [
-        name for name in ("pathspec", "engram.graph.tools.search_code_tool") if name in loaded
-    ]
+    assert "engram.stores.codeindex._index" not in loaded
+    walk_only = [name for name in ("pathspec", "engram.graph.tools._search_code") if name in loaded]
     assert not walk_only, f"`engram search --mode exact` loads {walk_only}"
 
 
@@ -120,9 +120,9 @@ def test_memory_list_loads_no_search_stack(tmp_path, monkeypatch):
 def test_mcp_server_lists_its_tools_without_heavy_libraries(tmp_path):
     code = (
         "import asyncio\n"
-        "from engram.cli.mcp_server import build_mcp_server\n"
-        "from engram.graph.context import Context\n"
-        "from engram.graph.deps import make_default_deps\n"
+        "from engram.cli._mcp_server import build_mcp_server\n"
+        "from engram.graph._context import Context\n"
+        "from engram.graph._deps import make_default_deps\n"
         f"context = Context(project={str(tmp_path)!r}, engram_home={str(tmp_path / 'home')!r})\n"
         "server = build_mcp_server(context, make_default_deps())\n"
         "names = {tool.name for tool in asyncio.run(server.list_tools())}\n"
@@ -138,7 +138,7 @@ MODEL_PATH = (
     "langchain_openai",
     "openai",
     "engram.graph.tools",
-    "engram.graph.compaction.compaction_transaction",
+    "engram.graph.compaction._transaction",
 )
 """What only a turn with a model needs: chat models, the agent's tools, compaction."""
 
@@ -158,7 +158,7 @@ def test_context_mode_loads_no_model_path(tmp_path, monkeypatch):
         if name in unneeded or name.startswith(tuple(f"{u}." for u in unneeded))
     ]
     assert not found, f"`engram context` loads {found}"
-    assert "engram.nodes.pack_context" in loaded  # it did build the pack
+    assert "engram.nodes._pack_context" in loaded  # it did build the pack
 
 
 def test_the_model_nodes_loaded_on_first_use_are_the_ones_named():
@@ -175,7 +175,7 @@ def test_hybrid_search_loads_no_langgraph_or_langchain(tmp_path, monkeypatch):
     loaded = loaded_modules(
         run_command_code(["search", "confine a path", "--path", str(tmp_path), "--json"])
     )
-    assert "engram.stores.codeindex.code_index" in loaded  # it did search the index
+    assert "engram.stores.codeindex._index" in loaded  # it did search the index
     framework = sorted(
         {name.split(".")[0] for name in heavy_in(loaded)}
         & {"langchain", "langchain_core", "langgraph", "langsmith", "openai"}
@@ -185,7 +185,7 @@ def test_hybrid_search_loads_no_langgraph_or_langchain(tmp_path, monkeypatch):
 
 def test_the_default_embedder_runs_no_model_library():
     modules = loaded_modules(
-        "from engram.stores.embeddings.static_embedder import StaticEmbedder\n"
+        "from engram.stores.embeddings._static import StaticEmbedder\n"
         "assert StaticEmbedder().embed(['open a file']).any()"
     )
     ran = [

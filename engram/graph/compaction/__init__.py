@@ -2,21 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engram._lazy import lazy_attribute
+from engram._lazy import lazy_face
 
-_WHERE = {
-    "CompactionResult": "engram.graph.compaction.compaction_transaction",
-    "compact_now": "engram.graph.compaction.compaction_transaction",
-}
+if TYPE_CHECKING:
+    from engram.graph.compaction._history_rules import commit_messages
+    from engram.graph.compaction._tool_pairing import close_unanswered_calls
+    from engram.graph.compaction._transaction import (
+        CompactionResult,
+        Request,
+        clear_pass,
+        compact_now,
+        emergency_compact,
+    )
 
 __all__ = [
     "CompactionResult",
+    "Request",
+    "clear_pass",
+    "close_unanswered_calls",
+    "commit_messages",
     "compact_now",
+    "emergency_compact",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so importing the package stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "engram.graph.compaction._history_rules": ("commit_messages",),
+        "engram.graph.compaction._tool_pairing": ("close_unanswered_calls",),
+        "engram.graph.compaction._transaction": (
+            "CompactionResult",
+            "Request",
+            "clear_pass",
+            "compact_now",
+            "emergency_compact",
+        ),
+    },
+)

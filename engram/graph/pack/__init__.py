@@ -2,19 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engram._lazy import lazy_attribute
+from engram._lazy import lazy_face
 
-_WHERE = {
-    "assemble_pack": "engram.graph.pack.pack_assembly",
-}
+if TYPE_CHECKING:
+    from engram.graph.pack._assembly import (
+        DEEPEN_MODES,
+        LOCAL_MODES,
+        assemble_pack,
+        deepen,
+        task_type_of,
+    )
+    from engram.graph.pack._budget import BudgetPlan, record_hit, record_usage
+    from engram.graph.pack._filling import Pack, render_pack
 
 __all__ = [
+    "BudgetPlan",
+    "DEEPEN_MODES",
+    "LOCAL_MODES",
+    "Pack",
     "assemble_pack",
+    "deepen",
+    "record_hit",
+    "record_usage",
+    "render_pack",
+    "task_type_of",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so importing the package stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "engram.graph.pack._assembly": (
+            "DEEPEN_MODES",
+            "LOCAL_MODES",
+            "assemble_pack",
+            "deepen",
+            "task_type_of",
+        ),
+        "engram.graph.pack._budget": ("BudgetPlan", "record_hit", "record_usage"),
+        "engram.graph.pack._filling": ("Pack", "render_pack"),
+    },
+)

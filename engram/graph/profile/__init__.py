@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engram._lazy import lazy_attribute
+from engram._lazy import lazy_face
 
-_WHERE = {
-    "TaskProfile": "engram.graph.profile.task_profile",
-    "profile_task": "engram.graph.profile.task_profile",
-    "run_phase0": "engram.graph.profile.phase0_loading",
-    "Phase0Result": "engram.graph.profile.phase0_loading",
-}
+if TYPE_CHECKING:
+    from engram.graph.profile._phase0_loading import FactsRecaller, Phase0Result, run_phase0
+    from engram.graph.profile._phase0_selection import episode_weight
+    from engram.graph.profile._task_profile import TaskProfile, is_high_risk, profile_task
+    from engram.graph.profile._task_type import DEFAULT_TASK_TYPE
 
 __all__ = [
+    "DEFAULT_TASK_TYPE",
+    "FactsRecaller",
     "Phase0Result",
     "TaskProfile",
+    "episode_weight",
+    "is_high_risk",
     "profile_task",
     "run_phase0",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so importing the package stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "engram.graph.profile._phase0_loading": ("FactsRecaller", "Phase0Result", "run_phase0"),
+        "engram.graph.profile._phase0_selection": ("episode_weight",),
+        "engram.graph.profile._task_profile": ("TaskProfile", "is_high_risk", "profile_task"),
+        "engram.graph.profile._task_type": ("DEFAULT_TASK_TYPE",),
+    },
+)

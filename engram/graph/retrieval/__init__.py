@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engram._lazy import lazy_attribute
+from engram._lazy import lazy_face
 
-_WHERE = {
-    "call_bounded": "engram.graph.retrieval.branch_timeout",
-    "preload": "engram.graph.retrieval.preload",
-    "open_project_index": "engram.graph.retrieval.open_code_index",
-}
+if TYPE_CHECKING:
+    from engram.graph.retrieval._branch_timeout import call_bounded, wire_retrieval
+    from engram.graph.retrieval._open_code_index import fact_embedder, open_project_index
+    from engram.graph.retrieval._preload import preload
 
 __all__ = [
     "call_bounded",
+    "fact_embedder",
     "open_project_index",
     "preload",
+    "wire_retrieval",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so importing the package stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "engram.graph.retrieval._branch_timeout": ("call_bounded", "wire_retrieval"),
+        "engram.graph.retrieval._open_code_index": ("fact_embedder", "open_project_index"),
+        "engram.graph.retrieval._preload": ("preload",),
+    },
+)

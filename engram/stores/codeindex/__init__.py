@@ -2,25 +2,96 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engram._lazy import lazy_attribute
+from engram._lazy import lazy_face
 
-_WHERE = {
-    "CodeHit": "engram.stores.codeindex.code_index",
-    "FileHit": "engram.stores.codeindex.code_index",
-    "ProjectCodeIndex": "engram.stores.codeindex.code_index",
-    "open_code_index": "engram.stores.codeindex.code_index",
-}
+if TYPE_CHECKING:
+    from engram.stores.codeindex._bm25 import LexicalIndex, code_tokens
+    from engram.stores.codeindex._chunk_pointing import MAX_DEEP_CHUNKS
+    from engram.stores.codeindex._exact import (
+        Located,
+        exact_search_hits,
+        exact_terms,
+        grep_terms,
+        locate_on_the_fly,
+    )
+    from engram.stores.codeindex._file_kinds import FileKind, kinds_for_task
+    from engram.stores.codeindex._fusion import RRF_K, TRANSFORMER_WEIGHTS, aggregate_files, rrf
+    from engram.stores.codeindex._hits import CodeHit, FileHit
+    from engram.stores.codeindex._ignore_check import IgnoreFileCheck
+    from engram.stores.codeindex._incremental import IndexProgress, IndexStats, walk_for_index
+    from engram.stores.codeindex._index import (
+        INDEX_DIR,
+        ProjectCodeIndex,
+        SearchMode,
+        open_code_index,
+    )
+    from engram.stores.codeindex._localization import LOCALIZER_SOURCE
+    from engram.stores.codeindex._ripgrep import RG_TIMEOUT_S, grep
+    from engram.stores.codeindex._vectors import release_embedded_chroma
 
 __all__ = [
     "CodeHit",
     "FileHit",
+    "FileKind",
+    "INDEX_DIR",
+    "IgnoreFileCheck",
+    "IndexProgress",
+    "IndexStats",
+    "LOCALIZER_SOURCE",
+    "LexicalIndex",
+    "Located",
+    "MAX_DEEP_CHUNKS",
     "ProjectCodeIndex",
+    "RG_TIMEOUT_S",
+    "RRF_K",
+    "SearchMode",
+    "TRANSFORMER_WEIGHTS",
+    "aggregate_files",
+    "code_tokens",
+    "exact_search_hits",
+    "exact_terms",
+    "grep",
+    "grep_terms",
+    "kinds_for_task",
+    "locate_on_the_fly",
     "open_code_index",
+    "release_embedded_chroma",
+    "rrf",
+    "walk_for_index",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so importing the package stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "engram.stores.codeindex._bm25": ("LexicalIndex", "code_tokens"),
+        "engram.stores.codeindex._chunk_pointing": ("MAX_DEEP_CHUNKS",),
+        "engram.stores.codeindex._exact": (
+            "Located",
+            "exact_search_hits",
+            "exact_terms",
+            "grep_terms",
+            "locate_on_the_fly",
+        ),
+        "engram.stores.codeindex._file_kinds": ("FileKind", "kinds_for_task"),
+        "engram.stores.codeindex._fusion": (
+            "RRF_K",
+            "TRANSFORMER_WEIGHTS",
+            "aggregate_files",
+            "rrf",
+        ),
+        "engram.stores.codeindex._hits": ("CodeHit", "FileHit"),
+        "engram.stores.codeindex._ignore_check": ("IgnoreFileCheck",),
+        "engram.stores.codeindex._incremental": ("IndexProgress", "IndexStats", "walk_for_index"),
+        "engram.stores.codeindex._index": (
+            "INDEX_DIR",
+            "ProjectCodeIndex",
+            "SearchMode",
+            "open_code_index",
+        ),
+        "engram.stores.codeindex._localization": ("LOCALIZER_SOURCE",),
+        "engram.stores.codeindex._ripgrep": ("RG_TIMEOUT_S", "grep"),
+        "engram.stores.codeindex._vectors": ("release_embedded_chroma",),
+    },
+)

@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engram._lazy import lazy_attribute
+from engram._lazy import lazy_face
 
-_WHERE = {
-    "Embedder": "engram.stores.embeddings.embedders",
-    "make_embedder": "engram.stores.embeddings.embedders",
-}
+if TYPE_CHECKING:
+    from engram.stores.embeddings._embedders import Embedder, make_embedder
+    from engram.stores.embeddings._lazy import LazyEmbedder
+    from engram.stores.embeddings._static import STATIC_DIM, STATIC_FOLDER
 
 __all__ = [
     "Embedder",
+    "LazyEmbedder",
+    "STATIC_DIM",
+    "STATIC_FOLDER",
     "make_embedder",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use, so importing the package stays cheap."""
-    return lazy_attribute(__name__, _WHERE, name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "engram.stores.embeddings._embedders": ("Embedder", "make_embedder"),
+        "engram.stores.embeddings._lazy": ("LazyEmbedder",),
+        "engram.stores.embeddings._static": ("STATIC_DIM", "STATIC_FOLDER"),
+    },
+)

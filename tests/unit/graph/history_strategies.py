@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from engram.graph.compaction.extractive_summary import extractive_summary
-from engram.graph.compaction.history_rules import ACKNOWLEDGEMENT, SUMMARY_HEADER
-from engram.graph.prompts import render_turn_context
+from engram.graph import render_turn_context
+from engram.graph.compaction._extractive import extractive_summary
+from engram.graph.compaction._history_rules import ACKNOWLEDGEMENT, SUMMARY_HEADER
 
 WORDS = [
     "fix",

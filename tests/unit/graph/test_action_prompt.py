@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engram.cli import action_prompt
-from engram.cli.action_prompt import ask_action, no_terminal_reason
+from engram.cli import _action_prompt as action_prompt
+from engram.cli._action_prompt import ask_action, no_terminal_reason
 
 
 def test_the_reason_names_the_policy_and_what_would_let_the_action_pass():

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from engram.graph.routes import route_after_call_model
-from engram.graph.state import State
-from engram.graph.tools.action_review import command_allowed, needs_approval, parse_review
-from engram.stores.project_settings import SettingsError, load_project_settings
+from engram.graph import State, route_after_call_model
+from engram.graph.tools import needs_approval, parse_review
+from engram.graph.tools._action_review import command_allowed
+from engram.stores.project import SettingsError, load_project_settings
 
 
 @pytest.mark.parametrize(

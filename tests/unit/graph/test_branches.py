@@ -10,10 +10,9 @@ from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from engram.graph.context import Context
-from engram.graph.retrieval.branch_timeout import bounded, timeout_note
-from engram.graph.state import State
-from engram.stores.errors import BackendUnavailableError
+from engram.graph import Context, State
+from engram.graph.retrieval._branch_timeout import bounded, timeout_note
+from engram.stores._errors import BackendUnavailableError
 
 SLACK_MS = 100
 
@@ -126,7 +125,7 @@ async def test_parallel_branches_in_a_graph_join_with_notes_and_config_visible()
 
 
 def test_call_bounded_returns_raises_or_times_out():
-    from engram.graph.retrieval.branch_timeout import call_bounded
+    from engram.graph.retrieval import call_bounded
 
     assert call_bounded(lambda: 41 + 1, 500) == 42
     with pytest.raises(KeyError):

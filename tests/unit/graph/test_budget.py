@@ -3,13 +3,12 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from engram.graph.budget import Thresholds, reconcile, thresholds
-from engram.graph.tokens import (
+from engram.graph import count_text, estimate_messages, reconcile, thresholds
+from engram.graph._budget import Thresholds
+from engram.graph._tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     REQUEST_OVERHEAD_TOKENS,
     TOOL_CALL_OVERHEAD_TOKENS,
-    count_text,
-    estimate_messages,
     remembering,
 )
 
@@ -103,9 +102,9 @@ def test_reconcile():
 
 
 # --- planning --------------------------------------------------------------------------------
-from engram.graph.budget import (  # noqa: E402
+from engram.graph import decide  # noqa: E402
+from engram.graph._budget import (  # noqa: E402
     clear_batch_minimum,
-    decide,
     drop_is_enough,
     plan_chunks,
     plan_clear,
@@ -181,7 +180,7 @@ def test_drop_is_enough():
 
 
 def test_clear_minimum_relaxes_past_the_trigger():
-    from engram.graph.budget import clear_minimum
+    from engram.graph import clear_minimum
 
     t = thresholds(128_000)
     batch = clear_batch_minimum(t)
@@ -202,7 +201,7 @@ def test_plan_clear_includes_stale_turn_context():
 
 
 def test_summary_budget_is_the_trigger_reserve():
-    from engram.graph.budget import summary_budget
+    from engram.graph import summary_budget
 
     assert summary_budget(32_000) == 8_000
     assert summary_budget(128_000) == 20_000

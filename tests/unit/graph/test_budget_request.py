@@ -3,10 +3,15 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from engram.graph.budget_request import budget_partitions, pending_turn_context, request_for
-from engram.graph.prompts import render_system_prompt, render_turn_context
-from engram.graph.state import State
-from engram.graph.tokens import estimate_messages
+from engram.graph import (
+    State,
+    budget_partitions,
+    estimate_messages,
+    render_system_prompt,
+    render_turn_context,
+    request_for,
+)
+from engram.graph._budget_request import pending_turn_context
 
 
 def words(text: str) -> int:

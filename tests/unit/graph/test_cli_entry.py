@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 import engram
-from engram.cli import entry
-from engram.cli.app import app
+from engram.cli import _entry as entry
+from engram.cli import app
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -54,7 +54,7 @@ def test_every_other_command_line_goes_to_the_app(monkeypatch, gc_threshold, arg
     ran: list[tuple[list[str], int]] = []
     monkeypatch.setattr(sys, "argv", ["engram", *args])
     monkeypatch.setattr(
-        "engram.cli.app.main", lambda: ran.append((sys.argv[1:], gc.get_threshold()[0]))
+        "engram.cli._app.run_app", lambda: ran.append((sys.argv[1:], gc.get_threshold()[0]))
     )
     entry.main()
     assert ran == [(args, entry.GC_YOUNG_THRESHOLD)]
@@ -65,7 +65,7 @@ def test_the_collector_spares_the_shutdown_even_when_the_command_fails(monkeypat
         raise SystemExit(2)
 
     monkeypatch.setattr(sys, "argv", ["engram", "search"])
-    monkeypatch.setattr("engram.cli.app.main", fail)
+    monkeypatch.setattr("engram.cli._app.run_app", fail)
     gc.unfreeze()
     with pytest.raises(SystemExit):
         entry.main()

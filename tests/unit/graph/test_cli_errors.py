@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engram.cli.app import app
+from engram.cli import app
 
 
 def _flat(text: str) -> str:

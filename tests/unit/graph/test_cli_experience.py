@@ -7,7 +7,7 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from engram.cli.experience_commands import register
+from engram.cli._experience_commands import register
 
 runner = CliRunner()
 
@@ -106,7 +106,7 @@ def test_bad_values_and_unknown_ids_fail_cleanly(tmp_path):
 
 
 def test_markdown_export_import_through_the_memory_group(tmp_path):
-    from engram.cli.memory_commands import register as register_memory
+    from engram.cli._memory_commands import register as register_memory
 
     app = typer.Typer()
     register(app, register_memory(app))

@@ -4,8 +4,7 @@ from dataclasses import asdict
 
 import pytest
 
-from engram.graph.context import Context
-from engram.graph.errors import ConfigError
+from engram.graph import ConfigError, Context
 
 
 def test_defaults_are_usable():

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engram.cli import context_commands
-from engram.cli.context_commands import short_why, show_pack
+from engram.cli import _context_commands as context_commands
+from engram.cli._context_commands import short_why, show_pack
 
 
 def test_why_names_each_ranking_once_then_what_it_matched():

@@ -5,9 +5,8 @@ import time
 
 import pytest
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.stores.errors import IndexNotBuiltError
+from engram.graph import Context, Deps
+from engram.stores import IndexNotBuiltError
 
 
 def test_resource_is_opened_once_per_project_even_from_parallel_threads(tmp_path):
@@ -32,7 +31,7 @@ def test_resource_is_opened_once_per_project_even_from_parallel_threads(tmp_path
     other = Context(project=str(tmp_path / "other"))
     deps.code_index(other)
     assert len(calls) == 2
-    assert deps.code_graph(context) is None  # no opener registered
+    assert deps.relation_index(context) is None  # no opener registered
 
 
 def test_failed_open_is_remembered_until_forgotten(tmp_path):
@@ -42,13 +41,13 @@ def test_failed_open_is_remembered_until_forgotten(tmp_path):
         calls.append(1)
         raise IndexNotBuiltError("no index")
 
-    deps = Deps(open_code_graph=opener)
+    deps = Deps(open_relation_index=opener)
     context = Context(project=str(tmp_path))
     for _ in range(3):
         with pytest.raises(IndexNotBuiltError):
-            deps.code_graph(context)
+            deps.relation_index(context)
     assert len(calls) == 1
-    deps.forget("code_graph", context)
+    deps.forget("relation_index", context)
     with pytest.raises(IndexNotBuiltError):
-        deps.code_graph(context)
+        deps.relation_index(context)
     assert len(calls) == 2

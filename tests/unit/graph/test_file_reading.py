@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.graph.errors import ToolError
-from engram.graph.tools.file_reading import READ_MAX_CHARS, read_project_file
+from engram.graph._errors import ToolError
+from engram.graph.tools._file_reading import READ_MAX_CHARS, read_project_file
 
 HINT = re.compile(r"call read_file with start_line=(\d+)(?: and start_char=(\d+))?\]$")
 

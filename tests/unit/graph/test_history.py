@@ -10,14 +10,14 @@ from langchain_core.messages import (
 from langgraph.graph import add_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from engram.graph.compaction.extractive_summary import extractive_summary, split_sections
-from engram.graph.compaction.history_rules import (
+from engram.graph.compaction import commit_messages
+from engram.graph.compaction._extractive import extractive_summary, split_sections
+from engram.graph.compaction._history_rules import (
     ACKNOWLEDGEMENT,
     CLEARED_PREFIX,
     SUMMARY_HEADER,
     SUMMARY_SECTIONS,
     clear_tool_results,
-    commit_messages,
     is_cleared,
     missing_sections,
     rebuild_history,
@@ -226,7 +226,7 @@ def test_placeholder_keeps_the_call_and_its_error_line():
 
 
 def test_extractive_quotes_the_user_not_the_appended_context():
-    from engram.graph.prompts import render_turn_context
+    from engram.graph import render_turn_context
 
     block = render_turn_context("memory: x", "code map: lib/a.py lib/b.py")
     msgs = [
@@ -239,12 +239,12 @@ def test_extractive_quotes_the_user_not_the_appended_context():
 
 
 def test_clear_turn_context_keeps_the_users_words_and_id():
-    from engram.graph.compaction.history_rules import (
+    from engram.graph import render_turn_context
+    from engram.graph.compaction._history_rules import (
         CONTEXT_CLEARED,
         clear_turn_context,
         turn_context,
     )
-    from engram.graph.prompts import render_turn_context
 
     message = HumanMessage(f"do X\n\n{render_turn_context('memory: y')}", id="u")
     assert turn_context(message).startswith("\n\n[engram context]")

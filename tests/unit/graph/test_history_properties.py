@@ -14,13 +14,8 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import add_messages
 
-from engram.graph.compaction.compaction_transaction import (
-    Request,
-    clear_pass,
-    compact_now,
-    emergency_compact,
-)
-from engram.graph.compaction.history_rules import is_summary, missing_sections, validate_history
+from engram.graph.compaction import Request, clear_pass, compact_now, emergency_compact
+from engram.graph.compaction._history_rules import is_summary, missing_sections, validate_history
 from tests.unit.graph.history_strategies import histories
 
 EXAMPLES = int(os.environ.get("ENGRAM_PROPERTY_EXAMPLES", "30"))

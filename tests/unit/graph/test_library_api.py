@@ -17,22 +17,13 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.message import MessagesState
 from langgraph.store.memory import InMemoryStore
 
-from engram.api import (
-    CodeRetriever,
-    Context,
-    MemoryRetriever,
-    Pack,
-    build_context,
-    create_graph,
-    engram_tools,
-)
-from engram.graph.deps import Deps
-from engram.graph.errors import ConfigError
-from engram.graph.node_entry import context_or_env, run_coroutine
-from engram.stores.codeindex import ripgrep_search
-from engram.stores.memory.fact_store import FactStore
-from engram.stores.project_key import project_key
-from engram.stores.spill import SPILL_DIR, SPILL_FOLDER
+from engram.api import CodeRetriever, MemoryRetriever, build_context, create_graph, engram_tools
+from engram.graph import ConfigError, Context, Deps, context_or_env, run_coroutine
+from engram.graph.pack import Pack
+from engram.stores.codeindex import _ripgrep as ripgrep_search
+from engram.stores.files._spill import SPILL_DIR, SPILL_FOLDER
+from engram.stores.memory import FactStore
+from engram.stores.project import project_key
 from tests.support.state import state_of
 from tests.unit.nodes.fake_models import RecordingChatModel
 

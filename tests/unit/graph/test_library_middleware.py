@@ -17,17 +17,17 @@ from langchain_core.tools import tool
 from langgraph.store.memory import InMemoryStore
 
 from engram.api import BudgetMiddleware, ContextPackMiddleware, MemoryMiddleware, engram_tools
-from engram.api.middleware import EngramAgentState
-from engram.graph.compaction.history_rules import CLEARED_PREFIX, validate_history
-from engram.stores.codeindex import ripgrep_search
-from engram.stores.memory.fact_store import FactStore
-from engram.stores.project_key import project_key
-from engram.stores.spill import SPILL_DIR, SPILL_FOLDER
+from engram.api._middleware import EngramAgentState
+from engram.graph.compaction._history_rules import CLEARED_PREFIX, validate_history
+from engram.stores.codeindex import _ripgrep as ripgrep_search
+from engram.stores.files._spill import SPILL_DIR, SPILL_FOLDER
+from engram.stores.memory import FactStore
+from engram.stores.project import project_key
 from tests.support.state import state_of
 from tests.unit.nodes.fake_models import RecordingChatModel
 
 WINDOW = 4_000
-"""Trigger 2,000 and clearing threshold 1,200 tokens (see ``engram.graph.budget``)."""
+"""Trigger 2,000 and clearing threshold 1,200 tokens (see ``engram.graph._budget``)."""
 FACT = "Totals are computed in cents, never floats"
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engram.graph.pack.code_slices import MIN_RECUT_TOKENS, slice_items
-from engram.graph.pack.evidence_fusion import Evidence, evidence_of, rank_files
-from engram.graph.pack.line_picking import head_rows, pick_rows, task_terms
-from engram.graph.pack.pack_filling import PackItem
+from engram.graph.pack._code_slices import MIN_RECUT_TOKENS, slice_items
+from engram.graph.pack._filling import PackItem
+from engram.graph.pack._fusion import Evidence, evidence_of, rank_files
+from engram.graph.pack._line_picking import head_rows, line_terms, pick_rows
 
 
 def words(text: str) -> int:
@@ -20,7 +20,7 @@ def long_function(size: int = 300, needle_at: int = 250) -> list[str]:
 
 
 def test_task_terms_drop_numbers_and_short_words():
-    assert task_terms("Fix timeout_retry_budget in 2 of os paths") == {
+    assert line_terms("Fix timeout_retry_budget in 2 of os paths") == {
         "fix",
         "timeout_retry_budget",
         "timeout",
@@ -38,7 +38,7 @@ def test_head_rows_keep_the_first_row_even_when_it_is_too_long():
 def test_pick_rows_show_the_head_and_a_window_around_the_rare_term():
     lines = long_function()
     costs = [words(line) + 1 for line in lines]
-    rows = pick_rows(lines, costs, 120, task_terms("timeout retry budget is ignored"), 4)
+    rows = pick_rows(lines, costs, 120, line_terms("timeout retry budget is ignored"), 4)
     assert {0, 1} <= rows  # the signature and docstring
     assert set(range(248, 255)) <= rows  # two lines before the needle, four after
     assert sum(costs[r] for r in rows) <= 120
@@ -47,8 +47,8 @@ def test_pick_rows_show_the_head_and_a_window_around_the_rare_term():
 def test_a_term_on_every_line_points_nowhere():
     lines = long_function()
     costs = [words(line) + 1 for line in lines]
-    common = pick_rows(lines, costs, 120, task_terms("compute request"), 4)
-    rare = pick_rows(lines, costs, 120, task_terms("compute request timeout"), 4)
+    common = pick_rows(lines, costs, 120, line_terms("compute request"), 4)
+    rare = pick_rows(lines, costs, 120, line_terms("compute request timeout"), 4)
     assert 250 not in common and 250 in rare
 
 
@@ -61,7 +61,7 @@ def test_a_long_slice_shows_the_lines_the_task_names_and_says_what_it_left_out()
         words,
         max_tokens=200,
         focus=0,
-        terms=task_terms("the timeout retry budget is ignored"),
+        terms=line_terms("the timeout retry budget is ignored"),
     )
     assert words(only.text) <= 200
     assert "timeout_retry_budget" in only.text
@@ -118,7 +118,7 @@ def test_the_span_that_overflows_the_depth_share_is_cut_to_the_room_left():
         words,
         focus=1,
         depth_tokens=room,
-        terms=task_terms("timeout retry budget"),
+        terms=line_terms("timeout retry budget"),
     )
     assert [(i.path, i.start_line) for i in items] == [("a.py", 1), ("a.py", 21), ("b.py", 1)]
     assert words(items[1].text) <= room and "timeout_retry_budget" in items[1].text
@@ -131,5 +131,5 @@ def test_a_one_line_gap_shows_its_line_when_that_costs_no_more_than_the_marker()
     lines[30], lines[38] = "    if needle:", "    needle += 1"
     costs = [3] * len(lines)
     costs[34] = costs[35] = 1  # row 35 is the one line between the two needles' windows
-    rows = pick_rows(lines, costs, 59, task_terms("needle"), 2)
+    rows = pick_rows(lines, costs, 59, line_terms("needle"), 2)
     assert set(range(28, 43)) <= rows and 5 not in rows

@@ -8,10 +8,10 @@ import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from rich.console import Console
 
-from engram.cli.live_view import LiveView, is_live, result_diff
-from engram.cli.turn_runner import _final_answer
-from engram.cli.turn_stop import STOPPED, close_stopped_calls, stopped_message
-from engram.graph.tools.command_stream import COMMAND_EVENT, OUTPUT_EVENT
+from engram.cli._live_view import LiveView, is_live, result_diff
+from engram.cli._turn_runner import _final_answer
+from engram.cli._turn_stop import STOPPED, close_stopped_calls, stopped_message
+from engram.graph.tools import COMMAND_EVENT, OUTPUT_EVENT
 
 EDIT_RESULT = (
     '<tool_result tool="edit_file" trust="untrusted-data">edited app.py\n'

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage
 
-from engram.graph.context import Context
-from engram.graph.llm import is_context_overflow, make_model, usage_of
+from engram.graph import Context, is_context_overflow, usage_of
+from engram.graph._llm import make_model
 
 
 def test_usage_from_langchain_usage_metadata():

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engram.graph.markers import escape_markers
-from engram.graph.pack.pack_filling import PackItem, fill_pack
-from engram.graph.prompts import render_system_prompt, render_turn_context
+from engram.graph import escape_markers, render_system_prompt, render_turn_context
+from engram.graph.pack._filling import PackItem, fill_pack
 from tests.support.pack_structure import (
     StructureError,
     context_line_count,

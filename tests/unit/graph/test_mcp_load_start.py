@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engram.cli.mcp_server import start_after_listing
+from engram.cli._mcp_server import start_after_listing
 
 
 async def _handle(events: list[str], method: str, request_id: int | None = 1) -> None:

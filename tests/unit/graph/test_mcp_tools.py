@@ -6,19 +6,12 @@ import json
 
 import pytest
 
-from engram.graph.context import Context
-from engram.graph.errors import ToolError
-from engram.graph.tools.action_review import action_kind, needs_approval, propose
-from engram.graph.tools.mcp_client import McpToolSpec
-from engram.graph.tools.mcp_tools import (
-    MCP_SCHEMA_SHARE,
-    McpToolset,
-    mcp_tools,
-    schema_tokens,
-)
-from engram.graph.tools.write_tools import ProjectFiles
-from engram.stores.mcp_config import McpServer
-from engram.stores.project_settings import load_project_settings
+from engram.graph import Context
+from engram.graph._errors import ToolError
+from engram.graph.tools import McpToolset, PlannedFiles, action_kind, needs_approval, propose
+from engram.graph.tools._mcp import MCP_SCHEMA_SHARE, mcp_tools, schema_tokens
+from engram.graph.tools._mcp_client import McpToolSpec
+from engram.stores.project import McpServer, load_project_settings
 
 
 def words(text: str) -> int:
@@ -75,7 +68,7 @@ def test_mcp_calls_are_actions_with_their_target_named(tmp_path):
     assert action_kind("call_tool") == "mcp"
     assert action_kind("find_tools") is None and action_kind("read_file") is None
     assert action_kind("edit_file") == "edit"
-    files = ProjectFiles(tmp_path)
+    files = PlannedFiles(tmp_path)
     direct = propose(files, {"name": "docs__search", "args": {"q": "x"}, "id": "1"})
     assert direct["category"] == "mcp" and direct["mcp_tool"] == "docs__search"
     via = propose(

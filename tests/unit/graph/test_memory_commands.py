@@ -7,19 +7,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from engram.cli.chat_memory_commands import (
+from engram.cli._chat_memory_commands import (
     MEMORY_USAGE,
     handle_memory_command,
     is_memory_command,
 )
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.tools.available_tools import build_tools
-from engram.graph.tools.save_memory_tool import SAVE_MEMORY_TOOL, build_save_memory_tool
-from engram.stores.memory.fact_admin import verify_fact
-from engram.stores.memory.fact_recall import recall_facts
-from engram.stores.memory.fact_store import FactStore
-from engram.stores.project_key import project_key
+from engram.graph import Context, Deps
+from engram.graph.tools import SAVE_MEMORY_TOOL, build_tools
+from engram.graph.tools._save_memory import build_save_memory_tool
+from engram.stores.memory import FactStore, recall_facts, verify_fact
+from engram.stores.project import project_key
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 KEY = "/srv/app"

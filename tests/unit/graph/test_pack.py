@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engram.graph.pack.pack_budget import (
+from engram.graph.pack import record_hit, record_usage
+from engram.graph.pack._budget import (
     BASE_FRACTION,
     DEFAULT_CONTEXT_RATIO,
     DEVIATION_STREAK,
@@ -19,11 +20,9 @@ from engram.graph.pack.pack_budget import (
     hit_rate,
     memory_weight,
     plan_budget,
-    record_hit,
-    record_usage,
 )
-from engram.graph.pack.pack_filling import PASSES, SECTION_ORDER, PackItem, fill_pack
-from engram.stores.memory.pack_feedback import Feedback
+from engram.graph.pack._filling import PASSES, SECTION_ORDER, PackItem, fill_pack
+from engram.stores.memory import Feedback
 
 
 def words(text: str) -> int:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import random
 
-from engram.graph.pack.code_slices import slice_items
-from engram.graph.pack.evidence_fusion import (
+from engram.graph.pack._code_slices import slice_items
+from engram.graph.pack._fusion import (
     Evidence,
     code_map_items,
     evidence_of,
     rank_files,
 )
-from engram.graph.pack.text_items import history_items, text_items
+from engram.graph.pack._text_items import history_items, text_items
 
 
 def words(text: str) -> int:

@@ -8,16 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engram.graph.profile.phase0_selection import (
+from engram.graph import count_text
+from engram.graph.profile import TaskProfile, episode_weight, profile_task
+from engram.graph.profile._phase0_selection import (
     DENSITY,
     RISK_BUDGETS,
-    episode_weight,
     retrieval_config,
     select_experience,
 )
-from engram.graph.profile.task_profile import TaskProfile, profile_task
-from engram.graph.tokens import count_text
-from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
+from engram.stores.memory import Episode, Pattern, Strategy, Trigger
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 
@@ -260,7 +259,7 @@ def test_failure_on_related_work_found_by_shared_terms():
 
 
 def test_task_terms_cover_english_and_chinese():
-    from engram.graph.profile.task_profile import task_terms
+    from engram.graph.profile._task_profile import task_terms
 
     terms = task_terms("Fix the Login timeout in 用户登录 module")
     assert {"login", "timeout", "module", "用户", "登录"} <= terms

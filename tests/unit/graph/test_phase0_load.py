@@ -7,11 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from engram.graph.profile.phase0_loading import load_experience
-from engram.graph.profile.task_profile import TaskProfile
-from engram.stores.backends import open_memory_store
-from engram.stores.memory.experience_records import Episode, Pattern, Trigger
-from engram.stores.memory.experience_store import ExperienceStore
+from engram.graph.profile import TaskProfile
+from engram.graph.profile._phase0_loading import load_experience
+from engram.stores.memory import Episode, ExperienceStore, Pattern, Trigger
+from engram.stores.sqlite import open_memory_store
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.graph.profile.task_profile import MULTI_FILE_THRESHOLD, RISKS, TASK_TYPES, profile_task
+from engram.graph.profile import profile_task
+from engram.graph.profile._task_profile import MULTI_FILE_THRESHOLD, RISKS, TASK_TYPES
 
 TABLE = Path(__file__).parents[2] / "data" / "task_profiles.jsonl"
 ROWS = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.retrieval.preload import PRELOAD_MODES, preload
-from engram.stores.errors import IndexNotBuiltError
+from engram.graph import Context, Deps
+from engram.graph.retrieval import preload
+from engram.graph.retrieval._preload import PRELOAD_MODES
+from engram.stores import IndexNotBuiltError
 
 
 class FakeIndex:
@@ -38,7 +38,7 @@ def test_preload_opens_and_warms_each_resource(tmp_path):
         opened.append("index")
         return index
 
-    deps = Deps(open_code_index=open_index, open_code_graph=lambda _: graph)
+    deps = Deps(open_code_index=open_index, open_relation_index=lambda _: graph)
     context = Context(project=str(tmp_path))
     assert preload(deps, context) == []
     assert index.modes == [*PRELOAD_MODES, "file_table"] and graph.warmed == 1

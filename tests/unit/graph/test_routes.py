@@ -4,15 +4,15 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from engram.graph.context import Context
-from engram.graph.routes import (
+from engram.graph import (
+    Context,
+    State,
     route_after_call_model,
     route_after_check_budget,
     route_after_confirm_task,
     route_after_pack_context,
     route_after_retrieve_memory,
 )
-from engram.graph.state import State
 
 AGENT = Runtime(context=Context(model="m"))
 CONTEXT_MODE = Runtime(context=Context(model="m", mode="context"))
@@ -57,7 +57,7 @@ def test_call_model_route():
 
 
 def test_refused_settings_end_the_turn_after_load_rules():
-    from engram.graph.routes import route_after_load_rules
+    from engram.graph import route_after_load_rules
 
     assert route_after_load_rules(State(error="the project folder does not exist")) == "__end__"
     assert route_after_load_rules(State()) == "retrieve_memory"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engram.graph.sandbox import Sandbox
+from engram.graph._sandbox import Sandbox
 
 
 def test_seatbelt_writes_only_to_the_project_and_temp_and_cuts_the_network(tmp_path):

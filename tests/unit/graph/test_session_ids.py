@@ -11,17 +11,12 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.memory import InMemorySaver
 
-from engram.cli.command_support import _endpoint_message, is_history_rejection
-from engram.graph.errors import SessionError
-from engram.sessions.ids import (
-    match_prefix,
-    resolve_checkpoint,
-    resolve_thread,
-    unique_prefixes,
-)
-from engram.stores.backends import ThreadedSqliteSaver
-from engram.stores.session_listing import session_metadata, session_rows
-from engram.stores.sqlite_files import sqlite_connect
+from engram.cli._command_support import _endpoint_message, is_history_rejection
+from engram.graph import SessionError
+from engram.sessions import resolve_checkpoint, resolve_thread, unique_prefixes
+from engram.sessions._ids import match_prefix
+from engram.stores.sqlite import session_metadata, session_rows, sqlite_connect
+from engram.stores.sqlite._backends import ThreadedSqliteSaver
 
 
 def test_exact_id_wins_over_a_longer_one_it_prefixes():

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.memory import InMemorySaver
 
-from engram.stores.backends import ThreadedSqliteSaver
-from engram.stores.session_listing import checkpoint_time, session_rows
-from engram.stores.sqlite_files import sqlite_connect
+from engram.stores.sqlite import session_rows, sqlite_connect
+from engram.stores.sqlite._backends import ThreadedSqliteSaver
+from engram.stores.sqlite._session_listing import checkpoint_time
 
 
 def _fill(saver) -> None:

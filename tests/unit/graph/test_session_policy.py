@@ -5,11 +5,10 @@ from __future__ import annotations
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from engram.cli.session_branch_commands import _keep_policy
-from engram.cli.turn_runner import thread_config
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.sessions.app import App
+from engram.cli._session_branch_commands import _keep_policy
+from engram.cli._turn_runner import thread_config
+from engram.graph import Context, Deps
+from engram.sessions import App
 
 
 def _app(tmp_path, ran_with: str) -> App:

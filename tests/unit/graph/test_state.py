@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from engram.graph.state import add_usage, any_true, append_log, append_unique, merge_by_key
+from engram.graph._state import add_usage, any_true, append_log, append_unique, merge_by_key
 
 
 def test_append_unique_keeps_order_and_drops_repeats():

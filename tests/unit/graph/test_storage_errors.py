@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engram.cli.command_support import load_context
-from engram.cli.storage_errors import storage_message
-from engram.stores.memory.fact_admin import import_jsonl
+from engram.cli._command_support import load_context
+from engram.cli._storage_errors import storage_message
+from engram.stores.memory import import_jsonl
 
 
 @pytest.mark.parametrize(

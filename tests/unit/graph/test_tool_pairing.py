@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.graph import add_messages
 
-from engram.graph.compaction.history_rules import commit_messages, validate_history
-from engram.graph.compaction.tool_pairing import NOT_RUN, close_unanswered_calls
+from engram.graph.compaction import close_unanswered_calls, commit_messages
+from engram.graph.compaction._history_rules import validate_history
+from engram.graph.compaction._tool_pairing import NOT_RUN
 from tests.unit.graph.history_strategies import histories
 
 SETTINGS = settings(

@@ -9,8 +9,9 @@ import time
 import pytest
 from langchain_core.tools import StructuredTool
 
-from engram.graph.tools.tool_timeout import ToolTimeoutError, call_with_timeout
-from engram.nodes.run_tools import _run_one
+from engram.graph.tools import call_with_timeout
+from engram.graph.tools._timeout import ToolTimeoutError
+from engram.nodes._run_tools import _run_one
 
 
 def test_a_stuck_call_times_out_quickly_and_leaves_no_blocking_thread():

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from engram.graph.context import Context
-from engram.graph.errors import PathOutsideProjectError, ToolError
-from engram.graph.markers import escape_markers
-from engram.graph.tools.project_tools import build_core_tools, wrap_tool_result
+from engram.graph import Context, escape_markers
+from engram.graph._errors import PathOutsideProjectError, ToolError
+from engram.graph.tools import wrap_tool_result
+from engram.graph.tools._project import build_core_tools
 
 
 def test_wrap_escapes_forged_tags():

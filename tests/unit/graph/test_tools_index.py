@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.tools.search_code_tool import SEARCH_CODE_MAX_K, build_search_code_tool
-from engram.stores.codeindex.code_index import open_memory_code_index
-from engram.stores.embeddings.embedders import HashEmbedder
+from engram.graph import Context, Deps
+from engram.graph.tools import SEARCH_CODE_MAX_K
+from engram.graph.tools._search_code import build_search_code_tool
+from engram.stores.codeindex._index import open_memory_code_index
+from engram.stores.embeddings._embedders import HashEmbedder
 
 
 @pytest.fixture
@@ -52,9 +52,9 @@ def test_search_code_falls_back_to_exact_without_index(root):
 def test_grep_code_and_the_exact_fallback_remember_a_clean_tree_for_the_run(root, monkeypatch):
     import os
 
-    import engram.stores.codeindex.ignore_file_check as ignore_files
-    from engram.graph.tools.available_tools import tool_functions
-    from engram.stores.codeindex.ripgrep_search import find_rg
+    import engram.stores.codeindex._ignore_check as ignore_files
+    from engram.graph.tools import tool_functions
+    from engram.stores.codeindex._ripgrep import find_rg
 
     if find_rg() is None:
         pytest.skip("needs ripgrep")

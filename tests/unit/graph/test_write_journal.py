@@ -8,14 +8,14 @@ import stat
 
 import pytest
 
-import engram.graph.tools.write_journal as journal_module
-from engram.graph.tools.text_edits import FileChange
-from engram.graph.tools.write_journal import JOURNAL_SUFFIX, begin_write, finish_write
-from engram.graph.tools.write_tools import (
+import engram.graph.tools._write_journal as journal_module
+from engram.graph.tools._text_edits import FileChange
+from engram.graph.tools._write import (
     SCRATCH_FOLDER,
-    apply_changes,
     roll_back_interrupted_writes,
+    write_changes,
 )
+from engram.graph.tools._write_journal import JOURNAL_SUFFIX, begin_write, finish_write
 from tests.support.state import state_of
 
 
@@ -99,7 +99,7 @@ def test_a_planted_journal_cannot_write_outside_the_project_or_into_protected_fo
 
 def test_the_next_write_rolls_back_first_and_keeps_no_journal(project, monkeypatch):
     interrupted(project, monkeypatch)
-    apply_changes(
+    write_changes(
         project,
         state_of(project),
         [

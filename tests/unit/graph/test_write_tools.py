@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from engram.graph.context import Context
-from engram.graph.errors import PathOutsideProjectError, ToolError
-from engram.graph.tools.text_edits import nearest_candidates, replace_exact
-from engram.graph.tools.unified_diff import parse_patch
-from engram.graph.tools.write_tools import build_write_tools
-from engram.stores import atomic_file
+from engram.graph import Context
+from engram.graph._errors import PathOutsideProjectError, ToolError
+from engram.graph.tools._text_edits import nearest_candidates, replace_exact
+from engram.graph.tools._unified_diff import parse_patch
+from engram.graph.tools._write import build_write_tools
+from engram.stores.files import _atomic as atomic_file
 
 SOURCE = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
 
@@ -298,7 +298,7 @@ def test_a_fifo_or_a_hard_linked_file_is_refused_at_once_never_read(tools, root,
     secret = tmp_path / "outside-secret.txt"
     secret.write_text("TOKEN=do-not-show\n")
     os.link(secret, root / "linked.txt")
-    from engram.graph.errors import ToolError
+    from engram.graph._errors import ToolError
 
     for path in ("pipe.txt", "linked.txt"):
         with pytest.raises(ToolError, match="refused") as refused:
@@ -310,7 +310,7 @@ def test_a_fifo_or_a_hard_linked_file_is_refused_at_once_never_read(tools, root,
 def test_a_file_operation_that_hangs_is_stopped_with_a_clear_error(tools, root, monkeypatch):
     import threading
 
-    from engram.graph.tools import write_tools
+    from engram.graph.tools import _write as write_tools
 
     hung = threading.Event()
     monkeypatch.setattr(atomic_file, "FILE_OP_SECONDS", 0.2)

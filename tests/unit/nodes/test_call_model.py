@@ -5,11 +5,9 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.state import State
-from engram.graph.tools.mcp_tools import McpToolset
-from engram.nodes.call_model import call_model
+from engram.graph import Context, Deps, State
+from engram.graph.tools import McpToolset
+from engram.nodes import call_model
 from tests.unit.nodes.fake_models import RecordingChatModel
 
 BROKEN = "MCP server 'gone' could not start: no such file"

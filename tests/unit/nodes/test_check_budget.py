@@ -7,13 +7,9 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import add_messages
 from langgraph.runtime import Runtime
 
-from engram.graph.budget import thresholds
-from engram.graph.compaction.history_rules import is_cleared, validate_history
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.routes import route_after_check_budget
-from engram.graph.state import State
-from engram.nodes.check_budget import check_budget
+from engram.graph import Context, Deps, State, route_after_check_budget, thresholds
+from engram.graph.compaction._history_rules import is_cleared, validate_history
+from engram.nodes import check_budget
 from tests.support.state import state_of
 
 
@@ -113,7 +109,7 @@ async def test_turn_context_counted_until_appended(runtime):
         State(messages=history(1, 5), memory_block=memory), runtime(128_000), deps=DEPS
     )
     assert pending["budget"]["raw_estimate"] >= base["budget"]["raw_estimate"] + 100
-    from engram.graph.prompts import render_turn_context
+    from engram.graph import render_turn_context
 
     appended = history(1, 5)
     appended[0] = HumanMessage(f"start the work\n\n{render_turn_context(memory)}", id="u0")
@@ -140,8 +136,8 @@ async def test_ledger_records_clear_event(runtime, tmp_path):
 
 
 async def test_clear_tier_also_clears_context_of_earlier_turns(runtime):
-    from engram.graph.compaction.history_rules import CONTEXT_CLEARED
-    from engram.graph.prompts import render_turn_context
+    from engram.graph import render_turn_context
+    from engram.graph.compaction._history_rules import CONTEXT_CLEARED
 
     block = render_turn_context(" ".join(["ctx"] * 4_000))
     msgs = []

@@ -13,19 +13,17 @@ from langchain_core.messages import (
 from langgraph.graph import add_messages
 from langgraph.runtime import Runtime
 
-from engram.graph.budget import SUMMARY_CHUNK_CHARS
-from engram.graph.compaction.compaction_transaction import Request, compact_now, emergency_compact
-from engram.graph.compaction.history_rules import (
+from engram.graph import Context, Deps, State
+from engram.graph._budget import SUMMARY_CHUNK_CHARS
+from engram.graph.compaction import Request, compact_now, emergency_compact
+from engram.graph.compaction._history_rules import (
     SUMMARY_HEADER,
     SUMMARY_SECTIONS,
     is_summary,
     validate_history,
 )
-from engram.graph.compaction.summary_prompts import SUMMARY_INSTRUCTION
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.state import State
-from engram.nodes.compact_history import compact_history
+from engram.graph.compaction._summary_prompts import SUMMARY_INSTRUCTION
+from engram.nodes import compact_history
 from tests.support.state import state_of
 from tests.unit.nodes.fake_models import RecordingChatModel
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 from langgraph.runtime import Runtime
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.state import State
-from engram.nodes.confirm_task import confirm_task, confirmation_request, parse_decision
+from engram.graph import Context, Deps, State
+from engram.nodes import confirm_task
+from engram.nodes._confirm_task import confirmation_request, parse_decision
 
 
 @pytest.mark.parametrize(

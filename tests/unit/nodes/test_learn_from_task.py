@@ -11,13 +11,11 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.state import State
-from engram.nodes.learn_from_task import decide_outcome, files_touched, learn_from_task
-from engram.stores.memory.experience_records import Pattern, Trigger
-from engram.stores.memory.experience_store import ExperienceStore
-from engram.stores.project_key import project_key
+from engram.graph import Context, Deps, State
+from engram.nodes import learn_from_task
+from engram.nodes._learn_from_task import decide_outcome, files_touched
+from engram.stores.memory import ExperienceStore, Pattern, Trigger
+from engram.stores.project import project_key
 from tests.support.state import state_of
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)

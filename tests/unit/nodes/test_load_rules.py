@@ -5,10 +5,8 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.state import State
-from engram.nodes.load_rules import load_rules
+from engram.graph import Context, Deps, State
+from engram.nodes import load_rules
 
 
 def run(context: Context, task: str = "explain the parser") -> dict:
@@ -34,7 +32,7 @@ def test_an_untrusted_projects_rules_never_reach_the_system_prompt(tmp_path, eng
 
 
 def test_rules_the_user_trusted_reach_the_prompt_until_they_change(tmp_path, engram_home):
-    from engram.stores.trust import record_trust, shipped_files
+    from engram.stores.project import record_trust, shipped_files
 
     (tmp_path / "AGENTS.md").write_text("Use four spaces.\n", encoding="utf-8")
     record_trust(tmp_path, engram_home, shipped_files(tmp_path))

@@ -6,13 +6,12 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.pack.pack_assembly import NO_EVIDENCE_NOTE, resolve_task_files
-from engram.graph.state import State
-from engram.nodes.pack_context import NO_MODEL_NOTE, pack_context
-from engram.stores.memory.pack_feedback import BaseStorePackFeedback
-from engram.stores.project_key import project_key
+from engram.graph import Context, Deps, State
+from engram.graph.pack._assembly import NO_EVIDENCE_NOTE, resolve_task_files
+from engram.nodes import pack_context
+from engram.nodes._pack_context import NO_MODEL_NOTE
+from engram.stores.memory import BaseStorePackFeedback
+from engram.stores.project import project_key
 
 
 def words(text: str) -> int:
@@ -179,13 +178,13 @@ class FakeIndex:
         return True
 
     def search(self, query, *, mode, k):
-        from engram.stores.codeindex.code_index import CodeHit
+        from engram.stores.codeindex import CodeHit
 
         self.modes.append(mode)
         return [CodeHit("src/cli.py", 4, 5, "main", "function", 0.3, mode)]
 
     def localized_chunks(self, issue, *, files, prefer):
-        from engram.stores.codeindex.code_index import CodeHit
+        from engram.stores.codeindex import CodeHit
 
         self.localized = (issue, files, tuple(prefer))
         return [CodeHit("src/parser.py", 0, 0, "", "file", 1.0, "localizer")]

@@ -6,13 +6,12 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.pack.pack_budget import hit_rate
-from engram.graph.state import State
-from engram.nodes.record_feedback import injected_markers, memory_used, record_feedback, turn_texts
-from engram.stores.memory.pack_feedback import BaseStorePackFeedback
-from engram.stores.project_key import project_key
+from engram.graph import Context, Deps, State
+from engram.graph.pack._budget import hit_rate
+from engram.nodes import record_feedback
+from engram.nodes._record_feedback import injected_markers, memory_used, turn_texts
+from engram.stores.memory import BaseStorePackFeedback
+from engram.stores.project import project_key
 
 REPORT = {
     "facts": {"ids": ["f-12ab"]},

@@ -8,16 +8,12 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.profile.phase0_loading import NO_STORE_NOTE
-from engram.graph.profile.phase0_selection import RISK_BUDGETS
-from engram.graph.state import State
-from engram.nodes.retrieve_memory import retrieve_memory
-from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
-from engram.stores.memory.experience_store import ExperienceStore
-from engram.stores.memory.fact_recall import FactRecall
-from engram.stores.project_key import project_key
+from engram.graph import Context, Deps, State
+from engram.graph.profile._phase0_loading import NO_STORE_NOTE
+from engram.graph.profile._phase0_selection import RISK_BUDGETS
+from engram.nodes import retrieve_memory
+from engram.stores.memory import Episode, ExperienceStore, FactRecall, Pattern, Strategy, Trigger
+from engram.stores.project import project_key
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 
@@ -144,7 +140,7 @@ async def test_project_tests_feed_the_profile(tmp_path):
 
 
 async def test_real_facts_recall_through_a_cached_fact_store(tmp_path):
-    from engram.stores.memory.fact_store import FactStore
+    from engram.stores.memory import FactStore
 
     store = InMemoryStore()
     FactStore(store).add(

@@ -8,12 +8,10 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.state import State
-from engram.nodes.run_tools import run_tools
-from engram.stores.memory.fact_store import FactStore
-from engram.stores.project_key import project_key
+from engram.graph import Context, Deps, State
+from engram.nodes import run_tools
+from engram.stores.memory import FactStore
+from engram.stores.project import project_key
 
 
 def step(calls: list[tuple[str, dict]], number: int) -> AIMessage:

@@ -7,14 +7,12 @@ from pathlib import Path
 import pytest
 from langgraph.runtime import Runtime
 
-from engram.graph.context import Context
-from engram.graph.deps import Deps
-from engram.graph.state import State
-from engram.nodes.search_exact import bounded_locator, search_exact
-from engram.nodes.search_semantic import search_semantic
-from engram.stores.codeindex.code_index import open_memory_code_index
-from engram.stores.embeddings.embedders import HashEmbedder
-from engram.stores.errors import BackendUnavailableError
+from engram.graph import Context, Deps, State
+from engram.nodes import search_exact, search_semantic
+from engram.nodes._search_exact import bounded_locator
+from engram.stores._errors import BackendUnavailableError
+from engram.stores.codeindex._index import open_memory_code_index
+from engram.stores.embeddings._embedders import HashEmbedder
 
 
 def project(tmp_path: Path) -> Path:

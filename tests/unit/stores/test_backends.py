@@ -6,8 +6,8 @@ import sqlite3
 import pytest
 from langgraph.store.base import PutOp
 
-from engram.stores.backends import open_checkpointer, open_memory_store
-from engram.stores.errors import BackendUnavailableError
+from engram.stores._errors import BackendUnavailableError
+from engram.stores.sqlite import open_checkpointer, open_memory_store
 
 UNREACHABLE = "postgresql://user:s3cretpw@127.0.0.1:9/engram"
 

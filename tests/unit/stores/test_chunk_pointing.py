@@ -1,7 +1,7 @@
 """Ordering a localized file's chunks by what the issue points at."""
 
-from engram.stores.codeindex.chunk_pointing import TextRanks, point_chunks
-from engram.stores.codeindex.exact_evidence import Located
+from engram.stores.codeindex import Located
+from engram.stores.codeindex._chunk_pointing import TextRanks, point_chunks
 
 CHUNKS = [
     Located("a.py", 1, 4, "", "file", "head"),

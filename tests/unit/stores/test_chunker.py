@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 
-from engram.stores.codeindex.chunk_limits import (
+from engram.stores.codeindex._chunk_limits import (
     MAX_CHUNK_CHARS,
     MAX_CHUNKED_FILE_CHARS,
     SUMMARY_CHARS,
 )
-from engram.stores.codeindex.chunker import MAX_FILE_CHUNK_CHARS, Chunk, chunk_file, embedding_text
+from engram.stores.codeindex._chunker import MAX_FILE_CHUNK_CHARS, Chunk, chunk_file, embedding_text
 
 
 def summary(chunks: list[Chunk]) -> list[tuple[str, str, int, int, str]]:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.codeindex.code_index import CodeIndex, open_code_index, open_memory_code_index
-from engram.stores.embeddings.embedders import HashEmbedder
-from engram.stores.errors import IndexNotBuiltError
+from engram.stores import IndexNotBuiltError
+from engram.stores.codeindex import open_code_index
+from engram.stores.codeindex._index import CodeIndex, open_memory_code_index
+from engram.stores.embeddings._embedders import HashEmbedder
 from tests.support.state import state_of
 
 FILES = {

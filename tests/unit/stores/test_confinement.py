@@ -7,24 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from engram.graph.context import Context
-from engram.graph.errors import ToolError
-from engram.graph.tools.project_tools import build_core_tools
-from engram.stores.codegraph.code_graph import build_graph
-from engram.stores.codegraph.graph_model import CodeGraph
-from engram.stores.codeindex.exact_evidence import locate_on_the_fly
-from engram.stores.codeindex.ripgrep_search import grep
-from engram.stores.paths import (
+from engram.graph import Context
+from engram.graph._errors import ToolError
+from engram.graph.tools._project import build_core_tools
+from engram.stores.codeindex import grep, locate_on_the_fly
+from engram.stores.files import (
     PathEscapeError,
     UnsafeFileError,
     confine,
     display_path,
-    is_secret_path,
     listable,
     read_regular,
+    walk_project,
 )
-from engram.stores.rules import load_rules_files
-from engram.stores.walk import walk_project
+from engram.stores.files._paths import is_secret_path
+from engram.stores.project import load_rules_files
+from engram.stores.relations import RelationIndex
+from engram.stores.relations._index import build_relation_index
 from tests.support.hostile_paths import CREDENTIAL_FILES, MARKER, build_hostile_project
 
 GLOBS = [
@@ -141,8 +140,8 @@ def test_file_names_with_newlines_cannot_forge_lines(tools, hostile):
 
 
 def test_code_graph_skips_refused_files(hostile):
-    graph = CodeGraph()
-    build_graph(hostile.root, graph)
+    graph = RelationIndex()
+    build_relation_index(hostile.root, graph)
     assert "src/app.py" in graph.facts
     assert "src/hardlinked.py" not in graph.facts
     assert all(MARKER not in path for path in graph.facts)
@@ -168,7 +167,7 @@ def test_rules_files_never_follow_links_to_secrets(hostile, tmp_path):
 
 
 def test_a_session_reads_its_own_spilled_outputs_and_no_other(hostile):
-    from engram.stores.spill import session_spill_folder, spill_if_large
+    from engram.stores.files import session_spill_folder, spill_if_large
 
     context = Context(project=str(hostile.root))
     mine = spill_if_large(context.state, "grep_code", "c1", "x" * 50, session="me", limit=10)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engram.stores.memory.memory_conflicts import (
+from engram.stores.memory._conflicts import (
     ConflictIndex,
     bigram_similarity,
     conflict_kind,

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram.stores.embeddings.embedders import HashEmbedder
-from engram.stores.embeddings.embedding_cache import (
+from engram.stores.embeddings._cache import (
     CachedEmbedder,
     InMemoryEmbeddingCache,
     SqliteEmbeddingCache,
     text_hash,
 )
+from engram.stores.embeddings._embedders import HashEmbedder
 
 
 @pytest.fixture(params=["memory", "sqlite"])

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.codeindex import ripgrep_search as exact_search
-from engram.stores.codeindex.ripgrep_search import InvalidPatternError, find_rg, grep
+from engram.stores.codeindex import _ripgrep as exact_search
+from engram.stores.codeindex import grep
+from engram.stores.codeindex._ripgrep import InvalidPatternError, find_rg
 
 
 @pytest.fixture()

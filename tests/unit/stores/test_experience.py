@@ -9,23 +9,21 @@ import pytest
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from engram.stores.backends import open_memory_store
-from engram.stores.errors import SecretRefusedError
-from engram.stores.memory.experience_records import (
+from engram.stores import SecretRefusedError
+from engram.stores.memory import (
     Episode,
+    ExperienceStore,
     Pattern,
     Strategy,
     Trigger,
-    record_from_dict,
-    record_to_dict,
-)
-from engram.stores.memory.experience_store import (
-    CONFIDENCE_MAX,
-    ExperienceStore,
     apply_outcome,
     pick_winner,
+    record_to_dict,
     same_trigger_groups,
 )
+from engram.stores.memory._experience_records import record_from_dict
+from engram.stores.memory._experience_store import CONFIDENCE_MAX
+from engram.stores.sqlite import open_memory_store
 
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)
 KEY = "/home/dev/shop.v2"
@@ -126,7 +124,7 @@ def test_delete(base_store):
 
 
 def test_listing_pages_past_one_search_page(base_store, monkeypatch):
-    monkeypatch.setattr("engram.stores.memory.experience_store.PAGE_SIZE", 3)
+    monkeypatch.setattr("engram.stores.memory._experience_store.PAGE_SIZE", 3)
     repo = ExperienceStore(base_store, KEY)
     for n in range(8):
         repo.put(_episode(f"ep-{n}", date=NOW + timedelta(minutes=n)))
@@ -242,7 +240,7 @@ def test_find_by_ids_in_one_round_trip(base_store):
 
 
 def test_late_verdict_changes_confidence_once(base_store):
-    from engram.stores.memory.experience_store import record_verdict
+    from engram.stores.memory import record_verdict
 
     repo = ExperienceStore(base_store, KEY)
     repo.put(_pattern("p1", confidence=3))

@@ -9,9 +9,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
-from engram.stores.memory.experience_markdown import export_markdown, import_markdown
-from engram.stores.memory.experience_records import Episode, Pattern, Strategy, Trigger
-from engram.stores.memory.experience_store import ExperienceStore
+from engram.stores.memory import (
+    Episode,
+    ExperienceStore,
+    Pattern,
+    Strategy,
+    Trigger,
+    export_markdown,
+    import_markdown,
+)
 
 KEY = "/srv/project"
 NOW = datetime(2026, 4, 20, 12, 0, tzinfo=UTC)

@@ -7,9 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from engram.stores.memory.fact_extraction import extract_candidates
-from engram.stores.memory.fact_recall import auto_extract
-from engram.stores.memory.fact_store import FactStore
+from engram.stores.memory import FactStore, auto_extract
+from engram.stores.memory._extraction import extract_candidates
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 KEY = "/srv/app"

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from engram.stores.backends import open_memory_store
-from engram.stores.memory.fact_migration import migrate_facts, schema_version
-from engram.stores.memory.fact_records import FACT_SCHEMA, UNRECORDED, Fact
-from engram.stores.memory.fact_store import FactStore, fact_namespace
-from engram.stores.memory.memory_block import render_fact_line
+from engram.stores.memory import Fact, FactStore, migrate_facts, render_fact_line
+from engram.stores.memory._migration import schema_version
+from engram.stores.memory._records import FACT_SCHEMA, UNRECORDED
+from engram.stores.memory._store import fact_namespace
+from engram.stores.sqlite import open_memory_store
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 KEY = "/srv/app"
@@ -105,7 +105,7 @@ def test_a_store_that_cannot_be_migrated_still_opens_and_reads_old_facts_safely(
 ):
     import sqlite3
 
-    import engram.stores.memory.fact_migration as migration
+    import engram.stores.memory._migration as migration
 
     namespace = fact_namespace("project", KEY)
     with open_memory_store(tmp_path) as store:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram.stores.memory.fact_search import DEFAULT_SETTINGS, FactIndex, RankSettings, tokenize
+from engram.stores.memory._search import DEFAULT_SETTINGS, FactIndex, RankSettings, fact_tokens
 
 
 def test_tokenize_stems_english_and_drops_stopwords():
-    assert tokenize("The kids were painting sunsets") == ["kid", "paint", "sunset"]
+    assert fact_tokens("The kids were painting sunsets") == ["kid", "paint", "sunset"]
 
 
 def test_tokenize_cjk_characters_and_pairs():
-    assert tokenize("用中文") == ["用", "中", "文", "用中", "中文"]
-    assert tokenize("Python 3.11 项目") == ["python", "3.11", "项", "目", "项目"]
+    assert fact_tokens("用中文") == ["用", "中", "文", "用中", "中文"]
+    assert fact_tokens("Python 3.11 项目") == ["python", "3.11", "项", "目", "项目"]
 
 
 def test_lexical_ranking_and_no_match():

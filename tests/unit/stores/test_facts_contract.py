@@ -12,9 +12,12 @@ from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
-from engram.stores.errors import ConflictError, SecretRefusedError, StoreError
-from engram.stores.memory.fact_admin import (
-    FactNotFoundError,
+from engram.stores import SecretRefusedError, StoreError, find_secret
+from engram.stores._errors import ConflictError
+from engram.stores.memory import (
+    Fact,
+    FactConflictError,
+    FactStore,
     all_facts,
     delete_fact,
     export_jsonl,
@@ -22,9 +25,9 @@ from engram.stores.memory.fact_admin import (
     replace_fact,
     verify_fact,
 )
-from engram.stores.memory.fact_store import Fact, FactConflictError, FactStore, fact_namespace
-from engram.stores.secrets import find_secret
-from engram.stores.sqlite_files import sqlite_connect
+from engram.stores.memory._admin import FactNotFoundError
+from engram.stores.memory._store import fact_namespace
+from engram.stores.sqlite import sqlite_connect
 from tests.unit.stores.test_fact_search import CONTEXT_TEXTS
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -433,7 +436,7 @@ def test_import_rejects_bad_provenance():
 
 
 def test_a_unique_id_prefix_finds_a_fact_and_an_ambiguous_one_lists_the_candidates(store):
-    from engram.stores.memory.fact_admin import find_fact
+    from engram.stores.memory import find_fact
 
     lines = [
         json.dumps({"id": "ab12cd000001", "text": "The API uses OAuth", "scope": "project"}),

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from engram.stores.file_derived import SETTLED_NS, FileDerived
+from engram.stores.files import SETTLED_NS, FileDerived
 
 
 def _settle(path, seconds_ago: float = 10.0) -> None:
@@ -34,7 +34,7 @@ def test_a_settled_file_is_read_once_until_it_changes(tmp_path, monkeypatch):
     make, calls = _counting(file)
     # the change time is set by the write itself: pretend it is long past
     monkeypatch.setattr(
-        "engram.stores.file_derived.time.time_ns", lambda: file.stat().st_ctime_ns + SETTLED_NS
+        "engram.stores.files._derived.time.time_ns", lambda: file.stat().st_ctime_ns + SETTLED_NS
     )
     assert known.get("a", file, make) == "one"
     assert known.get("a", file, make) == "one"
@@ -63,7 +63,7 @@ def test_the_least_recently_used_file_goes_first(tmp_path, monkeypatch):
         file.write_text(name)
         files.append(file)
     monkeypatch.setattr(
-        "engram.stores.file_derived.time.time_ns",
+        "engram.stores.files._derived.time.time_ns",
         lambda: max(f.stat().st_ctime_ns for f in files) + SETTLED_NS,
     )
     known: FileDerived[str] = FileDerived(max_files=2)

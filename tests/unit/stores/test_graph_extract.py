@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.codegraph.code_graph import CodeGraph, build_graph
+from engram.stores.relations import RelationIndex
+from engram.stores.relations._index import build_relation_index
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "graph"
 LANGUAGES = ("python", "java", "javascript", "typescript", "go")
@@ -15,17 +16,17 @@ RELATIONS = ("contains", "imports", "inherits", "implements", "calls")
 MIN_RECALL = 0.85
 
 
-def edges_of(graph: CodeGraph, relation: str) -> set[tuple[str, str]]:
+def edges_of(graph: RelationIndex, relation: str) -> set[tuple[str, str]]:
     return {(s, d) for s, d, r in graph.graph.edges(keys=True) if r == relation}
 
 
-def build(root: Path) -> CodeGraph:
-    graph = CodeGraph()
-    build_graph(root, graph)
+def build(root: Path) -> RelationIndex:
+    graph = RelationIndex()
+    build_relation_index(root, graph)
     return graph
 
 
-def project(tmp_path: Path, files: dict[str, str]) -> CodeGraph:
+def project(tmp_path: Path, files: dict[str, str]) -> RelationIndex:
     for name, text in files.items():
         target = tmp_path / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -34,7 +35,7 @@ def project(tmp_path: Path, files: dict[str, str]) -> CodeGraph:
 
 
 @pytest.fixture(scope="module")
-def fixture_graphs() -> dict[str, CodeGraph]:
+def fixture_graphs() -> dict[str, RelationIndex]:
     return {lang: build(FIXTURES / lang) for lang in LANGUAGES}
 
 

@@ -6,24 +6,23 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.codegraph.code_graph import CodeGraph, build_graph
-from engram.stores.codegraph.graph_answers import answer
-from engram.stores.codegraph.graph_queries import GraphQueries
+from engram.stores.relations import GraphQueries, RelationIndex, answer
+from engram.stores.relations._index import build_relation_index
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "graph"
 
 
 @pytest.fixture(scope="module")
 def queries() -> GraphQueries:
-    graph = CodeGraph()
-    build_graph(FIXTURES / "python", graph)
+    graph = RelationIndex()
+    build_relation_index(FIXTURES / "python", graph)
     return GraphQueries(graph)
 
 
 @pytest.fixture(scope="module")
 def java() -> GraphQueries:
-    graph = CodeGraph()
-    build_graph(FIXTURES / "java", graph)
+    graph = RelationIndex()
+    build_relation_index(FIXTURES / "java", graph)
     return GraphQueries(graph)
 
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.codegraph.code_graph import CodeGraph, build_graph
-from engram.stores.codegraph.dependency_slices import parses, slice_symbol
+from engram.stores.relations import RelationIndex, slice_symbol
+from engram.stores.relations._index import build_relation_index
+from engram.stores.relations._slices import parses
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "graph"
 
@@ -16,13 +17,13 @@ def words(text: str) -> int:
     return len(text.split())
 
 
-def build(root: Path) -> CodeGraph:
-    graph = CodeGraph()
-    build_graph(root, graph)
+def build(root: Path) -> RelationIndex:
+    graph = RelationIndex()
+    build_relation_index(root, graph)
     return graph
 
 
-def project(tmp_path: Path, files: dict[str, str]) -> CodeGraph:
+def project(tmp_path: Path, files: dict[str, str]) -> RelationIndex:
     for name, text in files.items():
         target = tmp_path / name
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from engram.stores.codeindex.ignore_file_check import IgnoreFileCheck, unsafe_ignore_file
+from engram.stores.codeindex import IgnoreFileCheck
+from engram.stores.codeindex._ignore_check import unsafe_ignore_file
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 
@@ -40,7 +41,7 @@ def test_a_clean_tree_is_remembered_until_a_folder_changes(tmp_path, monkeypatch
     check = IgnoreFileCheck()
     assert not check.unsafe(root)
     listed = []
-    import engram.stores.codeindex.ignore_file_check as module
+    import engram.stores.codeindex._ignore_check as module
 
     real = module._list
     monkeypatch.setattr(module, "_list", lambda *a: listed.append(1) or real(*a))

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engram.stores.codeindex.exact_evidence import (
-    Located,
-    exact_terms,
-    grep_terms,
-    locate_on_the_fly,
-)
-from engram.stores.file_derived import FileDerived
+from engram.stores.codeindex import Located, exact_terms, grep_terms, locate_on_the_fly
+from engram.stores.files import FileDerived
 
 
 def test_exact_terms_takes_code_like_words_quotes_and_paths():
@@ -68,7 +63,7 @@ def test_locate_on_the_fly_reports_lines_past_the_file_cap(tmp_path):
 
 @pytest.mark.integration  # runs ripgrep
 def test_a_common_term_filling_the_line_cap_does_not_hide_a_rare_one(tmp_path, monkeypatch):
-    import engram.stores.codeindex.exact_evidence as index_exact
+    import engram.stores.codeindex._exact as index_exact
 
     monkeypatch.setattr(index_exact, "MAX_GREP_LINES", 20)
     (tmp_path / "aa.py").write_text("".join(f"request_{i} = request\n" for i in range(40)))
@@ -84,14 +79,14 @@ def test_known_chunks_are_reused_across_searches_and_dropped_when_the_file_chang
     file = tmp_path / "a.py"
     file.write_text("def f():\n    return 1\n")
     # every write is long settled by "now"
-    monkeypatch.setattr("engram.stores.file_derived.time.time_ns", lambda: 2**62)
+    monkeypatch.setattr("engram.stores.files._derived.time.time_ns", lambda: 2**62)
     known: FileDerived[list[Located]] = FileDerived()
     first = locate_on_the_fly(tmp_path, known=known)("a.py", 2)
     assert first == locate_on_the_fly(tmp_path)("a.py", 2)
     assert len(known) == 1
     chunk_file_calls = []
     monkeypatch.setattr(
-        "engram.stores.codeindex.exact_evidence.chunk_file",
+        "engram.stores.codeindex._exact.chunk_file",
         lambda *a: chunk_file_calls.append(a) or [],
     )
     assert locate_on_the_fly(tmp_path, known=known)("a.py", 2) == first

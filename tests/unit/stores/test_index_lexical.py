@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from engram.stores.codeindex.code_index import ProjectCodeIndex
-from engram.stores.codeindex.index_manifest import Manifest
-from engram.stores.codeindex.vector_store import InMemoryVectors
-from engram.stores.embeddings.embedders import HashEmbedder
+from engram.stores.codeindex import ProjectCodeIndex
+from engram.stores.codeindex._manifest import Manifest
+from engram.stores.codeindex._vectors import InMemoryVectors
+from engram.stores.embeddings._embedders import HashEmbedder
 
 
 def generation_of(folder):

@@ -8,14 +8,10 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-from engram.stores.embeddings.embedders import MiniLMEmbedder, make_embedder
-from engram.stores.embeddings.static_embedder import (
-    STATIC_DIM,
-    STATIC_FOLDER,
-    StaticEmbedder,
-    load_static_table,
-)
-from engram.stores.errors import BackendUnavailableError
+from engram.stores._errors import BackendUnavailableError
+from engram.stores.embeddings import STATIC_DIM, STATIC_FOLDER, make_embedder
+from engram.stores.embeddings._embedders import MiniLMEmbedder
+from engram.stores.embeddings._static import StaticEmbedder, load_static_table
 
 
 def test_the_shipped_table_covers_the_shipped_tokenizer():
@@ -62,8 +58,8 @@ def test_the_table_is_not_a_pickle():
 
 
 def test_a_missing_table_is_a_clear_error(tmp_path, monkeypatch):
-    from engram.stores.embeddings import static_embedder
-    from engram.stores.errors import StoreError
+    from engram.stores import StoreError
+    from engram.stores.embeddings import _static as static_embedder
 
     monkeypatch.setattr(static_embedder, "STATIC_FOLDER", tmp_path)
     static_embedder.load_static_table.cache_clear()

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-import engram.stores.walk as walk_module
-from engram.stores.codeindex.incremental_index import update_index, walk_for_index
-from engram.stores.codeindex.index_manifest import Manifest
-from engram.stores.codeindex.vector_store import InMemoryVectors
-from engram.stores.embeddings.embedders import HashEmbedder
+import engram.stores.files._walk as walk_module
+from engram.stores.codeindex import walk_for_index
+from engram.stores.codeindex._incremental import update_index
+from engram.stores.codeindex._manifest import Manifest
+from engram.stores.codeindex._vectors import InMemoryVectors
+from engram.stores.embeddings._embedders import HashEmbedder
 
 
 def write(root: Path, files: dict[str, str]) -> None:

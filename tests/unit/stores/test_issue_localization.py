@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from engram.stores.codeindex.file_kinds import file_kind
-from engram.stores.codeindex.file_localization import (
+from engram.stores.codeindex._file_kinds import file_kind
+from engram.stores.codeindex._issue_reading import read_issue
+from engram.stores.codeindex._localization import (
     FEATURES,
     WEIGHTS_FILE,
     ProjectFiles,
@@ -16,7 +17,6 @@ from engram.stores.codeindex.file_localization import (
     gather_evidence,
     rank_evidence,
 )
-from engram.stores.codeindex.issue_reading import read_issue
 
 ISSUE = """[Acme] ERROR: crash when `--write-comments` is used
 <!-- Please fill the template below -->
@@ -142,7 +142,7 @@ def test_the_shipped_weights_load_and_cover_every_feature():
 
 
 def test_tasks_about_tests_or_docs_want_those_kinds_too():
-    from engram.stores.codeindex.file_kinds import kinds_for_task
+    from engram.stores.codeindex import kinds_for_task
 
     assert kinds_for_task("bugfix") == ("source",)
     assert kinds_for_task(None) == ("source",)

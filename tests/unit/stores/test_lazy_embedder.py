@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engram.graph.context import Context
-from engram.graph.retrieval.open_code_index import fact_embedder
-from engram.stores.embeddings.embedders import HashEmbedder
-from engram.stores.embeddings.lazy_embedder import LazyEmbedder
+from engram.graph import Context
+from engram.graph.retrieval import fact_embedder
+from engram.stores.embeddings import LazyEmbedder
+from engram.stores.embeddings._embedders import HashEmbedder
 
 
 def test_model_is_built_once_and_only_when_used():

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from engram.stores.ledger import Ledger
+from engram.stores import Ledger
 
 
 def test_append_and_read_back(tmp_path: Path):

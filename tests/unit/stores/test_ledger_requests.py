@@ -6,7 +6,7 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from engram.stores.ledger import Ledger, message_record
+from engram.stores import Ledger, message_record
 
 TOOLS = [{"type": "function", "function": {"name": "grep_code", "parameters": {}}}]
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from engram.stores.codeindex.bm25_index import LexicalIndex, query_tokens, tokenize
+from engram.stores.codeindex import LexicalIndex, code_tokens
+from engram.stores.codeindex._bm25 import query_tokens
 
 
 def test_tokenize_splits_snake_and_camel_and_keeps_whole_identifiers():
-    assert tokenize("parseHTTPResponse_v2") == [
+    assert code_tokens("parseHTTPResponse_v2") == [
         "parsehttpresponse_v2",
         "parse",
         "http",
@@ -14,8 +15,8 @@ def test_tokenize_splits_snake_and_camel_and_keeps_whole_identifiers():
         "v",
         "2",
     ]
-    assert tokenize("get_user_name") == ["get_user_name", "get", "user", "name"]
-    assert tokenize("The path of the file") == ["path", "file"]
+    assert code_tokens("get_user_name") == ["get_user_name", "get", "user", "name"]
+    assert code_tokens("The path of the file") == ["path", "file"]
 
 
 def test_query_tokens_are_unique():
@@ -25,9 +26,9 @@ def test_query_tokens_are_unique():
 def test_bm25_ranks_matching_documents(tmp_path):
     ids = ["a", "b", "c"]
     docs = [
-        tokenize("def parse_url(url): split scheme"),
-        tokenize("class Cookie jar"),
-        tokenize("render template html"),
+        code_tokens("def parse_url(url): split scheme"),
+        code_tokens("class Cookie jar"),
+        code_tokens("render template html"),
     ]
     index = LexicalIndex.build(ids, docs)
     top = index.top(query_tokens("how are urls parsed? parse_url"), 3)

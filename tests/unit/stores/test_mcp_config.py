@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engram.stores.mcp_config import McpServer, load_mcp_servers
+from engram.stores.project import McpServer, load_mcp_servers
 
 
 def _write(path: Path, data: object) -> None:

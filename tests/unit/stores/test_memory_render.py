@@ -7,9 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from engram.stores.memory.fact_recall import recall_facts
-from engram.stores.memory.fact_store import Fact, FactStore
-from engram.stores.memory.memory_block import (
+from engram.stores.memory import Fact, FactStore, recall_facts
+from engram.stores.memory._block import (
     MEMORY_REMINDER,
     is_stale,
     memory_cap,

@@ -6,13 +6,9 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
-from engram.stores.errors import StoreError
-from engram.stores.memory.pack_feedback import (
-    BaseStorePackFeedback,
-    Feedback,
-    InMemoryPackFeedback,
-    feedback_namespace,
-)
+from engram.stores import StoreError
+from engram.stores.memory import BaseStorePackFeedback, Feedback
+from engram.stores.memory._pack_feedback import InMemoryPackFeedback, feedback_namespace
 
 
 @pytest.fixture(params=["memory", "base-memory", "sqlite"])

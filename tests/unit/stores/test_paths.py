@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.paths import PathEscapeError, confine, is_secret_path
+from engram.stores.files import PathEscapeError, confine
+from engram.stores.files._paths import is_secret_path
 
 
 @pytest.fixture()
@@ -99,7 +100,7 @@ def test_secret_names(name: str, secret: bool):
 @pytest.mark.parametrize("name", [".GIT", ".Git", ".ENGRAM", ".Engram", ".git.", ".engram ", ".HG"])
 def test_protected_folders_are_matched_in_any_case(tmp_path, name):
     """On macOS and Windows these are the real folder: a write there is a write to ``.git``."""
-    from engram.stores.paths import is_protected_or_secret
+    from engram.stores.files import is_protected_or_secret
 
     assert is_protected_or_secret(f"{name}/hooks/pre-commit")
     with pytest.raises(PathEscapeError):
@@ -107,7 +108,7 @@ def test_protected_folders_are_matched_in_any_case(tmp_path, name):
 
 
 def test_an_ordinary_folder_that_resembles_a_protected_one_is_not_protected():
-    from engram.stores.paths import is_protected_or_secret
+    from engram.stores.files import is_protected_or_secret
 
     assert not is_protected_or_secret("gitlab/ci.yml")
     assert not is_protected_or_secret("docs/engram/intro.md")

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from engram.stores.project_key import key_from_label, namespace_label, project_key
+from engram.stores.project import namespace_label, project_key
+from engram.stores.project._key import key_from_label
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.stores.project_tests import project_has_tests
+from engram.stores.project import project_has_tests
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,7 @@ def test_too_deep_or_missing(tmp_path):
 
 
 def test_is_test_path():
-    from engram.stores.project_tests import is_test_path
+    from engram.stores.project import is_test_path
 
     for path in (
         "tests/test_api.py",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.stores.codeindex.rank_fusion import RRF_K, aggregate_files, rrf
+from engram.stores.codeindex import RRF_K, aggregate_files, rrf
 
 
 def test_rrf_sums_reciprocal_ranks():

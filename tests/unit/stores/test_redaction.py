@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engram.stores.redaction import redact_secrets
-from engram.stores.secrets import find_secret
+from engram.stores import find_secret, redact_secrets
 
 CORPUS = Path(__file__).resolve().parents[3] / "bench" / "reliability" / "secrets_corpus.jsonl"
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engram.stores.rules import load_rules_files
+from engram.stores.project import load_rules_files
 
 
 def test_order_labels_and_interop_files(tmp_path: Path):

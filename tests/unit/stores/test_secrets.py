@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engram.stores.secrets import find_secret, find_secret_in
+from engram.stores import find_secret
+from engram.stores._secrets import find_secret_in
 
 SECRETS = [
     "my key is sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789",

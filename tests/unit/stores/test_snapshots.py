@@ -9,16 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from engram.stores.snapshots.rewind import (
+from engram.stores.snapshots import (
     UNDO_TOOL,
+    SnapshotLog,
     apply_rewind,
+    changed_paths,
     code_at,
     kept_at,
     live_changes,
+    new_record,
     plan_rewind,
 )
-from engram.stores.snapshots.snapshot_log import SnapshotLog, new_record
-from engram.stores.snapshots.trees import CopyTrees, SnapshotError, changed_paths
+from engram.stores.snapshots._trees import CopyTrees, SnapshotError
 from tests.support.state import state_of
 
 
@@ -229,8 +231,8 @@ def test_a_file_the_user_wrote_while_a_command_ran_is_held_not_reverted(tmp_path
 
 
 def test_a_rewind_whose_file_system_hangs_stops_and_writes_nothing(tmp_path, monkeypatch):
-    from engram.stores import atomic_file
-    from engram.stores.snapshots import rewind
+    from engram.stores.files import _atomic as atomic_file
+    from engram.stores.snapshots import _rewind as rewind
 
     root = _project(tmp_path)
     trees = CopyTrees(root, state_of(root))

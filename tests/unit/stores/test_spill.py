@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engram.stores.spill import (
-    SPILL_FOLDER,
-    SPILL_LIMIT_CHARS,
+from engram.stores.files import (
     find_spill_path,
     session_spill_folder,
     spill_if_large,
     spilled_folder,
 )
+from engram.stores.files._spill import SPILL_FOLDER, SPILL_LIMIT_CHARS
 from tests.support.state import state_of
 
 

@@ -7,19 +7,20 @@ import stat
 
 import pytest
 
-from engram.stores.codeindex.code_index import INDEX_DIR
-from engram.stores.health import check_database, check_home, check_index
-from engram.stores.index_trust import STAMP_FILE, claim_index_dir, expected_stamp, is_trusted
-from engram.stores.ledger import Ledger
-from engram.stores.project_state import StateLinkError, private_dir, project_state_dir
-from engram.stores.sqlite_files import sqlite_connect
+from engram.stores import Ledger, check_home, check_index
+from engram.stores._health import check_database
+from engram.stores.codeindex import INDEX_DIR
+from engram.stores.project import claim_index_dir, index_is_trusted, private_dir, project_state_dir
+from engram.stores.project._index_trust import STAMP_FILE, expected_stamp
+from engram.stores.project._state import StateLinkError
+from engram.stores.sqlite import sqlite_connect
 
 
 def test_a_fresh_index_folder_is_stamped_and_trusted(tmp_path):
     index_dir = tmp_path / INDEX_DIR
-    assert not is_trusted(index_dir, tmp_path)
+    assert not index_is_trusted(index_dir, tmp_path)
     assert claim_index_dir(index_dir, tmp_path, home=tmp_path) is False  # nothing to discard
-    assert is_trusted(index_dir, tmp_path)
+    assert index_is_trusted(index_dir, tmp_path)
     assert json.loads((index_dir / STAMP_FILE).read_text()) == expected_stamp(tmp_path)
 
 
@@ -42,14 +43,14 @@ def test_an_untrusted_index_folder_is_discarded_unread(tmp_path, stamp):
         (index_dir / STAMP_FILE).write_text(stamp)
     assert claim_index_dir(index_dir, tmp_path, home=tmp_path) is True
     assert not (index_dir / "code_graph.pkl").exists()
-    assert is_trusted(index_dir, tmp_path)
+    assert index_is_trusted(index_dir, tmp_path)
 
 
 def test_an_index_copied_from_another_root_is_not_trusted(tmp_path):
     claim_index_dir(tmp_path / "a" / INDEX_DIR, tmp_path / "a", home=tmp_path)
     (tmp_path / "b").mkdir(parents=True)
     (tmp_path / "a" / INDEX_DIR).rename(tmp_path / "b" / INDEX_DIR)
-    assert not is_trusted(tmp_path / "b" / INDEX_DIR, tmp_path / "b")
+    assert not index_is_trusted(tmp_path / "b" / INDEX_DIR, tmp_path / "b")
 
 
 def test_a_shipped_index_symlink_is_dropped_not_followed(tmp_path):

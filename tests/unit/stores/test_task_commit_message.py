@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engram.stores.task_commit import SUBJECT_CHARS, commit_message
+from engram.stores._task_commit import SUBJECT_CHARS, commit_message
 
 
 def test_a_short_task_is_the_subject_and_the_body_lists_files_and_tests():

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-from engram.stores.embeddings.static_embedder import STATIC_FOLDER, StaticEmbedder
-from engram.stores.embeddings.token_ids import TokenIds
+from engram.stores.embeddings import STATIC_FOLDER
+from engram.stores.embeddings._static import StaticEmbedder
+from engram.stores.embeddings._token_ids import TokenIds
 
 TEXTS = [
     "def parseHTTPResponse_v2(self, raw):\n    return self._cache.get(raw) or None",

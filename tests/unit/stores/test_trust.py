@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import os
 
-from engram.stores.trust import (
-    TRUST_FILE,
-    forget_trust,
-    record_trust,
-    shipped_files,
-    trust_status,
-)
+from engram.stores.project import forget_trust, record_trust, shipped_files, trust_status
+from engram.stores.project._trust import TRUST_FILE
 
 
 def _project(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engram.stores.verify_commands import discover_verify_commands, failure_lines
+from engram.stores.project import discover_verify_commands, failure_lines
 
 
 def test_python_project(tmp_path: Path):

@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from engram.stores.walk import read_text, walk_project
+from engram.stores.files import read_text, walk_project
 
 
 def test_walk_skips_what_it_should(tmp_path: Path):
@@ -65,7 +65,7 @@ def test_known_text_files_are_not_sniffed_again(tmp_path: Path, monkeypatch):
     (tmp_path / "b.py").write_text("b\n")
     first = {f.path: (f.size, f.mtime_ns) for f in walk_project(tmp_path).files}
     sniffed: list[str] = []
-    import engram.stores.walk as walk_module
+    import engram.stores.files._walk as walk_module
 
     real = walk_module._is_binary
 

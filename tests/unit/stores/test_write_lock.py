@@ -7,7 +7,7 @@ import time
 
 from langgraph.store.memory import InMemoryStore
 
-from engram.stores.write_lock import file_lock, register_write_lock, write_lock
+from engram.stores._write_lock import file_lock, register_write_lock, write_lock
 
 
 def _second_holder_waits(hold) -> bool:

@@ -6,7 +6,7 @@ import json
 import runpy
 from pathlib import Path
 
-from engram.graph.context import Context
+from engram.graph import Context
 
 REPO = Path(__file__).resolve().parents[3]
 README_COMMAND = ".venv/bin/langgraph dev --port 8123 --no-browser"

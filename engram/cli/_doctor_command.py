@@ -1,0 +1,128 @@
+"""``engram doctor``: check every store and index, rebuild what can be rebuilt, report the rest."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.table import Table
+
+from engram.cli._command_support import (
+    EXIT_FAILURE,
+    handle_errors,
+    load_context,
+    print_json,
+    print_table,
+)
+
+if TYPE_CHECKING:
+    from engram.graph import Context
+    from engram.stores import Health
+
+PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
+STATUS_STYLE = {"ok": "green", "missing": "dim", "broken": "bold red", "repaired": "yellow"}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``doctor`` command to the root command."""
+    app.command("doctor")(doctor_command)
+
+
+@handle_errors
+def doctor_command(
+    path: Path | None = PathOption,
+    repair: bool = typer.Option(
+        True, "--repair/--no-repair", help="Rebuild a broken code index or graph (never memory)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Check memory, sessions, the code index and relation index; rebuild what can be rebuilt."""
+    from engram.stores import check_graph, check_home
+
+    context = load_context(path)
+    found = check_home(context.home_path)
+    found.append(_sandbox_health(context))
+    if context.state.path("index").exists():
+        found += [_index_health(context), check_graph(context.project_path, context.state)]
+    if repair:
+        found = _repair(context, found)
+    if as_json:
+        print_json([asdict(h) for h in found])
+    else:
+        table = Table(show_edge=False, pad_edge=False)
+        for column in ("store", "status", "path", "detail"):
+            table.add_column(column)
+        for h in found:
+            style = STATUS_STYLE[h.status]
+            table.add_row(h.store, f"[{style}]{h.status}[/]", h.path, h.detail)
+        print_table(table)
+    if any(h.status == "broken" for h in found):
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _sandbox_health(context: Context) -> Health:
+    """Say which sandbox commands get here (missing is no failure: approval still guards)."""
+    from engram.graph import SandboxUnavailableError, sandbox_for
+    from engram.stores import Health
+
+    try:
+        sandbox = sandbox_for(context)
+    except SandboxUnavailableError as exc:
+        return Health("sandbox", "", "broken", f"{exc}; {exc.hint}", False)
+    if sandbox.kind == "none":
+        return Health("sandbox", "", "missing", sandbox.reason, False)
+    return Health("sandbox", sandbox.program, "ok", sandbox.label, False)
+
+
+def _index_health(context: Context) -> Health:
+    """Check the index folder, then that its vectors open (Chroma keeps its own files)."""
+    from engram.graph.retrieval import open_project_index
+    from engram.stores import StoreError, check_index
+    from engram.stores.codeindex import INDEX_DIR
+
+    health = check_index(context.project_path, context.state.path(INDEX_DIR))
+    if health.status != "ok" or context.chroma_url:
+        return health
+    try:
+        index = open_project_index(context)
+        try:
+            index.vectors.ids()
+        finally:
+            index.close()
+    except (StoreError, OSError, RuntimeError, ValueError) as exc:
+        return replace(health, status="broken", detail=f"vectors unreadable: {exc}")
+    return health
+
+
+def _repair(context: Context, found: list[Health]) -> list[Health]:
+    """Rebuild a broken code index or graph from the files; leave everything else alone."""
+    from engram.graph.retrieval import open_project_index
+    from engram.stores.codeindex import INDEX_DIR, release_embedded_chroma
+    from engram.stores.project import claim_index_dir
+    from engram.stores.relations import update_relation_index
+
+    out: list[Health] = []
+    for health in found:
+        if health.status != "broken" or not health.repairable:
+            out.append(health)
+            continue
+        if health.store == "code index":
+            release_embedded_chroma()
+            root = context.project_path
+            claim_index_dir(
+                context.state.path(INDEX_DIR), root, home=context.home_path, discard=True
+            )
+            index = open_project_index(context, create=True)
+            try:
+                stats = index.update()
+            finally:
+                index.close()
+            update_relation_index(root, context.state)
+            detail = f"rebuilt: {stats.files} files, {stats.chunks} chunks"
+        else:
+            stats_graph = update_relation_index(context.project_path, context.state)
+            detail = f"rebuilt: {stats_graph.files} files"
+        out.append(replace(health, status="repaired", detail=detail))
+    return out

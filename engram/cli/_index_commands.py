@@ -1,0 +1,215 @@
+"""``engram index`` and ``engram search``: build the code index and query it from the terminal."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.table import Table
+
+from engram.cli._command_support import (
+    err_console,
+    fail,
+    handle_errors,
+    load_context,
+    out_console,
+    print_json,
+    print_table,
+)
+from engram.stores import IndexNotBuiltError, StoreError
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from engram.graph import Context
+    from engram.stores.codeindex import (
+        CodeHit,
+        FileHit,
+        FileKind,
+        IndexProgress,
+        IndexStats,
+        ProjectCodeIndex,
+        SearchMode,
+    )
+    from engram.stores.files import WalkReport
+
+# The commands import the index, Chroma, the model tools and the progress bars when they run, not
+# when the CLI starts: `engram --help` and the other commands should not pay for them.
+
+PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
+JsonOption = typer.Option(False, "--json", help="Print JSON.")
+ProjectArgument = typer.Argument(None, help="Project root (default: current folder).")
+MODES = ("exact", "semantic", "hybrid")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``index`` and ``search`` commands to the root command."""
+    app.command("index")(index_command)
+    app.command("search")(search_command)
+
+
+@handle_errors
+def index_command(
+    path: Path = ProjectArgument,
+    path_option: Path = PathOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Index the project's code (incremental): chunks, BM25, embeddings and the relation index."""
+    from engram.cli._index_progress import index_progress
+    from engram.graph.retrieval import open_project_index
+
+    if path is not None and path_option is not None and path.resolve() != path_option.resolve():
+        fail(
+            f"two projects given: {path} and --path {path_option}",
+            "give the project once, as PATH or as --path",
+        )
+    context = load_context(path_option if path_option is not None else path)
+    started = time.perf_counter()
+    with index_progress(err_console) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def on_progress(event: IndexProgress) -> None:
+            label = {"parse": "files parsed", "embed": "chunks embedded", "bm25": "BM25"}
+            if event.phase not in tasks:
+                tasks[event.phase] = bar.add_task(label[event.phase], total=event.total)
+            bar.update(tasks[event.phase], completed=event.done, total=event.total)
+
+        index = open_project_index(context, create=True)
+        try:
+            stats, walk = _update_index(index, on_progress)
+        finally:
+            index.close()
+    summary: dict[str, Any] = asdict(stats)
+    summary["graph"] = _update_graph(context, walk)
+    summary["seconds_total"] = round(time.perf_counter() - started, 3)
+    if as_json:
+        print_json(summary)
+        return
+    out_console.print(
+        f"[bold]indexed[/] {stats.files} files, {stats.chunks} chunks · parsed "
+        f"{stats.parsed_files} · new embeddings {stats.embedded} · cache hits "
+        f"{stats.cache_hits} · removed {stats.removed_chunks} chunks · "
+        f"{summary['seconds_total']:.1f}s"
+    )
+    if summary["graph"].get("error"):
+        err_console.print(f"[yellow]relation index not updated:[/] {summary['graph']['error']}")
+
+
+def _update_index(
+    index: ProjectCodeIndex, progress: Callable[[IndexProgress], None]
+) -> tuple[IndexStats, WalkReport]:
+    """Update the index from one project walk and return the walk for the relation index."""
+    from engram.stores.codeindex import walk_for_index
+
+    walk = walk_for_index(index.root, index.manifest)
+    return index.update(progress, walk=walk), walk
+
+
+def _update_graph(context: Context, walk: WalkReport) -> dict[str, Any]:
+    """Refresh the relation index alongside the index; a failure is reported, not fatal."""
+    try:
+        from engram.stores.relations import update_relation_index
+
+        stats = update_relation_index(context.project_path, context.state, files=walk.files)
+    except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
+        return {"error": str(exc)}
+    return asdict(stats) if hasattr(stats, "__dataclass_fields__") else {"stats": str(stats)}
+
+
+@handle_errors
+def search_command(
+    query: str = typer.Argument(..., help="What to look for: identifiers, text, or a description."),
+    path: Path = PathOption,
+    mode: str = typer.Option("hybrid", "--mode", "-m", help="exact, semantic or hybrid."),
+    k: int = typer.Option(10, "-k", help="How many results.", min=1),
+    files: bool = typer.Option(False, "--files", help="Rank files instead of chunks."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Search the project's code; exact mode works without an index."""
+    if mode not in MODES:
+        fail(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
+    context = load_context(path)
+    results = _run_search(context, query, mode, k, files)
+    rows = [asdict(r) for r in results]
+    for row in rows:
+        if "reasons" in row:
+            row["reasons"] = list(row["reasons"])
+    if as_json:
+        print_json(rows)
+        return
+    _print_table(rows, files)
+
+
+def _run_search(
+    context: Context, query: str, mode: str, k: int, files: bool
+) -> list[CodeHit] | list[FileHit]:
+    root = context.project_path
+    if mode == "exact":
+        return _exact(root, query, k, files)
+    from engram.graph.retrieval import open_project_index
+
+    try:
+        index = open_project_index(context)
+        if not index.is_built():  # a first `engram index` was interrupted
+            raise IndexNotBuiltError(f"the code index of {root} is not complete")
+    except IndexNotBuiltError as exc:
+        if mode == "semantic":
+            raise
+        err_console.print(f"[yellow]note:[/] {exc} — showing exact matches; {exc.hint}")
+        return _exact(root, query, k, files)
+    other = index.embedded_with_other_model()
+    if other:
+        err_console.print(
+            f"[yellow]note:[/] the index was embedded with {other}, not "
+            f"{index.embedder.model_id}; semantic results are missing until `engram index` "
+            "re-embeds it"
+        )
+    search_mode: SearchMode = "dense" if mode == "semantic" else "hybrid"
+    if files:
+        return index.search_files(query, k=k, mode=search_mode, prefer=_preferred_kinds(query))
+    return index.search(query, mode=search_mode, k=k)
+
+
+def _exact(root: Path, query: str, k: int, files: bool) -> list[CodeHit] | list[FileHit]:
+    from engram.stores.codeindex import FileHit, aggregate_files, exact_search_hits
+
+    if not files:
+        return exact_search_hits(root, query, k)
+    hits = exact_search_hits(root, query, max(k * 20, 200))
+    return [
+        FileHit(p, round(s, 6), ())
+        for p, s in aggregate_files([(h.path, h.score) for h in hits])[:k]
+    ]
+
+
+def _print_table(rows: list[dict[str, Any]], files: bool) -> None:
+    if not rows:
+        out_console.print("[dim]no results[/]")
+        return
+    table = Table(show_edge=False, pad_edge=False)
+    if files:
+        for column in ("score", "path", "why"):
+            table.add_column(column)
+        for row in rows:
+            table.add_row(f"{row['score']:.4f}", row["path"], "; ".join(row["reasons"]))
+    else:
+        for column in ("score", "location", "symbol", "kind", "source"):
+            table.add_column(column)
+        for row in rows:
+            location = f"{row['path']}:{row['start_line']}-{row['end_line']}"
+            table.add_row(
+                f"{row['score']:.4f}", location, row["symbol"], row["kind"], row["source"]
+            )
+    print_table(table)
+
+
+def _preferred_kinds(query: str) -> tuple[FileKind, ...]:
+    """Return the kinds of file a query is about (tests or docs tasks want those too)."""
+    from engram.graph.profile import profile_task
+    from engram.stores.codeindex import kinds_for_task
+
+    return kinds_for_task(profile_task(query).task_type)

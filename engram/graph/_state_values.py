@@ -1,0 +1,152 @@
+"""The typed values kept in graph state: hits, profile, approval, budget report, pack.
+
+They are ``TypedDict``s, not dataclasses, because checkpoints store state as plain JSON-like
+values: a checkpoint written by any release loads in any other, whatever the modules are
+called. Producers build them from the frozen dataclasses of the stores (``CodeHit``,
+``RelatedSymbol``, ``Pack``); readers get their keys checked by mypy instead of by hope.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, NotRequired
+
+# typing_extensions' TypedDict, not typing's: Pydantic builds the graph's JSON schemas (Studio's
+# input and output forms) from these and refuses typing's on Python < 3.12.
+from typing_extensions import TypedDict
+
+if TYPE_CHECKING:
+    from engram.stores.codeindex import CodeHit
+    from engram.stores.relations import RelatedSymbol
+
+
+class CodeHitValue(TypedDict):
+    """A code location found for the task (``CodeHit`` in state)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    score: float
+    source: str
+    """Which evidence found it: exact, bm25, dense or fused."""
+    key: NotRequired[str]
+
+
+class RelatedSymbolValue(TypedDict):
+    """A symbol reached from the hits through the relation index (``RelatedSymbol`` in state)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    relation: str
+    score: float
+    via: str
+    key: NotRequired[str]
+
+
+class TaskProfileValue(TypedDict, total=False):
+    """Phase 0 profile of the task (``TaskProfile.to_dict``)."""
+
+    task_type: str
+    risk: str
+    files_affected: int
+    files: list[str]
+    has_tests: bool | None
+    """None when the project's test suite could not be detected."""
+    production: bool
+    features: list[str]
+    reasons: list[str]
+
+
+class ApprovalValue(TypedDict, total=False):
+    """A human's decision on a high-risk task."""
+
+    action: Literal["approve", "reject", "constrain"]
+    approved: bool
+    constraints: str
+    auto: bool
+
+
+class BudgetReport(TypedDict, total=False):
+    """The latest token budget check and the decision it took."""
+
+    estimate: int
+    raw_estimate: int
+    window: int
+    trigger: int
+    clear: int
+    memory_cap: int
+    decision: Literal["ok", "clear", "summarize"]
+    reported_input: int
+
+
+class PackItemValue(TypedDict):
+    """One item of a pack section (its text is in the rendered pack)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    score: float
+    reasons: list[str]
+    shown: NotRequired[list[list[int]]]
+    """Line runs shown when the slice leaves lines out between them."""
+
+
+class PackSectionValue(TypedDict):
+    """A filled pack section."""
+
+    name: str
+    tokens: int
+    budget: int
+    dropped: int
+    items: list[PackItemValue]
+
+
+class ContextPackValue(TypedDict, total=False):
+    """The budgeted context pack in the JSON contract of ``engram context --json``."""
+
+    text: str
+    sections: list[PackSectionValue]
+    tokens: int
+    budget: int
+    notes: list[str]
+    plan: dict[str, object]
+
+
+class RulesReport(TypedDict, total=False):
+    """Which rules files were read, and whether the total was cut to the rules budget."""
+
+    files: list[dict[str, object]]
+    truncated: bool
+    total_chars: int
+
+
+def code_hit_value(hit: CodeHit) -> CodeHitValue:
+    """Return a search hit as the value state keeps."""
+    return CodeHitValue(
+        path=hit.path,
+        start_line=hit.start_line,
+        end_line=hit.end_line,
+        symbol=hit.symbol,
+        kind=hit.kind,
+        score=hit.score,
+        source=hit.source,
+    )
+
+
+def related_symbol_value(symbol: RelatedSymbol) -> RelatedSymbolValue:
+    """Return a graph neighbour of a hit as the value state keeps."""
+    return RelatedSymbolValue(
+        path=symbol.path,
+        start_line=symbol.start_line,
+        end_line=symbol.end_line,
+        symbol=symbol.symbol,
+        kind=symbol.kind,
+        relation=symbol.relation,
+        score=symbol.score,
+        via=symbol.via,
+    )

@@ -1,0 +1,211 @@
+"""Assemble a context pack from graph state: fuse the evidence, add rules, memory and history.
+
+Blocking (reads the rules files and source files); the ``pack_context`` node runs it off the
+event loop. The ranking, slicing and filling it calls are pure
+(``engram.graph.pack._fusion``, ``engram.graph.pack._code_slices``,
+``engram.graph.pack._filling``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+
+from engram.graph._context import Context
+from engram.graph._project_trust import project_is_trusted
+from engram.graph._state import State
+from engram.graph._state_values import CodeHitValue, code_hit_value
+from engram.graph._tokens import content_text
+from engram.graph.pack._budget import BudgetPlan, plan_budget
+from engram.graph.pack._code_slices import DEPTH_SHARE, SLICE_FILES, slice_items
+from engram.graph.pack._filling import Pack, PackItem, fill_pack
+from engram.graph.pack._fusion import (
+    FUSION_WEIGHTS,
+    RankedFile,
+    code_map_items,
+    evidence_of,
+    rank_files,
+)
+from engram.graph.pack._line_picking import line_terms
+from engram.graph.pack._text_items import history_items, text_items
+from engram.graph.profile import DEFAULT_TASK_TYPE
+from engram.stores import StoreError
+from engram.stores.codeindex import LOCALIZER_SOURCE
+from engram.stores.files import PathEscapeError, confine, read_text, relative_posix
+from engram.stores.memory import Feedback
+from engram.stores.project import load_rules_files
+
+if TYPE_CHECKING:
+    from engram.stores.codeindex import FileKind, ProjectCodeIndex, SearchMode
+
+
+DEEPEN_MODES: tuple[SearchMode, ...] = ("bm25", "dense")
+"""Index rankings the pack adds when the searches found too few files: each is its own
+evidence list in the fusion (the search branch reports them fused)."""
+LOCAL_MODES: tuple[SearchMode, ...] = ("bm25",)
+"""Rankings that need no vector backend (used when the semantic branch degraded)."""
+DEEPEN_K = 50
+"""Chunks taken from each deepening ranking."""
+FUSED_SOURCE = "fused"
+"""Source of hybrid hits: a fusion of exact, BM25 and dense. Once the pack has those lists
+separately it drops the fused one (its chunks would count twice, and the state reducer keeps
+only one source per chunk, so the fused list misses exactly the chunks others found too)."""
+
+NO_EVIDENCE_NOTE = (
+    "no code evidence reached the pack (no index, or every retrieval branch degraded); "
+    "run `engram index` for a code map and slices"
+)
+
+
+def resolve_task_files(root: Path, names: Sequence[str], known: Sequence[str]) -> list[str]:
+    """Map file names from the task text to project paths (relative posix).
+
+    A name that is a path inside the project is kept; otherwise the first known path ending
+    with ``/name`` is used. Names that match nothing are dropped.
+    """
+    out: list[str] = []
+    for name in names:
+        try:
+            found = confine(root, name)
+        except PathEscapeError:
+            found = None
+        if found is not None and found.is_file():
+            out.append(relative_posix(root, found))
+            continue
+        suffix = "/" + name.lstrip("./")
+        match = next((p for p in sorted(known) if ("/" + p).endswith(suffix)), None)
+        if match:
+            out.append(match)
+    return list(dict.fromkeys(out))
+
+
+def _line_reader(root: Path) -> Callable[[str], Sequence[str] | None]:
+    cache: dict[str, Sequence[str] | None] = {}
+
+    def lines_of(path: str) -> Sequence[str] | None:
+        if path not in cache:
+            try:
+                cache[path] = read_text(confine(root, path)).splitlines()
+            except (PathEscapeError, OSError):
+                cache[path] = None
+        return cache[path]
+
+    return lines_of
+
+
+def _exchanges(messages: Sequence[AnyMessage]) -> list[tuple[str, str]]:
+    """Return earlier (request, final answer) pairs, leaving out the current request."""
+    pairs: list[tuple[str, str]] = []
+    request = ""
+    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    for message in messages[: max(0, last_human)]:
+        if isinstance(message, HumanMessage):
+            request = content_text(message.content)
+        elif isinstance(message, AIMessage) and not message.tool_calls and request:
+            pairs.append((request, content_text(message.content)))
+            request = ""
+    return pairs
+
+
+def deepen(
+    index: ProjectCodeIndex | None,
+    task: str,
+    hits: Sequence[CodeHitValue],
+    *,
+    modes: Sequence[SearchMode] = DEEPEN_MODES,
+    prefer: Sequence[FileKind] = ("source",),
+) -> tuple[list[CodeHitValue], list[str]]:
+    """Add the index's own rankings: the localizer's files, and per-list chunk rankings.
+
+    The per-list rankings (BM25, dense) are added only when the hits in state cover fewer
+    files than slices need.
+
+    Returns the extra hit dicts and notes for rankings that failed.
+    """
+    if index is None or not task.strip() or not index.is_built():
+        return [], []
+    extra: list[CodeHitValue] = []
+    notes: list[str] = []
+    try:
+        extra.extend(
+            code_hit_value(hit)
+            for hit in index.localized_chunks(task, files=SLICE_FILES, prefer=prefer)
+        )
+    except (StoreError, OSError, RuntimeError, ValueError) as exc:
+        notes.append(f"pack: file localization unavailable: {exc}")
+    if len({h.get("path") for h in hits}) >= SLICE_FILES:
+        return extra, notes
+    for mode in modes:
+        try:
+            extra.extend(code_hit_value(hit) for hit in index.search(task, mode=mode, k=DEEPEN_K))
+        except (StoreError, OSError, RuntimeError, ValueError) as exc:
+            notes.append(f"pack: {mode} ranking unavailable: {exc}")
+    return extra, notes
+
+
+def assemble_pack(
+    state: State,
+    context: Context,
+    *,
+    count: Callable[[str], int],
+    feedback: Feedback,
+    extra: Sequence[CodeHitValue] = (),
+    notes: Sequence[str] = (),
+) -> tuple[Pack, BudgetPlan, list[RankedFile]]:
+    """Build the pack for ``state`` (blocking: reads rules and source files).
+
+    Args:
+        state: Graph state with the retrieval evidence.
+        context: Run settings.
+        count: Token counter.
+        feedback: Budget feedback of this project and task type.
+        extra: Hits from the pack's own index rankings (see ``deepen``).
+        notes: Notes of this node, added to those already in state.
+
+    Returns:
+        The filled pack, the budget plan it was filled against, and the fused file ranking.
+    """
+    root = context.project_path
+    plan = plan_budget(
+        context.context_window, task_type_of(state), feedback, override=context.budget
+    )
+    hits = [*state.code_hits, *extra]
+    known = sorted({str(h.get("path")) for h in [*hits, *state.related_symbols]})
+    named = [str(f) for f in state.task_profile.get("files", []) or []]
+    rules = load_rules_files(root, context.home_path, project_rules=project_is_trusted(context))
+    in_rules = {f.path for f in rules.files}  # already in the rules section
+    evidence = [
+        e
+        for e in evidence_of(hits, state.related_symbols, resolve_task_files(root, named, known))
+        if e.path not in in_rules
+    ]
+    weights = {**FUSION_WEIGHTS, FUSED_SOURCE: 0.0} if extra else FUSION_WEIGHTS
+    is_test_task = state.task_profile.get("task_type") == "test"
+    ranked = rank_files(
+        evidence, weights=weights, demote_tests=not is_test_task, lead=LOCALIZER_SOURCE
+    )
+    candidates: list[PackItem] = [
+        *text_items("rules", rules.text),
+        *text_items("memory", state.memory_block),
+        *code_map_items(ranked),
+        *slice_items(
+            ranked,
+            _line_reader(root),
+            count,
+            depth_tokens=int(plan.budget * DEPTH_SHARE),
+            terms=line_terms(state.task),
+        ),
+        *history_items(_exchanges(state.messages), state.task),
+    ]
+    all_notes = [*state.notes, *notes]
+    if not ranked:
+        all_notes.append(NO_EVIDENCE_NOTE)
+    return fill_pack(candidates, plan.budget, count, notes=all_notes), plan, ranked
+
+
+def task_type_of(state: State) -> str:
+    """Return the Phase 0 task type of the turn (DEFAULT_TASK_TYPE when unprofiled)."""
+    return str(state.task_profile.get("task_type") or DEFAULT_TASK_TYPE)

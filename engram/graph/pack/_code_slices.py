@@ -1,0 +1,189 @@
+"""Code slices for the context pack: the leading files in depth, then every other file's best spans.
+
+Pure: the caller passes a line reader and a token counter. Files come ranked by
+``engram.graph.pack._fusion.rank_files``; each slice is a span of a file cut to a token
+limit: its head, then, given the task's terms, the lines that name them
+(``engram.graph.pack._line_picking``), with a marker for each run of lines left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from engram.graph._tokens import Counter, remembering
+from engram.graph.pack._filling import PackItem
+from engram.graph.pack._fusion import Evidence, RankedFile
+from engram.graph.pack._line_picking import head_rows, pick_rows
+from engram.stores.codeindex import MAX_DEEP_CHUNKS
+
+LinesOf = Callable[[str], Sequence[str] | None]
+
+SLICE_FILES = 30
+"""Most files that contribute code slices."""
+SLICES_PER_FILE = 3
+"""Most slices taken from one file."""
+MAX_SLICE_TOKENS = 320
+"""Longest slice; longer spans keep their head (signature, docstring, first lines)."""
+FOCUS_FILES = 3
+"""Leading files whose spans all come before any other file's: a fix usually touches one to
+three files, and their changed functions matter more than a tenth file's head."""
+FOCUS_SLICES_PER_FILE = MAX_DEEP_CHUNKS
+"""Most slices taken from one leading file: as many chunks as the localizer passes on for
+each leading file, likeliest to change first."""
+DEPTH_SHARE = 0.5
+"""Share of the pack budget the leading files' further spans may take before other files'
+best spans (the rest of them come after every other file's spans). A fix changes a few
+functions of the first files; their further functions are worth more than a later file's
+head, but depth costs breadth. With a 20-file code map (locbench-dev, 8K pack, changed
+lines: 0.58 at 0.4, 0.61 at 0.5, 0.62 at 0.55), localize-dev keeps its file coverage at
+0.5 (0.982 in the 8K pack, as at 0.4); with the old 40-file map 0.5 cost it 0.955."""
+FOCUS_SLICE_TOKENS = 2000
+"""Longest slice of a leading file: whole functions, not heads (a quarter of the functions
+a fix changes on locbench-dev are longer than 900 tokens)."""
+FILE_HEAD_LINES = 60
+"""Lines shown for a file known only as a whole (no span): its head."""
+MIN_RECUT_TOKENS = 300
+"""A leading file's further span too long for the depth share's room left is cut to that
+room (its head and the lines naming task terms) when the room is at least this big; in
+less, a cut function shows too little to be worth its header."""
+
+
+def slice_items(
+    files: Sequence[RankedFile],
+    lines_of: LinesOf,
+    count: Counter,
+    *,
+    max_files: int = SLICE_FILES,
+    per_file: int = SLICES_PER_FILE,
+    max_tokens: int = MAX_SLICE_TOKENS,
+    focus: int = FOCUS_FILES,
+    focus_tokens: int = FOCUS_SLICE_TOKENS,
+    focus_per_file: int = FOCUS_SLICES_PER_FILE,
+    depth_tokens: int | None = None,
+    terms: frozenset[str] = frozenset(),
+) -> list[PackItem]:
+    """Return code slices, most wanted first: the leading files in depth, then breadth.
+
+    The first ``focus`` files (the likeliest to change) give their best span, then their
+    further spans (up to ``focus_per_file``, each up to ``focus_tokens`` long) as long as
+    those further spans add up to at most ``depth_tokens`` (no limit when None); then every
+    other file's best span, its second best, …; the leading files' spans past
+    ``depth_tokens`` come last, except that the first to overflow it is cut to the room left
+    (``MIN_RECUT_TOKENS`` or more). So a small budget still covers many files and a larger one
+    reads the likeliest files whole. A span longer than its limit shows its head and, when
+    ``terms`` are given, the lines around those terms (``pick_rows``). Spans overlapping
+    one already taken from the same file are skipped. A file with no span contributes its
+    head. Unreadable files (``lines_of`` returns None) are skipped.
+    """
+    count = remembering(count)
+    best_of_focus: list[PackItem] = []
+    depth: list[PackItem] = []
+    late: list[PackItem] = []
+    depth_used = 0
+    rounds: list[list[PackItem]] = [[] for _ in range(max(per_file, 1))]
+    for number, ranked in enumerate(files[:max_files]):
+        limit = focus_per_file if number < focus else per_file
+        lines = lines_of(ranked.path)
+        if not lines:
+            continue
+        spans = ranked.spans or (
+            Evidence(ranked.path, 1, min(len(lines), FILE_HEAD_LINES), "", ranked.score, "head"),
+        )
+        taken: list[tuple[int, int]] = []
+        for span in spans:
+            if len(taken) == limit:
+                break
+            start, end = max(1, span.start_line), min(len(lines), max(span.end_line, 1))
+            if start > end or any(start <= b and a <= end for a, b in taken):
+                continue
+            in_focus = number < focus
+            item = _slice(
+                ranked,
+                span,
+                lines,
+                start,
+                end,
+                count,
+                focus_tokens if in_focus else max_tokens,
+                terms,
+            )
+            if not in_focus:
+                rounds[len(taken)].append(item)
+            elif not taken:
+                best_of_focus.append(item)
+            else:
+                cost = count(item.text)
+                room = depth_tokens - depth_used if depth_tokens is not None else cost
+                if cost > room >= MIN_RECUT_TOKENS:
+                    item = _slice(ranked, span, lines, start, end, count, room, terms)
+                    cost = count(item.text)
+                if cost <= room:
+                    depth.append(item)
+                    depth_used += cost
+                else:
+                    late.append(item)
+            taken.append((start, end))
+    return [*best_of_focus, *depth, *(item for batch in rounds for item in batch), *late]
+
+
+def _slice(
+    ranked: RankedFile,
+    span: Evidence,
+    lines: Sequence[str],
+    start: int,
+    end: int,
+    count: Counter,
+    max_tokens: int,
+    terms: frozenset[str] = frozenset(),
+) -> PackItem:
+    symbol = f" {span.symbol}" if span.symbol else ""
+
+    def header(last: int) -> str:
+        return f"--- {ranked.path}:{start}-{last}{symbol}"
+
+    room = max_tokens - count(header(end)) - 1
+    body = lines[start - 1 : end]
+    costs = [count(line) + 1 for line in body]
+    if sum(costs) <= room:
+        rows = set(range(len(body)))
+    elif terms:
+        rows = pick_rows(body, costs, room, terms, count(_gap(len(body))) + 1)
+    else:
+        rows = head_rows(costs, room)
+    runs = _runs(sorted(rows))
+    text: list[str] = []
+    shown_to = 0  # rows of body shown or marked so far
+    for first, last in runs:
+        if first > shown_to:
+            text.append(_gap(first - shown_to))
+        text.extend(body[first : last + 1])
+        shown_to = last + 1
+    if shown_to < len(body):
+        text.append(_gap(len(body) - shown_to, more=True))
+    last_line = start + runs[-1][1]
+    return PackItem(
+        section="slices",
+        text="\n".join([header(last_line), *text]),
+        path=ranked.path,
+        start_line=start,
+        end_line=last_line,
+        symbol=span.symbol,
+        score=ranked.score,
+        reasons=ranked.reasons,
+        shown=tuple((start + a, start + b) for a, b in runs) if len(runs) > 1 else (),
+    )
+
+
+def _gap(lines: int, *, more: bool = False) -> str:
+    return f"    … {lines} {'more ' if more else ''}line{'s' if lines > 1 else ''}"
+
+
+def _runs(rows: Sequence[int]) -> list[tuple[int, int]]:
+    """Return sorted rows as (first, last) runs of consecutive rows."""
+    runs: list[tuple[int, int]] = []
+    for row in rows:
+        if runs and row == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], row)
+        else:
+            runs.append((row, row))
+    return runs

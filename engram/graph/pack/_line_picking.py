@@ -1,0 +1,96 @@
+"""Which lines of a span too long for its slice to show: its head, then the lines the task names.
+
+A function longer than its slice used to keep only its head, so a fix three hundred lines
+into it never reached the model. Here the head still comes first (signature, docstring,
+the first statements), and the rest of the room goes to windows around the lines that share
+the most task terms, weighted by how rare each term is within the span (a term on every line
+says nothing about where to look). What room is left continues the head. Pure functions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter as TermCounts
+from collections.abc import Sequence
+
+from engram.stores.codeindex import code_tokens
+
+HEAD_SHARE = 0.3
+"""Share of a cut span's room its head keeps before any window around a task term."""
+WINDOW_BEFORE = 2
+"""Lines shown before a line that names task terms (the condition or call leading to it)."""
+WINDOW_AFTER = 4
+"""Lines shown after it (the branch or statements it governs)."""
+MIN_TERM_LENGTH = 3
+"""Shorter task terms (``a``, ``id``, ``os``) match too many lines to point anywhere."""
+
+
+def line_terms(task: str) -> frozenset[str]:
+    """Return the task's index terms worth finding in code (no numbers, none too short)."""
+    return frozenset(t for t in code_tokens(task) if len(t) >= MIN_TERM_LENGTH and not t.isdigit())
+
+
+def head_rows(costs: Sequence[int], room: int) -> set[int]:
+    """Return the leading rows that fit ``room`` (the first row always, so nothing is empty)."""
+    kept: set[int] = set()
+    used = 0
+    for row, cost in enumerate(costs):
+        if kept and used + cost > room:
+            break
+        kept.add(row)
+        used += cost
+    return kept
+
+
+def pick_rows(
+    lines: Sequence[str],
+    costs: Sequence[int],
+    room: int,
+    terms: frozenset[str],
+    gap_cost: int,
+) -> set[int]:
+    """Return the rows of ``lines`` to show within ``room`` tokens.
+
+    Args:
+        lines: The span's lines.
+        costs: Each line's token cost.
+        room: Tokens the shown lines (and a gap marker per window) may take.
+        terms: The task's terms (``line_terms``).
+        gap_cost: Tokens of the marker that stands for left-out lines.
+
+    Returns:
+        Row numbers into ``lines``: the head, windows around the rows richest in rare task
+        terms (best first, each only if it fits whole), then the head's continuation.
+    """
+    found = [set(code_tokens(line)) & terms for line in lines]
+    spread = TermCounts(term for row_terms in found for term in row_terms)
+    weight = {term: math.log(1 + len(lines) / (1 + rows)) for term, rows in spread.items()}
+    scores = [sum(weight[term] for term in row_terms) for row_terms in found]
+    kept = head_rows(costs, int(room * HEAD_SHARE))
+    used = sum(costs[row] for row in kept)
+    for row in sorted(
+        (r for r, score in enumerate(scores) if score > 0), key=lambda r: (-scores[r], r)
+    ):
+        window = [
+            r
+            for r in range(max(0, row - WINDOW_BEFORE), min(len(lines), row + WINDOW_AFTER + 1))
+            if r not in kept
+        ]
+        cost = sum(costs[r] for r in window) + gap_cost
+        if window and used + cost <= room:
+            kept.update(window)
+            used += cost
+    for row, cost in enumerate(costs):
+        if row in kept:
+            continue
+        if used + cost > room:
+            break
+        kept.add(row)
+        used += cost
+    # A one-line gap whose line costs no more than its marker is shown instead.
+    kept.update(
+        row
+        for row in range(1, len(lines) - 1)
+        if row not in kept and {row - 1, row + 1} <= kept and costs[row] <= gap_cost
+    )
+    return kept

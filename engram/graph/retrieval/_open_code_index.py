@@ -1,0 +1,70 @@
+"""Open a project's code index from run settings (no LangChain: the CLI's start-up path)."""
+
+from __future__ import annotations
+
+import os
+
+from engram.graph._context import Context
+from engram.stores import IndexNotBuiltError
+from engram.stores.codeindex import (
+    INDEX_DIR,
+    TRANSFORMER_WEIGHTS,
+    ProjectCodeIndex,
+    open_code_index,
+)
+from engram.stores.embeddings import Embedder, LazyEmbedder, make_embedder
+
+TRANSFORMER_PROVIDERS = frozenset({"minilm", "openai"})
+"""Embedding providers whose dense ranking earns an equal vote in hybrid fusion."""
+
+
+def embedder_for(context: Context) -> Embedder:
+    """Build the embedder the run settings name (API key from the environment)."""
+    api_key = os.environ.get("ENGRAM_EMBEDDING_API_KEY") or os.environ.get("OPENAI_API_KEY", "")
+    return make_embedder(
+        context.embedding_provider,
+        home=context.home_path,
+        model=context.embedding_model,
+        url=context.embedding_url,
+        api_key=api_key,
+    )
+
+
+def fact_embedder(context: Context) -> LazyEmbedder | None:
+    """Return the run's embedder for facts memory, loaded only if a scope grows large enough.
+
+    Dense scores re-rank the lexical candidates once a project sees more than a few hundred
+    facts; the hash provider (tests) embeds nothing meaningful, so it gets none.
+    """
+    if context.embedding_provider == "hash":
+        return None
+    return LazyEmbedder(lambda: embedder_for(context))
+
+
+def open_project_index(
+    context: Context,
+    *,
+    create: bool = False,
+) -> ProjectCodeIndex:
+    """Open the project's code index; the ``Deps.open_code_index`` opener.
+
+    Args:
+        context: Run settings (project, embedder, Chroma URL).
+        create: Create the index folder when missing (``engram index``); otherwise a missing
+            index raises instead of leaving an empty one in the project.
+
+    Raises:
+        IndexNotBuiltError: No index exists and ``create`` is False.
+        BackendUnavailableError: The Chroma server or embeddings endpoint is unreachable.
+    """
+    root = context.project_path
+    if not create and not context.state.path(INDEX_DIR, "manifest.sqlite").exists():
+        raise IndexNotBuiltError(f"no code index in {root}")
+    weights = TRANSFORMER_WEIGHTS if context.embedding_provider in TRANSFORMER_PROVIDERS else None
+    return open_code_index(
+        root,
+        embedder=embedder_for(context),
+        state=context.state,
+        chroma_url=context.chroma_url,
+        weights=weights,
+    )

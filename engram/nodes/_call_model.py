@@ -1,0 +1,116 @@
+"""Node ``call_model``: send the cache-ordered request to the chat model and record usage."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from engram.graph import (
+    Context,
+    Deps,
+    ModelNotConfiguredError,
+    State,
+    is_context_overflow,
+    render_turn_context,
+    usage_of,
+)
+from engram.graph.compaction import (
+    Request,
+    close_unanswered_calls,
+    commit_messages,
+    emergency_compact,
+)
+from engram.graph.tools import build_tools
+from engram.nodes._support import record_messages, record_model_call
+
+STEP_LIMIT_NOTE = "step limit reached: the model was asked to answer without further tool calls"
+
+
+def with_turn_context(state: State) -> HumanMessage | None:
+    """Return the current user message with the memory block and code context appended.
+
+    Dynamic context goes after the history (never into the system prompt), so the cached
+    prefix of the request stays byte-identical. Returns None when there is nothing to append
+    or it was appended already.
+    """
+    extra = render_turn_context(state.memory_block, str(state.context_pack.get("text", "")))
+    if not extra:
+        return None
+    for message in reversed(state.messages):
+        if isinstance(message, HumanMessage):
+            content = message.content if isinstance(message.content, str) else state.task
+            if extra in content:
+                return None
+            return HumanMessage(content=f"{content}\n\n{extra}", id=message.id)
+    return None
+
+
+def _request(state: State, messages: list[BaseMessage]) -> list[BaseMessage]:
+    return [SystemMessage(content=state.system_prompt), *messages]
+
+
+async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Call the model with the system prompt, the history and the bound tools."""
+    context = runtime.context
+    # Building the model and the tools touches the file system (certificates, the project
+    # path); only the model's own I/O is async, so the rest runs off the event loop.
+    model = await asyncio.to_thread(deps.model_factory, context)
+    if model is None:
+        raise ModelNotConfiguredError("no chat model is configured for this run")
+    messages: list[BaseMessage] = list(state.messages)
+    updated: list[BaseMessage] = []
+    notes: list[str] = []
+    # A session stopped by an older version after a fork at a pending tool step can reach the
+    # model with unanswered calls; resuming it must not repeat the endpoint's 400.
+    repair = close_unanswered_calls(messages)
+    if repair is not None:
+        messages = repair.messages
+        notes.append(repair.note())
+        await record_messages(context, list(repair.closed))
+    if state.steps == 0:
+        augmented = with_turn_context(state)
+        if augmented is not None:
+            messages = [augmented if m.id == augmented.id else m for m in messages]
+            updated.append(augmented)
+    last_step = state.steps + 1 >= context.max_steps
+    tools = [] if last_step else await asyncio.to_thread(build_tools, context, deps, runtime.store)
+    if last_step:
+        notes.append(STEP_LIMIT_NOTE)
+    if state.steps == 0:  # configuration problems are reported once a session, not every step
+        toolset = await asyncio.to_thread(deps.mcp_tools, context)
+        notes += [n for n in (toolset.notes if toolset else ()) if n not in state.notes]
+    runnable: Any = model.bind_tools(tools) if tools else model
+    compaction: list[dict[str, Any]] = []
+    request = _request(state, messages)
+    await record_model_call(context, request, tools, state.steps + 1)
+    try:
+        reply = await runnable.ainvoke(request)
+    except Exception as exc:  # provider errors differ; only an overflow is handled here
+        if not is_context_overflow(exc):
+            raise
+        result = emergency_compact(messages, request=Request(system_prompt=state.system_prompt))
+        compaction.append(result.event())
+        if not result.committed:
+            raise
+        notes.append("the provider rejected the prompt as too long; compacted and retried once")
+        messages = list(result.messages)
+        updated = result.update()
+        request = _request(state, messages)
+        await record_model_call(context, request, tools, state.steps + 1)
+        reply = await runnable.ainvoke(request)
+    if not isinstance(reply, AIMessage):
+        reply = AIMessage(content=str(reply.content))
+    usage = usage_of(reply)
+    await record_messages(context, [reply])
+    history = commit_messages([*messages, reply]) if repair else [*updated, reply]
+    return {
+        "messages": history,
+        "usage": usage,
+        "last_usage": usage,
+        "steps": state.steps + 1,
+        "notes": notes,
+        "compaction_log": compaction,
+    }

@@ -1,0 +1,124 @@
+"""Node ``pack_context``: fuse the retrieval evidence and fill the budgeted context pack."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
+
+from engram.graph import CodeHitValue, Context, Deps, State, count_text
+from engram.graph.pack import (
+    DEEPEN_MODES,
+    LOCAL_MODES,
+    BudgetPlan,
+    Pack,
+    assemble_pack,
+    deepen,
+    record_usage,
+    render_pack,
+    task_type_of,
+)
+from engram.graph.retrieval import call_bounded
+from engram.stores import IndexNotBuiltError, StoreError
+from engram.stores.codeindex import kinds_for_task
+from engram.stores.memory import BaseStorePackFeedback, Feedback, PackFeedbackStore
+from engram.stores.project import project_key
+
+DELIVERED_ELSEWHERE = ("rules", "memory")
+"""Sections an agent turn already receives (rules in the system prompt, memory appended by
+``call_model``); in agent mode they are counted in the pack but not repeated in its text."""
+
+
+NO_MODEL_NOTE = (
+    "agent mode needs a chat model and none is configured, so the agent did not run; the "
+    "context pack is in `context_pack`. To fix: set `model` (and `base_url`) in the run "
+    "context, or ENGRAM_MODEL (and ENGRAM_BASE_URL) where the graph runs; or set `mode` to "
+    "`context` to ask for the context pack only."
+)
+
+
+def index_rankings(
+    state: State, context: Context, deps: Deps
+) -> tuple[list[CodeHitValue], list[str]]:
+    """Open the code index and take its per-list rankings for the task (blocking)."""
+    try:
+        index = deps.code_index(context)
+    except IndexNotBuiltError:
+        return [], []  # the search branch already said to run `engram index`
+    except (StoreError, OSError) as exc:
+        return [], [f"pack: code index unavailable ({exc}); packing the evidence in state"]
+    # After the semantic branch hung or failed, keep to the local BM25 ranking.
+    degraded = "search_semantic" in state.degraded_branches
+    return deepen(
+        index,
+        state.task,
+        state.code_hits,
+        modes=LOCAL_MODES if degraded else DEEPEN_MODES,
+        prefer=kinds_for_task(state.task_profile.get("task_type")),
+    )
+
+
+def _feedback_store(runtime: Runtime[Context], deps: Deps) -> PackFeedbackStore | None:
+    store: BaseStore | None = runtime.store if runtime.store is not None else deps.store
+    return BaseStorePackFeedback(store) if store is not None else None
+
+
+def _build(
+    state: State, context: Context, deps: Deps, feedback_store: PackFeedbackStore | None
+) -> tuple[Pack, BudgetPlan, list[str]]:
+    count = deps.count_tokens or count_text
+    notes: list[str] = []
+    key = project_key(context.project_path)
+    task_type = task_type_of(state)
+    feedback = Feedback()
+    if feedback_store is not None:
+        try:
+            feedback = feedback_store.get(key, task_type)
+        except StoreError as exc:
+            notes.append(f"pack feedback unreadable, using the default budget factors: {exc}")
+    extra: list[CodeHitValue] = []
+    try:
+        # The index backend may hang (a Chroma server, a first open): bound it like a branch.
+        extra, ranking_notes = call_bounded(
+            lambda: index_rankings(state, context, deps), context.branch_timeout_ms
+        )
+        notes.extend(ranking_notes)
+    except TimeoutError:
+        notes.append(
+            f"pack: index rankings timed out after {context.branch_timeout_ms} ms; "
+            "packing the evidence in state"
+        )
+    pack, plan, _ = assemble_pack(
+        state, context, count=count, feedback=feedback, extra=extra, notes=notes
+    )
+    if feedback_store is not None and plan.source == "formula":
+        updated = record_usage(
+            feedback, task_type=task_type, planned=plan.budget, actual=pack.tokens
+        )
+        try:
+            feedback_store.put(key, task_type, updated)
+        except StoreError as exc:
+            notes.append(f"pack feedback not saved: {exc}")
+    return pack, plan, notes
+
+
+def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Fill the context pack from the evidence in state within the planned budget.
+
+    In agent mode the pack text leaves out rules and memory (the system prompt and
+    ``call_model`` deliver them); in context mode the text is the whole pack. Agent mode
+    without a model ends here too, saying so in a reply and a note.
+    """
+    context = runtime.context
+    pack, plan, notes = _build(state, context, deps, _feedback_store(runtime, deps))
+    skip = DELIVERED_ELSEWHERE if context.mode == "agent" else ()
+    packed = pack.to_dict()
+    packed["text"] = render_pack(pack.sections, skip=skip)
+    packed["plan"] = plan.to_dict()
+    update: dict[str, Any] = {"context_pack": packed, "notes": notes}
+    if context.mode == "agent" and not context.model:
+        update["notes"] = [*notes, NO_MODEL_NOTE]
+        update["messages"] = [AIMessage(content=NO_MODEL_NOTE)]
+    return update

@@ -1,0 +1,44 @@
+"""Node ``search_semantic``: hybrid search over the code index when exact hits are weak."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from engram.graph import Context, Deps, State, code_hit_value
+from engram.stores import IndexNotBuiltError, StoreError
+
+SEMANTIC_K = 10
+"""Chunks taken from the index per task."""
+
+NO_INDEX_NOTE = "semantic search skipped: no code index — run `engram index`"
+
+
+def search_semantic(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+    """Search the code index (BM25 + dense + exact, fused) for the task text.
+
+    A missing index or an unavailable backend becomes a note; the turn goes on with the
+    exact hits it already has.
+    """
+    if not state.task.strip():
+        return {}
+    try:
+        index = deps.code_index(runtime.context)
+        if index is None or not index.is_built():
+            return {"notes": [NO_INDEX_NOTE]}
+        hits = index.search(state.task, mode="hybrid", k=SEMANTIC_K)
+        other = index.embedded_with_other_model()
+    except IndexNotBuiltError:
+        return {"notes": [NO_INDEX_NOTE]}
+    except (StoreError, OSError, RuntimeError, ValueError) as exc:
+        hint = getattr(exc, "hint", "")
+        note = f"semantic search unavailable: {exc}" + (f" ({hint})" if hint else "")
+        return {"notes": [note]}
+    update: dict[str, Any] = {"code_hits": [code_hit_value(hit) for hit in hits]}
+    if other:
+        update["notes"] = [
+            f"semantic search ran without embeddings: the index was embedded "
+            f"with {other} — run `engram index` to re-embed"
+        ]
+    return update

@@ -1,0 +1,113 @@
+"""Redact credentials from text engram stores or shows: tool results, spilled outputs, checks.
+
+Two detectors find the spans: detect-secrets' per-service plugins (its well-kept provider
+formats: AWS, Azure, Artifactory, IBM, Square, Twilio, …; its entropy, keyword, IP and basic-auth
+plugins are left out, as they fire on ordinary prose and code), and the rules that keep secrets
+out of memory (``engram.stores._secrets``) for what it lacks: more provider formats, private-key
+blocks, credential URLs with placeholders told apart, values next to a credential keyword,
+passwords in sentences, and ``NAME=value`` lines whose name is a secret's (what ``env`` prints).
+Each span is replaced by ``[REDACTED <kind>]``, so the model, the checkpoints, the ledger and
+``engram sessions show`` never hold the value. ``bench/RELIABILITY.md`` measures both.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from engram.stores._secrets import (
+    _KEYED_VALUE,
+    _PASSWORD,
+    _XML_KEYED,
+    PLACEHOLDER,
+    SECRET_ENV_NAME,
+    SECRET_PATTERNS,
+    _is_password,
+    _keyed_secret,
+)
+
+_KEY_BLOCK = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?"
+    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)"
+)
+_ENV_LINE = re.compile(r"^(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>[^\n]+)$", re.M)
+MIN_ENV_VALUE_CHARS = 6
+"""A secret-named variable's value shorter than this (``0``, ``true``) is left alone."""
+
+Span = tuple[int, int, str]
+LEFT_OUT_PLUGINS = frozenset(
+    {
+        "Base64HighEntropyString",
+        "HexHighEntropyString",
+        "KeywordDetector",
+        "IPPublicDetector",
+        "BasicAuthDetector",
+    }
+)
+"""detect-secrets plugins not used: they fire on prose, code and example URLs."""
+
+
+@functools.cache
+def service_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Return detect-secrets' per-service patterns as (kind, regex) (loaded once, on first use)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    plugins: list[Any] = list(get_mapping_from_secret_type_to_class().values())
+    return tuple(
+        (str(plugin.secret_type), pattern)
+        for plugin in plugins
+        if plugin.__name__ not in LEFT_OUT_PLUGINS
+        for pattern in getattr(plugin, "denylist", ())
+    )
+
+
+def _spans(text: str, services: bool) -> list[Span]:
+    found: list[Span] = [(m.start(), m.end(), "private key") for m in _KEY_BLOCK.finditer(text)]
+    for kind, pattern in (*(service_patterns() if services else ()), *SECRET_PATTERNS):
+        found += [(m.start(), m.end(), kind) for m in pattern.finditer(text) if m.end() > m.start()]
+    for m in _KEYED_VALUE.finditer(text):
+        if _keyed_secret(m.group("value"), m.group("sep"), m.group("after")):
+            found.append((m.start("value"), m.end("value"), "credential"))
+    for m in _XML_KEYED.finditer(text):
+        if _keyed_secret(m.group("value"), "=", ""):
+            found.append((m.start("value"), m.end("value"), "credential"))
+    for m in _PASSWORD.finditer(text):
+        if _is_password(m):
+            found.append((m.start("value"), m.end("value"), "password"))
+    for m in _ENV_LINE.finditer(text):
+        value = m.group("value").strip().strip("\"'")
+        if (
+            SECRET_ENV_NAME.search(m.group("name"))
+            and len(value) >= MIN_ENV_VALUE_CHARS
+            and not PLACEHOLDER.search(value)
+            and not value.startswith("$")  # a reference to another variable
+            and "..." not in value  # an elided example
+        ):
+            found.append((m.start("value"), m.end("value"), "credential"))
+    return found
+
+
+def redact_secrets(text: str, *, services: bool = True) -> tuple[str, int]:
+    """Return ``text`` with every credential replaced, and how many spans were replaced.
+
+    ``services=False`` leaves detect-secrets' patterns out (to measure engram's rules alone).
+    """
+    spans = sorted(_spans(text, services))
+    if not spans:
+        return text, 0
+    merged: list[Span] = []
+    for start, end, kind in spans:
+        if merged and start <= merged[-1][1]:
+            last = merged[-1]
+            merged[-1] = (last[0], max(last[1], end), last[2])
+            continue
+        merged.append((start, end, kind))
+    out: list[str] = []
+    at = 0
+    for start, end, kind in merged:
+        out.append(text[at:start])
+        out.append(f"[REDACTED {kind}]")
+        at = end
+    out.append(text[at:])
+    return "".join(out), len(merged)

@@ -1,0 +1,275 @@
+"""Detect credentials in text so no memory write path ever stores one.
+
+Two layers, the way well-kept scanners (detect-secrets, gitleaks) work: provider formats that
+are unambiguous on their own (``sk-ant-…``, ``ghp_…``, ``SG.….…``, webhook URLs), then a
+keyword-and-entropy rule for everything else — a value next to a word such as *key*,
+*token*, *secret* or *password* is a secret when it looks random (mixed character classes,
+high Shannon entropy, no placeholder words). Random-looking values with no keyword nearby
+(commit hashes, lockfile checksums, UUIDs, base64 images) are left alone on purpose.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+
+# Each pattern names the kind of secret it finds; the first match wins.
+SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, flags))
+    for kind, pattern, flags in (
+        ("private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----", 0),
+        ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", 0),
+        ("OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 0),
+        ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}", 0),
+        ("AWS access key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0),
+        ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})", 0),
+        ("GitLab token", r"\bgl(?:pat|ptt|dt|rt|cbt|soat|ft)-[A-Za-z0-9_\-]{20,}", 0),
+        ("Slack token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}", 0),
+        ("Google API key", r"\bAIza[0-9A-Za-z_\-]{35}", 0),
+        ("Google OAuth token", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[0-9A-Za-z_\-]{20,}", 0),
+        ("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", 0),
+        ("npm token", r"\bnpm_[A-Za-z0-9]{36}", 0),
+        ("PyPI token", r"\bpypi-AgE[A-Za-z0-9_\-]{40,}", 0),
+        ("SendGrid key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", 0),
+        ("Telegram bot token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b", 0),
+        (
+            "Slack webhook",
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}",
+            0,
+        ),
+        (
+            "Discord webhook",
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}",
+            0,
+        ),
+        ("Teams webhook", r"https://[\w.\-]+\.webhook\.office\.com/webhook\w*/[\w@/\-]{20,}", 0),
+        ("Twilio key", r"\bSK[0-9a-f]{32}\b", 0),
+        ("Mailgun key", r"\bkey-[0-9a-f]{32}\b", 0),
+        ("Mailchimp key", r"\b[0-9a-f]{32}-us\d{1,2}\b", 0),
+        ("Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", 0),
+        ("DigitalOcean token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", 0),
+        ("Vault token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}", 0),
+        ("Databricks token", r"\bdapi[a-f0-9]{32}\b", 0),
+        ("Docker Hub token", r"\bdckr_pat_[A-Za-z0-9_\-]{20,}", 0),
+        ("Atlassian token", r"\bATATT3[A-Za-z0-9_=\-]{50,}|\bATBB[A-Za-z0-9]{28,}", 0),
+        ("Linear key", r"\blin_api_[A-Za-z0-9]{32,}", 0),
+        ("Notion token", r"\b(?:secret|ntn)_[A-Za-z0-9]{40,}", 0),
+        ("Grafana token", r"\bgl(?:c|sa)_[A-Za-z0-9_=\-+/]{30,}", 0),
+        ("New Relic key", r"\bNRAK-[A-Z0-9]{27}\b", 0),
+        ("Postman key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", 0),
+        ("Figma token", r"\bfigd_[A-Za-z0-9_\-]{30,}", 0),
+        ("Pulumi token", r"\bpul-[a-f0-9]{40}\b", 0),
+        ("Terraform Cloud token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-]{40,}", 0),
+        ("age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,}", 0),
+        ("LLM provider key", r"\b(?:gsk|r8|xai|pplx)[_\-][A-Za-z0-9]{30,}", 0),
+        ("Alibaba Cloud key", r"\bLTAI[A-Za-z0-9]{12,20}\b", 0),
+        ("Mapbox token", r"\bsk\.eyJ[A-Za-z0-9_\-]{20,}", 0),
+        ("Sentry DSN", r"https://[0-9a-f]{32}@[\w.\-]*sentry\.io/\d+", 0),
+        (
+            "JSON web token",
+            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+            0,
+        ),
+        ("bearer token", r"\bBearer\s+[A-Za-z0-9._~+/\-]{16,}=*", re.IGNORECASE),
+        (
+            "basic credentials",
+            r"\b(?:Authorization|auth)\W{0,5}Basic\s+[A-Za-z0-9+/]{8,}={0,2}",
+            re.IGNORECASE,
+        ),
+        (
+            "URL with credentials",
+            r"\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:(?!(?:password|passwd|pass|pwd|secret|changeme|\*+|x+"
+            r"|<[^>@]*>|\$\{[^}@]*\})@)[^\s/@]+@[^\s/]+",
+            re.IGNORECASE,
+        ),
+        (
+            "connection-string key",
+            r"\b(?:AccountKey|SharedAccessKey|SharedSecret|ClientSecret)\s*=\s*[^;\s'\"]{6,}",
+            re.IGNORECASE,
+        ),
+        (
+            "connection-string key",
+            r";\s*(?:Password|Pwd)\s*=\s*[^;\s'\"]{3,}|\b(?:Password|Pwd)\s*=\s*[^;\s'\"]{3,};",
+            re.IGNORECASE,
+        ),
+        ("password", r"(?:密码|口令|密钥|令牌|秘钥)\s*(?:是|为|[:：=])\s*\S{3,}", 0),
+    )
+)
+
+KEYWORD = (
+    r"(?<![A-Za-z])(?:api[ _\-]?key|apikey|secret(?:[ _\-]?key)?|client[ _\-]?secret"
+    r"|access[ _\-]?key(?:[ _\-]?id)?|auth[ _\-]?token|access[ _\-]?token|refresh[ _\-]?token"
+    r"|token|private[ _\-]?key|signing[ _\-]?key|credentials?|license[ _\-]?key"
+    r"|webhook[ _\-]?secret|encryption[ _\-]?key|master[ _\-]?key|session[ _\-]?key"
+    r"|app[ _\-]?key)s?"
+)
+_QUALIFIER = r"(?:\s+(?:for|of|to|on)(?:\s+[\w.@\-]+){1,3}?)?"
+"""Up to three words naming what a credential is for ("password for the staging db is …")."""
+_KEYED_VALUE = re.compile(
+    KEYWORD + r"[\"']?" + _QUALIFIER + r"\s*(?P<sep>[:=]+|\s(?:is|was|are|:|with)\s|\s)\s*"
+    r"[\"'`]?(?:base64:)?(?P<value>[A-Za-z0-9/+_.=\-]{12,})(?P<after>[(.\w]?)",
+    re.IGNORECASE,
+)
+_XML_KEYED = re.compile(
+    r"key=[\"']" + KEYWORD + r"[\"']\s+value=[\"'](?P<value>[^\"'\s]{12,})[\"']", re.IGNORECASE
+)
+"""``<add key="ApiKey" value="…"/>`` settings of .NET and Java configuration files."""
+_PASSWORD = re.compile(
+    r"(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin code|[a-z]+_pass)[\"']?"
+    + _QUALIFIER
+    + r"\s*(?P<sep>[:=]+|\s(?:is|was|:)\s)\s*"
+    r"(?P<value>\"[^\"\n]{3,}\"|'[^'\n]{3,}'|\S+)(?P<rest>[^\n]{0,2})",
+    re.IGNORECASE,
+)
+PLACEHOLDER = re.compile(
+    r"your|example|sample|dummy|placeholder|changeme|redacted|xxxx|\*\*\*|<|>|\$\{|\{\{|%\(|"
+    r"env\b|environ|getenv|none|null|undefined|todo|fixme|here",
+    re.IGNORECASE,
+)
+"""Words and shapes of values that stand in for a secret rather than being one."""
+NOT_A_PASSWORD = frozenset(
+    "required hashed salted set empty missing wrong incorrect invalid expired correct stored "
+    "kept managed needed optional mandatory unknown same different rotated reset changed "
+    "encrypted long short weak strong too not never always the a an in at on of from via "
+    "configured provided given sent shown hidden masked generated random secure true false".split()
+)
+"""Words that follow "password is" in a sentence about passwords, not in a leak of one."""
+MIN_SECRET_CHARS = 12
+MIN_ENTROPY_BITS = 3.0
+"""Shannon entropy per character below which a keyed value reads as a word, not a key."""
+_IDENTIFIER = re.compile(r"[A-Za-z]+(?:[_.\-][A-Za-z]+)*|[a-z]+(?:[A-Z][a-z]+)+")
+_NAMES = re.compile(r"[A-Za-z]+(?:[_.\-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z0-9_]+")
+"""Values that name something (``get_token``, ``settings.API_KEY``, ``readKey``, ``API_KEY``)."""
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def looks_random(value: str) -> bool:
+    """Return True when ``value`` looks like a generated credential rather than a word.
+
+    It must be long enough, mix character classes (or be long hex), not be an identifier
+    made of words (``get_token_from_env``, ``readApiKey``) or a placeholder, and have high
+    Shannon entropy.
+    """
+    value = value.strip("\"'`.,;")
+    if len(value) < MIN_SECRET_CHARS or PLACEHOLDER.search(value):
+        return False
+    if _IDENTIFIER.fullmatch(value):
+        return False
+    classes = sum(bool(re.search(p, value)) for p in ("[a-z]", "[A-Z]", "[0-9]"))
+    return classes >= 2 and _entropy(value) >= MIN_ENTROPY_BITS
+
+
+def _keyed_secret(value: str, sep: str, after: str) -> bool:
+    """Judge a value found next to a credential keyword.
+
+    In a sentence ("the api key is …") the value must look random. In an assignment
+    (``token = …``) any literal counts, except names of other things (a variable, a call, an
+    environment variable) and placeholders.
+    """
+    if looks_random(value):
+        return True
+    if sep.strip() not in (":", "=", "==", ":="):
+        return False
+    value = value.strip("\"'`")
+    return not (
+        after
+        or _NAMES.fullmatch(value)
+        or PLACEHOLDER.search(value)
+        or len(value) < MIN_SECRET_CHARS
+    )
+
+
+def _password(text: str) -> bool:
+    return any(_is_password(match) for match in _PASSWORD.finditer(text))
+
+
+def _is_password(match: re.Match[str]) -> bool:
+    """Judge one "password … value" match: a leaked password, or words about one."""
+    value = match.group("value")
+    if value[0] in "\"'":
+        return not PLACEHOLDER.search(value) and len(value) > 4
+    word = value.rstrip(".,;!?")
+    assigned = match.group("sep").strip() in (":", "=", "==")
+    if (
+        not word
+        or PLACEHOLDER.search(word)
+        or word.lower() in NOT_A_PASSWORD
+        or "(" in word
+        or (assigned and _NAMES.fullmatch(word))
+    ):
+        return False  # a sentence about passwords, or a variable holding one
+    symbolic = re.search(r"[\d!@#$%^&*]", word) is not None
+    clause_ends = match.group("rest").strip()[:1] in ("", ".", ",", ";", "!", ")")
+    return symbolic or (assigned and len(word) >= 3) or (clause_ends and len(word) >= 4)
+
+
+def find_secret(text: str) -> str | None:
+    """Return the kind of secret found in ``text``, or None when it looks clean.
+
+    Covers provider key formats, tokens, webhook URLs, basic and bearer credentials,
+    connection-string keys, passwords in assignments or sentences ("the password is X",
+    English and Chinese), private-key blocks, URLs with embedded credentials, and any
+    random-looking value next to a credential keyword ("api key is 9f8e…").
+    """
+    for kind, pattern in SECRET_PATTERNS:
+        if pattern.search(text):
+            return kind
+    if _password(text):
+        return "password"
+    for match in _KEYED_VALUE.finditer(text):
+        if _keyed_secret(match.group("value"), match.group("sep"), match.group("after")):
+            return "credential"
+    for match in _XML_KEYED.finditer(text):
+        if _keyed_secret(match.group("value"), "=", ""):
+            return "credential"
+    return None
+
+
+def find_secret_in(value: object) -> str | None:
+    """Return the kind of secret found anywhere in a record: its strings, keys and pairs.
+
+    A mapping's entries are also checked as ``key=value`` text, so a value stored under a
+    field named ``api_key`` or ``password`` is judged with its keyword.
+    """
+    if isinstance(value, str):
+        return find_secret(value)
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = find_secret_in(key) or find_secret_in(item)
+            if found is None and isinstance(item, str | int):
+                found = find_secret(f"{key}={item}")
+            if found:
+                return found
+        return None
+    if isinstance(value, list | tuple | set | frozenset):
+        return next((k for k in map(find_secret_in, value) if k), None)
+    return None
+
+
+SECRET_ENV_NAME = re.compile(
+    r"^(OPENAI|ANTHROPIC|ENGRAM|AZURE_OPENAI|DEEPSEEK|MISTRAL|GROQ|COHERE|HF|HUGGING_?FACE"
+    r"|AWS|GOOGLE_APPLICATION)_|(_TOKEN|_KEY|_PAT|_PASS|_DSN)$|SECRET|PASSW|CREDENTIAL"
+    r"|API_?KEY|PRIVATE|AUTH|SESSION|COOKIE|DATABASE_URL",
+    re.IGNORECASE,
+)
+"""Environment variable names never passed to a program engram starts: keys, tokens, …"""
+
+
+def without_secrets(environ: Mapping[str, str]) -> dict[str, str]:
+    """Return ``environ`` without secrets: by name (keys, tokens, …) or by value (credentials)."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if not SECRET_ENV_NAME.search(name) and not find_secret(value)
+    }
+
+
+def with_article(kind: str) -> str:
+    """Return the kind of secret with its article: "an OpenAI API key", "a GitHub token"."""
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
