@@ -42,8 +42,9 @@ if TYPE_CHECKING:
         sandbox_for,
         sandbox_label,
     )
-    from engram.graph._state import USAGE_KEYS, InputState, State
+    from engram.graph._state import USAGE_KEYS, InputState, State, StateUpdate
     from engram.graph._state_values import (
+        ApprovalValue,
         BudgetReport,
         CodeHitValue,
         ContextPackValue,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from engram.graph._tokens import Counter, content_text, count_text, estimate_messages
 
 __all__ = [
+    "ApprovalValue",
     "BudgetReport",
     "CodeHitValue",
     "ConfigError",
@@ -71,6 +73,7 @@ __all__ = [
     "SandboxUnavailableError",
     "SessionError",
     "State",
+    "StateUpdate",
     "USAGE_KEYS",
     "budget_partitions",
     "clear_minimum",
@@ -158,8 +161,9 @@ __getattr__, __dir__ = lazy_face(
             "sandbox_for",
             "sandbox_label",
         ),
-        "engram.graph._state": ("InputState", "State", "USAGE_KEYS"),
+        "engram.graph._state": ("InputState", "State", "StateUpdate", "USAGE_KEYS"),
         "engram.graph._state_values": (
+            "ApprovalValue",
             "BudgetReport",
             "CodeHitValue",
             "ContextPackValue",

@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from langchain_core.messages import AnyMessage
+from langchain_core.messages import AnyMessage, BaseMessage
 from langgraph.graph import add_messages
+from typing_extensions import TypedDict
 
 from engram.graph._state_values import (
     ApprovalValue,
@@ -187,3 +188,40 @@ class State(InputState):
 
     verification: dict[str, Any] = field(default_factory=dict)
     """The checks run after the task's edits: status (passed, failed, not-run), rounds, runs."""
+
+
+class StateUpdate(TypedDict, total=False):
+    """What a node returns: any subset of the state's fields, each typed as its reducer takes it.
+
+    A field with a reducer takes what the reducer's right side accepts (``None`` clears the
+    lists that clear); the others take their field's own type.
+    """
+
+    messages: Sequence[BaseMessage] | BaseMessage
+    task: str
+    system_prompt: str
+    rules_report: RulesReport
+    task_profile: TaskProfileValue
+    memory_block: str
+    memory_report: dict[str, Any]
+    approval: ApprovalValue
+    code_hits: Sequence[Mapping[str, Any]] | None
+    related_symbols: Sequence[Mapping[str, Any]] | None
+    context_pack: ContextPackValue
+    budget: BudgetReport
+    compaction_log: Sequence[Mapping[str, Any]] | None
+    usage: Mapping[str, int] | None
+    last_usage: dict[str, int]
+    external_content_seen: bool | None
+    untrusted_sources: Sequence[str] | str | None
+    degraded_branches: Sequence[str] | None
+    notes: Sequence[str] | str | None
+    steps: int
+    tool_errors: int
+    outcome: str
+    error: str
+    action_reviews: dict[str, dict[str, Any]]
+    approved_kinds: Sequence[str] | str | None
+    files_changed: Sequence[str] | None
+    blocked: Sequence[Mapping[str, Any]] | None
+    verification: dict[str, Any]

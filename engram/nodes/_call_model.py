@@ -13,6 +13,7 @@ from engram.graph import (
     Deps,
     ModelNotConfiguredError,
     State,
+    StateUpdate,
     is_context_overflow,
     render_turn_context,
     usage_of,
@@ -52,7 +53,7 @@ def _request(state: State, messages: list[BaseMessage]) -> list[BaseMessage]:
     return [SystemMessage(content=state.system_prompt), *messages]
 
 
-async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Call the model with the system prompt, the history and the bound tools."""
     context = runtime.context
     # Building the model and the tools touches the file system (certificates, the project

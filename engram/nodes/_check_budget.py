@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
@@ -13,6 +11,7 @@ from engram.graph import (
     Context,
     Deps,
     State,
+    StateUpdate,
     clear_minimum,
     count_text,
     decide,
@@ -45,7 +44,7 @@ def _summary_blocked(state: State) -> bool:
     return False
 
 
-def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Estimate the next request and apply tier 2 (clear) when past the clearing threshold.
 
     The estimate covers system prompt, tool schemas, messages and the turn context still to be
@@ -63,7 +62,7 @@ def check_budget(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict
     raw = request.estimate(state.messages)
     estimate = reconcile(raw, reported, previous)
     decision = decide(estimate, limits)
-    update: dict[str, Any] = {}
+    update: StateUpdate = {}
     if decision != "ok":
         cleared = clear_pass(
             state.messages,

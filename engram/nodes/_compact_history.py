@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
@@ -13,6 +12,7 @@ from engram.graph import (
     Context,
     Deps,
     State,
+    StateUpdate,
     count_text,
     reconcile,
     request_for,
@@ -29,7 +29,7 @@ SUMMARY_CHARS_PER_TOKEN = 3
 (low on purpose: summaries quote paths, commands and CJK text)."""
 
 
-async def compact_history(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+async def compact_history(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Replace the history before the 3rd-last user turn with a four-section summary.
 
     The summary comes from the run's model (its instruction appended after the unchanged
@@ -63,7 +63,7 @@ async def compact_history(state: State, runtime: Runtime[Context], *, deps: Deps
     limits = thresholds(context.context_window)
     reported = state.last_usage.get("input") if state.last_usage else None
     estimate = reconcile(result.tokens_after, reported, state.budget.get("raw_estimate"))
-    update: dict[str, Any] = {
+    update: StateUpdate = {
         "compaction_log": [event],
         "budget": {
             **state.budget,

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from engram.graph import Context, Deps, State
+from engram.graph import ApprovalValue, Context, Deps, State, StateUpdate
 from engram.nodes._support import record_event
 
 ACTIONS = ("approve", "reject", "constrain")
@@ -80,7 +80,7 @@ def parse_decision(answer: Any) -> dict[str, Any]:
     return {"action": action, "approved": action != "reject", "constraints": constraints}
 
 
-async def confirm_task(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+async def confirm_task(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Pause the run with a LangGraph ``interrupt`` until a human decides.
 
     Resume with ``Command(resume={"action": "approve" | "reject" | "constrain",
@@ -90,7 +90,12 @@ async def confirm_task(state: State, runtime: Runtime[Context], *, deps: Deps) -
     reason. ``auto_approve`` skips the question.
     """
     if runtime.context.auto_approve:
-        approval = {"action": "approve", "approved": True, "constraints": "", "auto": True}
+        approval: ApprovalValue = {
+            "action": "approve",
+            "approved": True,
+            "constraints": "",
+            "auto": True,
+        }
         await record_event(runtime.context, "approval", {**approval, "task": state.task})
         return {"approval": approval}
     request = confirmation_request(state)
@@ -102,7 +107,7 @@ async def confirm_task(state: State, runtime: Runtime[Context], *, deps: Deps) -
             # Ask again, saying what was wrong; earlier answers replay in order on resume.
             request = {**request, "error": str(exc)}
     await record_event(runtime.context, "approval", {**decision, "task": state.task})
-    update: dict[str, Any] = {"approval": decision}
+    update: StateUpdate = {"approval": cast(ApprovalValue, decision)}
     if decision["action"] == "reject":
         update["messages"] = [AIMessage(content=REJECTED_REPLY)]
         update["blocked"] = [{"tool": "confirm_task", "reason": "the high-risk task was rejected"}]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
-from engram.graph import Context, Deps, State, related_symbol_value
+from engram.graph import Context, Deps, State, StateUpdate, related_symbol_value
 from engram.stores import IndexNotBuiltError, StoreError
 from engram.stores.relations import HitSpan, related_to_hits
 
@@ -19,7 +17,7 @@ SLICE_BUDGET = 1_500
 NO_GRAPH_NOTE = "graph expansion skipped: no relation index — run `engram index`"
 
 
-def expand_relations(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def expand_relations(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Add callers, callees, subclasses and slice pieces of the top hits to ``related_symbols``.
 
     A missing or unreadable graph becomes a note; the turn goes on without graph context.

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from engram.graph import ENGRAM_AUTHOR, Context, Deps, State
+from engram.graph import ENGRAM_AUTHOR, Context, Deps, State, StateUpdate
 from engram.graph.profile import is_high_risk
 from engram.nodes._support import current_thread_id
 from engram.stores import Ledger, StoreError, find_secret
@@ -227,7 +227,7 @@ def learn_from_task(
     deps: Deps,
     extract: FactExtractor | None = auto_extract,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-) -> dict[str, Any]:
+) -> StateUpdate:
     """Learn from the finished task; never guess an outcome that the run did not give.
 
     Args:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
 
@@ -12,6 +10,7 @@ from engram.graph import (
     Context,
     Deps,
     State,
+    StateUpdate,
     project_is_trusted,
     render_system_prompt,
     untrusted_note,
@@ -33,7 +32,7 @@ def latest_user_text(state: State) -> str:
     return ""
 
 
-def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Read the rules hierarchy, build the system prompt and reset the per-turn fields.
 
     Settings a turn cannot run with (a project folder that does not exist, a value out of
@@ -59,7 +58,7 @@ def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[s
             f"rules files total {rules.total_chars} characters; only the first "
             f"{sum(f.included_chars for f in rules.files)} fit the rules budget"
         )
-    update: dict[str, Any] = {}
+    update: StateUpdate = {}
     history: list[BaseMessage] = list(state.messages)
     # A new request after a fork or replay at a pending tool step would leave those calls
     # unanswered, and the endpoint would refuse the whole history: close them first.

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from engram.graph import CodeHitValue, Context, Deps, State, count_text
+from engram.graph import CodeHitValue, Context, Deps, State, StateUpdate, count_text
 from engram.graph.pack import (
     DEEPEN_MODES,
     LOCAL_MODES,
@@ -104,7 +102,7 @@ def _build(
     return pack, plan, notes
 
 
-def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Fill the context pack from the evidence in state within the planned budget.
 
     In agent mode the pack text leaves out rules and memory (the system prompt and
@@ -117,7 +115,7 @@ def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict
     packed = pack.to_dict()
     packed["text"] = render_pack(pack.sections, skip=skip)
     packed["plan"] = plan.to_dict()
-    update: dict[str, Any] = {"context_pack": packed, "notes": notes}
+    update: StateUpdate = {"context_pack": packed, "notes": notes}
     if context.mode == "agent" and not context.model:
         update["notes"] = [*notes, NO_MODEL_NOTE]
         update["messages"] = [AIMessage(content=NO_MODEL_NOTE)]

@@ -17,7 +17,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from engram.graph import Context, Deps, State, content_text
+from engram.graph import Context, Deps, State, StateUpdate, content_text
 from engram.graph.pack import record_hit
 from engram.graph.profile import DEFAULT_TASK_TYPE
 from engram.stores import StoreError
@@ -64,7 +64,7 @@ def record_turn(repo: PackFeedbackStore, key: str, task_type: str, *, used: bool
     repo.put(key, task_type, record_hit(repo.get(key, task_type), used))
 
 
-def record_feedback(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def record_feedback(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Record whether this turn used the injected memory (no-op when none was injected)."""
     if not state.memory_block:
         return {}

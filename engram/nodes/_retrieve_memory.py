@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from engram.graph import Context, Deps, State, count_text, escape_markers
+from engram.graph import (
+    ApprovalValue,
+    Context,
+    Deps,
+    State,
+    StateUpdate,
+    count_text,
+    escape_markers,
+)
 from engram.graph.profile import FactsRecaller, run_phase0
 from engram.nodes._support import current_thread_id
 from engram.stores import Ledger
@@ -33,7 +40,7 @@ def retrieve_memory(
     deps: Deps,
     recall: FactsRecaller | None = recall_facts,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-) -> dict[str, Any]:
+) -> StateUpdate:
     """Profile the task, then write the memory block and an account of what went into it.
 
     Args:
@@ -53,7 +60,7 @@ def retrieve_memory(
         if isinstance(cached, FactStore) and cached.store is store:
             recall = partial(recall_facts, facts=cached)
     result = run_phase0(store, task, context, count_tokens=count, now=clock(), recall=recall)
-    approval: dict[str, Any] = {}
+    approval: ApprovalValue = {}
     if result.profile.risk == "high" and context.auto_approve:
         approval = {"action": "approve", "approved": True, "constraints": "", "auto": True}
         Ledger.for_project(context.project_path, context.home_path).append(

@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from engram.graph import Context, Deps, State, project_settings, sandbox_label
+from engram.graph import Context, Deps, State, StateUpdate, project_settings, sandbox_label
 from engram.graph.profile import is_high_risk
 from engram.graph.tools import (
     PlannedFiles,
@@ -21,7 +21,7 @@ from engram.graph.tools import (
 from engram.stores.project import ProjectSettings, SettingsError
 
 
-def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Decide every edit and command of the last assistant message, asking where needed.
 
     Each question is a LangGraph ``interrupt`` carrying the diff or the command; resume with

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
-from engram.graph import Context, Deps, State, find_sandbox
+from engram.graph import Context, Deps, State, StateUpdate, find_sandbox
 from engram.graph.tools import (
     COMMAND_TOOL_NAME,
     SAVE_MEMORY_TOOL,
@@ -155,7 +155,7 @@ def _tool_messages(
     return results, notes
 
 
-async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Run every tool call of the last assistant message, one tool message per call id.
 
     Edits and commands run only as ``review_actions`` decided: approved, edited by the user,

@@ -8,7 +8,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from engram.graph import Context, Deps, State
+from engram.graph import Context, Deps, State, StateUpdate
 from engram.stores import StoreError
 from engram.stores.codeindex import Located, exact_terms, grep_terms, locate_on_the_fly
 from engram.stores.files import FileDerived
@@ -71,7 +71,7 @@ def _search(context: Context, task: str, deps: Deps) -> list[dict[str, Any]]:
     ]
 
 
-def search_exact(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def search_exact(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Find the chunks that contain the code-like terms of the task (ripgrep, no index)."""
     if not exact_terms(state.task):
         return {"code_hits": []}

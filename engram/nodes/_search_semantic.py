@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
-from engram.graph import Context, Deps, State, code_hit_value
+from engram.graph import Context, Deps, State, StateUpdate, code_hit_value
 from engram.stores import IndexNotBuiltError, StoreError
 
 SEMANTIC_K = 10
@@ -15,7 +13,7 @@ SEMANTIC_K = 10
 NO_INDEX_NOTE = "semantic search skipped: no code index — run `engram index`"
 
 
-def search_semantic(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def search_semantic(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Search the code index (BM25 + dense + exact, fused) for the task text.
 
     A missing index or an unavailable backend becomes a note; the turn goes on with the
@@ -35,7 +33,7 @@ def search_semantic(state: State, runtime: Runtime[Context], *, deps: Deps) -> d
         hint = getattr(exc, "hint", "")
         note = f"semantic search unavailable: {exc}" + (f" ({hint})" if hint else "")
         return {"notes": [note]}
-    update: dict[str, Any] = {"code_hits": [code_hit_value(hit) for hit in hits]}
+    update: StateUpdate = {"code_hits": [code_hit_value(hit) for hit in hits]}
     if other:
         update["notes"] = [
             f"semantic search ran without embeddings: the index was embedded "

@@ -15,6 +15,7 @@ from engram.graph import (
     Deps,
     SandboxUnavailableError,
     State,
+    StateUpdate,
     project_settings,
     sandbox_for,
     sandbox_label,
@@ -104,7 +105,7 @@ def _decide(state: State, context: Context, commands: tuple[str, ...]) -> tuple[
     return "", "command" in approved and "command" not in state.approved_kinds
 
 
-def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> dict[str, Any]:
+def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
     """Run the checks (settings, else discovered) once the model is done with its edits.
 
     All pass: ``passed``. A failure within the round limit goes back to the model as a compact
@@ -137,7 +138,7 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
             }
         }
     declined, approved_all = _decide(state, context, commands)
-    kinds = {"approved_kinds": ["command"]} if approved_all else {}
+    kinds: StateUpdate = {"approved_kinds": ["command"]} if approved_all else {}
     if declined:
         return {
             "verification": {
@@ -169,7 +170,7 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> di
     snapshots = ActionSnapshots(
         context.state, current_thread_id(), info.checkpoint_id if info else None
     )
-    notes = {"notes": snapshots.notes}
+    notes: StateUpdate = {"notes": snapshots.notes}
     for command in commands:
         before = snapshots.before()
         result = run_shell(
@@ -202,7 +203,7 @@ def _failed(
     result: CommandResult,
     runs: list[dict[str, Any]],
     rounds: int,
-) -> dict[str, Any]:
+) -> StateUpdate:
     out_of_steps = state.steps + 1 >= context.max_steps
     final = rounds >= VERIFY_MAX_ROUNDS or out_of_steps
     verification = {

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from langgraph.runtime import Runtime
@@ -32,7 +32,7 @@ RETRIEVAL_BRANCHES = ("search_exact", "search_semantic")
 
 T = TypeVar("T")
 
-Node = Callable[..., dict[str, Any]]
+Node = Callable[..., Mapping[str, Any]]
 """A synchronous LangGraph node: ``(state, runtime, **bound) -> partial update``."""
 
 
@@ -96,7 +96,7 @@ def bounded(node: Node, *, name: str) -> Node:
         timeout_ms = runtime.context.branch_timeout_ms
         started = time.perf_counter()
         try:
-            return call_bounded(lambda: node(state, runtime, **bound), timeout_ms)
+            return call_bounded(lambda: dict(node(state, runtime, **bound)), timeout_ms)
         except TimeoutError:
             return {"notes": [timeout_note(name, timeout_ms)], "degraded_branches": [name]}
         except (StoreError, OSError) as exc:
