@@ -45,9 +45,12 @@ if TYPE_CHECKING:
     from engram.graph._state import USAGE_KEYS, InputState, State, StateUpdate
     from engram.graph._state_values import (
         ApprovalValue,
+        BlockedAction,
         BudgetReport,
         CodeHitValue,
+        CommandRun,
         ContextPackValue,
+        VerificationValue,
         code_hit_value,
         related_symbol_value,
     )
@@ -55,8 +58,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ApprovalValue",
+    "BlockedAction",
     "BudgetReport",
     "CodeHitValue",
+    "CommandRun",
     "ConfigError",
     "Context",
     "ContextPackValue",
@@ -75,6 +80,7 @@ __all__ = [
     "State",
     "StateUpdate",
     "USAGE_KEYS",
+    "VerificationValue",
     "budget_partitions",
     "clear_minimum",
     "code_hit_value",
@@ -164,9 +170,12 @@ __getattr__, __dir__ = lazy_face(
         "engram.graph._state": ("InputState", "State", "StateUpdate", "USAGE_KEYS"),
         "engram.graph._state_values": (
             "ApprovalValue",
+            "BlockedAction",
             "BudgetReport",
             "CodeHitValue",
+            "CommandRun",
             "ContextPackValue",
+            "VerificationValue",
             "code_hit_value",
             "related_symbol_value",
         ),

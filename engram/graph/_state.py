@@ -12,12 +12,14 @@ from typing_extensions import TypedDict
 
 from engram.graph._state_values import (
     ApprovalValue,
+    BlockedAction,
     BudgetReport,
     CodeHitValue,
     ContextPackValue,
     RelatedSymbolValue,
     RulesReport,
     TaskProfileValue,
+    VerificationValue,
 )
 
 USAGE_KEYS = ("input", "output", "cache_read", "calls")
@@ -182,11 +184,11 @@ class State(InputState):
     files_changed: Annotated[list[str], append_or_clear] = field(default_factory=list)
     """Project files the current task changed through the edit tools."""
 
-    blocked: Annotated[list[dict[str, Any]], append_log_or_clear] = field(default_factory=list)
+    blocked: Annotated[list[BlockedAction], append_log_or_clear] = field(default_factory=list)
     """What the current turn was refused: each with ``tool`` (or ``confirm_task``) and
     ``reason`` (no approval without a terminal, the user said no, a rejected high-risk task)."""
 
-    verification: dict[str, Any] = field(default_factory=dict)
+    verification: VerificationValue = field(default_factory=lambda: VerificationValue())
     """The checks run after the task's edits: status (passed, failed, not-run), rounds, runs."""
 
 
@@ -223,5 +225,5 @@ class StateUpdate(TypedDict, total=False):
     action_reviews: dict[str, dict[str, Any]]
     approved_kinds: Sequence[str] | str | None
     files_changed: Sequence[str] | None
-    blocked: Sequence[Mapping[str, Any]] | None
-    verification: dict[str, Any]
+    blocked: Sequence[BlockedAction] | None
+    verification: VerificationValue

@@ -70,6 +70,34 @@ class ApprovalValue(TypedDict, total=False):
     auto: bool
 
 
+class BlockedAction(TypedDict, total=False):
+    """An action engram refused this turn: the tool, its call, and why."""
+
+    tool: str
+    call_id: str
+    reason: str
+
+
+class CommandRun(TypedDict):
+    """One check command the verify loop ran."""
+
+    command: str
+    exit_code: int | None
+    seconds: float
+
+
+class VerificationValue(TypedDict, total=False):
+    """The verify loop's latest result (empty before the first check of a turn)."""
+
+    status: Literal["passed", "failed", "not-run"]
+    final: bool
+    rounds: int
+    reason: str
+    commands: list[str]
+    runs: list[CommandRun]
+    failing: list[str]
+
+
 class BudgetReport(TypedDict, total=False):
     """The latest token budget check and the decision it took."""
 

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from engram.graph import (
     ENGRAM_AUTHOR,
+    CommandRun,
     Context,
     Deps,
     SandboxUnavailableError,
     State,
     StateUpdate,
+    VerificationValue,
     project_settings,
     sandbox_for,
     sandbox_label,
@@ -164,7 +165,7 @@ def verify_changes(state: State, runtime: Runtime[Context], *, deps: Deps) -> St
                 "commands": list(commands),
             }
         }
-    runs: list[dict[str, Any]] = []
+    runs: list[CommandRun] = []
     # like run_command, each check is bracketed by snapshots, so rewind undoes what it wrote
     info = runtime.execution_info
     snapshots = ActionSnapshots(
@@ -201,12 +202,12 @@ def _failed(
     context: Context,
     command: str,
     result: CommandResult,
-    runs: list[dict[str, Any]],
+    runs: list[CommandRun],
     rounds: int,
 ) -> StateUpdate:
     out_of_steps = state.steps + 1 >= context.max_steps
     final = rounds >= VERIFY_MAX_ROUNDS or out_of_steps
-    verification = {
+    verification: VerificationValue = {
         "status": "failed",
         "final": final,
         "rounds": rounds,
