@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from engram.graph._state import USAGE_KEYS, InputState, State, StateUpdate
     from engram.graph._state_values import (
+        ActionReview,
         ApprovalValue,
         BlockedAction,
         BudgetReport,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from engram.graph._tokens import Counter, content_text, count_text, estimate_messages
 
 __all__ = [
+    "ActionReview",
     "ApprovalValue",
     "BlockedAction",
     "BudgetReport",
@@ -169,6 +171,7 @@ __getattr__, __dir__ = lazy_face(
         ),
         "engram.graph._state": ("InputState", "State", "StateUpdate", "USAGE_KEYS"),
         "engram.graph._state_values": (
+            "ActionReview",
             "ApprovalValue",
             "BlockedAction",
             "BudgetReport",

@@ -11,6 +11,7 @@ from langgraph.graph import add_messages
 from typing_extensions import TypedDict
 
 from engram.graph._state_values import (
+    ActionReview,
     ApprovalValue,
     BlockedAction,
     BudgetReport,
@@ -175,7 +176,7 @@ class State(InputState):
     error: str = ""
     """Why this turn stopped before its work (unusable run settings); empty when it did not."""
 
-    action_reviews: dict[str, dict[str, Any]] = field(default_factory=dict)
+    action_reviews: dict[str, ActionReview] = field(default_factory=dict)
     """Decisions on the pending edits and commands, by tool call id: action, reason, args."""
 
     approved_kinds: Annotated[list[str], append_unique] = field(default_factory=list)
@@ -222,7 +223,7 @@ class StateUpdate(TypedDict, total=False):
     tool_errors: int
     outcome: str
     error: str
-    action_reviews: dict[str, dict[str, Any]]
+    action_reviews: dict[str, ActionReview]
     approved_kinds: Sequence[str] | str | None
     files_changed: Sequence[str] | None
     blocked: Sequence[BlockedAction] | None

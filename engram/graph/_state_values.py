@@ -8,7 +8,7 @@ called. Producers build them from the frozen dataclasses of the stores (``CodeHi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, NotRequired
+from typing import TYPE_CHECKING, Any, Literal, NotRequired
 
 # typing_extensions' TypedDict, not typing's: Pydantic builds the graph's JSON schemas (Studio's
 # input and output forms) from these and refuses typing's on Python < 3.12.
@@ -68,6 +68,15 @@ class ApprovalValue(TypedDict, total=False):
     approved: bool
     constraints: str
     auto: bool
+
+
+class ActionReview(TypedDict):
+    """A decision on one proposed action, by a person or by the approval policy."""
+
+    action: Literal["approve", "reject", "edit", "approve_all"]
+    reason: str
+    args: dict[str, Any]
+    auto: NotRequired[bool]
 
 
 class BlockedAction(TypedDict, total=False):

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from engram.graph import Context, Deps, State, StateUpdate, project_settings, sandbox_label
+from engram.graph import (
+    ActionReview,
+    Context,
+    Deps,
+    State,
+    StateUpdate,
+    project_settings,
+    sandbox_label,
+)
 from engram.graph.profile import is_high_risk
 from engram.graph.tools import (
     PlannedFiles,
@@ -42,7 +48,7 @@ def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> St
     high_risk = is_high_risk(state.task_profile)
     approved = list(state.approved_kinds)
     files = PlannedFiles(context.project_path)
-    reviews: dict[str, dict[str, Any]] = {}
+    reviews: dict[str, ActionReview] = {}
     for call in last.tool_calls:
         kind = action_kind(call["name"])
         if kind is None:

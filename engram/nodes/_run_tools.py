@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +12,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
-from engram.graph import Context, Deps, State, StateUpdate, find_sandbox
+from engram.graph import ActionReview, Context, Deps, State, StateUpdate, find_sandbox
 from engram.graph.tools import (
     COMMAND_TOOL_NAME,
     SAVE_MEMORY_TOOL,
@@ -51,7 +52,7 @@ class CallOutcome:
     """Project files the call changed."""
 
 
-def _rejected(review: dict[str, Any]) -> CallOutcome:
+def _rejected(review: ActionReview) -> CallOutcome:
     reason = str(review.get("reason") or "").strip() or "no reason given"
     return CallOutcome(
         f"rejected by the user: {reason}\nNothing was changed or run. Take the "
@@ -61,7 +62,7 @@ def _rejected(review: dict[str, Any]) -> CallOutcome:
 
 
 async def _run_one(
-    tool: BaseTool | None, call: dict[str, Any], review: dict[str, Any] | None, timeout_s: float
+    tool: BaseTool | None, call: dict[str, Any], review: ActionReview | None, timeout_s: float
 ) -> CallOutcome:
     """Run one tool call as reviewed; failures go back to the model as text."""
     if tool is None:
@@ -92,7 +93,7 @@ async def _run_one(
     return CallOutcome(prefix + str(content), changed=changed)
 
 
-def _will_act(call: dict[str, Any], review: dict[str, Any] | None) -> bool:
+def _will_act(call: dict[str, Any], review: ActionReview | None) -> bool:
     acts = review is not None and review["action"] != "reject"
     return acts and action_kind(call["name"]) is not None
 
@@ -100,7 +101,7 @@ def _will_act(call: dict[str, Any], review: dict[str, Any] | None) -> bool:
 async def _run_all(
     tools: dict[str, BaseTool],
     calls: list[dict[str, Any]],
-    reviews: dict[str, Any],
+    reviews: Mapping[str, ActionReview],
     timeout_s: float,
     snapshots: ActionSnapshots,
 ) -> list[CallOutcome]:
@@ -220,5 +221,5 @@ def _sandbox_note(context: Context, calls: list[dict[str, Any]]) -> list[str]:
 
 
 def _reason(state: State, call: dict[str, Any]) -> str:
-    review = state.action_reviews.get(str(call["id"])) or {}
+    review: Mapping[str, Any] = state.action_reviews.get(str(call["id"])) or {}
     return str(review.get("reason") or "").strip() or "no reason given"

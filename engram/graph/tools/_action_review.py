@@ -8,16 +8,22 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from langgraph.types import interrupt
 
 from engram.graph._errors import ToolError
+from engram.graph._state_values import ActionReview
 from engram.graph.tools._command import COMMAND_TOOL_NAME
 from engram.graph.tools._mcp import is_mcp_tool, mcp_call_target
 from engram.graph.tools._text_edits import render_diff
 from engram.graph.tools._write import EDIT_TOOL_NAMES, PlannedFiles, plan_edit
 from engram.stores import StoreError
+
+ReviewAction = Literal["approve", "reject", "edit", "approve_all"]
+"""What a review can decide."""
+T = TypeVar("T")
+"""What ``ask_human``'s parser makes of an answer."""
 
 ActionKind = Literal["edit", "command", "mcp"]
 ACTION_KINDS: dict[str, ActionKind] = {
@@ -26,7 +32,7 @@ ACTION_KINDS: dict[str, ActionKind] = {
 }
 """Tools that change something, by the kind of approval they need (MCP tools: ``action_kind``)."""
 ANSWERS = ("approve", "reject", "edit", "approve_all")
-_SYNONYMS = {
+_SYNONYMS: dict[str, ReviewAction] = {
     "approve": "approve",
     "approved": "approve",
     "yes": "approve",
@@ -174,7 +180,7 @@ def propose(files: PlannedFiles, call: Mapping[str, Any]) -> dict[str, Any]:
     return proposal
 
 
-def parse_review(answer: Any) -> dict[str, Any]:
+def parse_review(answer: Any) -> ActionReview:
     """Normalize a resume value into ``{"action", "reason", "args"}``.
 
     Accepts ``{"action": "approve" | "reject" | "edit" | "approve_all", "reason": ...,
@@ -236,7 +242,7 @@ def approval_request(
     }
 
 
-def ask_human(request: dict[str, Any], parse: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+def ask_human(request: dict[str, Any], parse: Callable[[Any], T]) -> T:
     """Ask with a LangGraph ``interrupt`` until ``parse`` understands the answer."""
     while True:
         try:
