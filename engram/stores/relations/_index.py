@@ -21,11 +21,12 @@ from engram.stores._errors import IndexCorruptError, IndexNotBuiltError
 from engram.stores.files import ProjectFile, language_of, read_regular, walk_project
 from engram.stores.project import ProjectState
 from engram.stores.relations._digraph import gc_paused, relation_counts
+from engram.stores.relations._extraction import extract_file
 from engram.stores.relations._model import RelationIndex, RelationStats
 from engram.stores.relations._names import Resolver
 from engram.stores.relations._persistence import GraphStore, graph_store_for
 from engram.stores.relations._symbol_tables import ProjectIndex
-from engram.stores.relations._symbols import FileFacts, extract_file
+from engram.stores.relations._symbols import FileFacts
 from engram.stores.relations._update import affected_files, replace_edges, replace_nodes
 
 log = logging.getLogger(__name__)

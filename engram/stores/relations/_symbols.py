@@ -11,14 +11,11 @@ file's facts.
 from __future__ import annotations
 
 import hashlib
-import importlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Literal, NamedTuple
 
 import tree_sitter
-
-from engram.stores.files import parse
 
 DefKind = Literal["class", "interface", "struct", "function", "method"]
 RefKind = Literal["call", "new", "use"]
@@ -259,40 +256,3 @@ def access_chain(
 def content_digest(source: bytes) -> str:
     """Return the content hash used to detect changed files."""
     return hashlib.blake2b(source, digest_size=16).hexdigest()
-
-
-Walker = Callable[[tree_sitter.Node, FactsBuilder], None]
-
-WALKER_MODULES = {
-    "python": "python",
-    "java": "java",
-    "javascript": "js",
-    "typescript": "js",
-    "tsx": "js",
-    "go": "go",
-}
-"""Language name to the suffix of its walker module, ``_extract_<suffix>``."""
-
-
-def _walker(language: str) -> Walker:
-    # Imported lazily: the language modules import this one for the dataclasses.
-    module = importlib.import_module(f"engram.stores.relations._extract_{WALKER_MODULES[language]}")
-    walker: Walker = module.walk
-    return walker
-
-
-def extract_file(path: str, source: bytes, language: str) -> FileFacts:
-    """Parse ``source`` and return its facts.
-
-    Args:
-        path: Posix path relative to the project root.
-        source: File content.
-        language: A name from ``engram.stores.files._languages``.
-
-    Raises:
-        KeyError: ``language`` has no extractor.
-    """
-    walker = _walker(language)
-    builder = FactsBuilder(source)
-    walker(parse(source, language).root_node, builder)
-    return builder.build(path, language, content_digest(source))
