@@ -17,6 +17,7 @@ from engram.graph._state_values import (
     BudgetReport,
     CodeHitValue,
     ContextPackValue,
+    MemoryReport,
     RelatedSymbolValue,
     RulesReport,
     TaskProfileValue,
@@ -123,7 +124,7 @@ class State(InputState):
     memory_block: str = ""
     """Memory text (facts and experience) appended to the current user turn."""
 
-    memory_report: dict[str, Any] = field(default_factory=dict)
+    memory_report: MemoryReport = field(default_factory=lambda: MemoryReport())
     """What Phase 0 injected and why (ids, kinds, token counts)."""
 
     approval: ApprovalValue = field(default_factory=lambda: ApprovalValue())
@@ -206,7 +207,7 @@ class StateUpdate(TypedDict, total=False):
     rules_report: RulesReport
     task_profile: TaskProfileValue
     memory_block: str
-    memory_report: dict[str, Any]
+    memory_report: MemoryReport
     approval: ApprovalValue
     code_hits: Sequence[Mapping[str, Any]] | None
     related_symbols: Sequence[Mapping[str, Any]] | None

@@ -70,6 +70,60 @@ class ApprovalValue(TypedDict, total=False):
     auto: bool
 
 
+class InjectedValue(TypedDict):
+    """One experience record Phase 0 injected, and why."""
+
+    kind: str
+    id: str
+    reason: str
+    weight: float
+
+
+class SkippedValue(TypedDict):
+    """One experience record Phase 0 left out, and why."""
+
+    kind: str
+    id: str
+    why: str
+
+
+class ConflictValue(TypedDict):
+    """Experience records that disagreed: the one kept and the ones dropped."""
+
+    winner: str
+    losers: list[str]
+
+
+class SelectionReport(TypedDict):
+    """Phase 0's account of the experience it injected."""
+
+    risk: str
+    budget: int
+    tokens: int
+    injected: list[InjectedValue]
+    skipped: list[SkippedValue]
+    conflicts: list[ConflictValue]
+
+
+class FactsInjected(TypedDict):
+    """The facts in the memory block, and their tokens."""
+
+    ids: list[str]
+    tokens: int
+
+
+class MemoryReport(TypedDict, total=False):
+    """What went into the memory block and why; later nodes add what was used and learned."""
+
+    risk: str
+    reasons: list[str]
+    experience: SelectionReport
+    facts: FactsInjected
+    tokens: int
+    used: bool
+    learned: dict[str, Any]
+
+
 class ActionReview(TypedDict):
     """A decision on one proposed action, by a person or by the approval policy."""
 

@@ -14,6 +14,7 @@ from typing import Protocol
 from langgraph.store.base import BaseStore
 
 from engram.graph._context import Context
+from engram.graph._state_values import MemoryReport
 from engram.graph.profile._phase0_selection import (
     SEVERE,
     Selection,
@@ -78,7 +79,7 @@ class Phase0Result:
         parts = [self.facts.block if self.facts else "", self.selection.block]
         return "\n\n".join(p for p in parts if p)
 
-    def report(self, count_tokens: Callable[[str], int]) -> dict[str, object]:
+    def report(self, count_tokens: Callable[[str], int]) -> MemoryReport:
         """Return what was injected and why, JSON-ready (``memory_report`` in state)."""
         block = self.block
         return {

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from engram.graph._state_values import SelectionReport
 from engram.graph.profile._task_profile import Risk, TaskProfile, task_terms
 from engram.stores.memory import (
     Episode,
@@ -91,13 +92,16 @@ class Selection:
     conflicts: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(winner id, loser ids) for patterns competing on one trigger."""
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> SelectionReport:
         """Return the JSON-ready account of what was injected and why."""
         return {
             "risk": self.risk,
             "budget": self.budget,
             "tokens": self.tokens,
-            "injected": [vars(i) for i in self.items],
+            "injected": [
+                {"kind": i.kind, "id": i.id, "reason": i.reason, "weight": i.weight}
+                for i in self.items
+            ],
             "skipped": [{"kind": k, "id": i, "why": w} for k, i, w in self.skipped],
             "conflicts": [{"winner": w, "losers": list(ls)} for w, ls in self.conflicts],
         }
