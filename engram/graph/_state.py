@@ -16,6 +16,7 @@ from engram.graph._state_values import (
     BlockedAction,
     BudgetReport,
     CodeHitValue,
+    CompactionEvent,
     ContextPackValue,
     MemoryReport,
     RelatedSymbolValue,
@@ -142,7 +143,7 @@ class State(InputState):
     budget: BudgetReport = field(default_factory=lambda: BudgetReport())
     """Latest token budget report: estimate, thresholds and the decision taken."""
 
-    compaction_log: Annotated[list[dict[str, Any]], append_log] = field(default_factory=list)
+    compaction_log: Annotated[list[CompactionEvent], append_log] = field(default_factory=list)
     """Compaction events: tier, what was removed, tokens before and after."""
 
     usage: Annotated[dict[str, int], add_usage] = field(default_factory=dict)
@@ -213,7 +214,7 @@ class StateUpdate(TypedDict, total=False):
     related_symbols: Sequence[Mapping[str, Any]] | None
     context_pack: ContextPackValue
     budget: BudgetReport
-    compaction_log: Sequence[Mapping[str, Any]] | None
+    compaction_log: Sequence[CompactionEvent] | None
     usage: Mapping[str, int] | None
     last_usage: dict[str, int]
     external_content_seen: bool | None

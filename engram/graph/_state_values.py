@@ -124,6 +124,24 @@ class MemoryReport(TypedDict, total=False):
     learned: dict[str, Any]
 
 
+class CompactionEvent(TypedDict):
+    """One ``compaction_log`` entry: a clearing or summarizing attempt and what it did."""
+
+    tier: str
+    status: Literal["committed", "rolled_back"]
+    reason: str
+    source: str
+    removed_count: int
+    removed_ids: list[str]
+    tokens_before: int
+    tokens_after: int
+    chunks: int
+    cache_read: int
+    calls: int
+    user_turns: NotRequired[int]
+    trigger: NotRequired[str]
+
+
 class ActionReview(TypedDict):
     """A decision on one proposed action, by a person or by the approval policy."""
 

@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.runtime import Runtime
 
 from engram.graph import (
+    CompactionEvent,
     Context,
     Deps,
     ModelNotConfiguredError,
@@ -84,7 +85,7 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
         toolset = await asyncio.to_thread(deps.mcp_tools, context)
         notes += [n for n in (toolset.notes if toolset else ()) if n not in state.notes]
     runnable: Any = model.bind_tools(tools) if tools else model
-    compaction: list[dict[str, Any]] = []
+    compaction: list[CompactionEvent] = []
     request = _request(state, messages)
     await record_model_call(context, request, tools, state.steps + 1)
     try:

@@ -53,7 +53,8 @@ async def compact_history(state: State, runtime: Runtime[Context], *, deps: Deps
         summary_chars=summary_budget(context.context_window) * SUMMARY_CHARS_PER_TOKEN,
     )
     users = sum(1 for m in result.messages if isinstance(m, HumanMessage))
-    event = {**result.event(), "user_turns": users}
+    event = result.event()
+    event["user_turns"] = users
     thread = current_thread_id()
     await asyncio.to_thread(
         lambda: Ledger.for_project(context.project_path, context.home_path).append(

@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from engram.graph import LAST_NODE, State, budget_partitions, count_text, request_for
+from engram.graph import (
+    LAST_NODE,
+    CompactionEvent,
+    State,
+    budget_partitions,
+    count_text,
+    request_for,
+)
 from engram.graph.compaction import compact_now
 from engram.graph.tools import build_tools
 from engram.stores import Ledger
@@ -25,7 +32,7 @@ def _state(engram: Any, thread_id: str) -> State:
     return State(**{k: v for k, v in values.items() if k in State.__dataclass_fields__})
 
 
-async def compact_session(engram: Any, thread_id: str) -> dict[str, Any]:
+async def compact_session(engram: Any, thread_id: str) -> CompactionEvent:
     """Summarize a session down to its last user turn, as a validated transaction.
 
     Returns:
@@ -41,7 +48,8 @@ async def compact_session(engram: Any, thread_id: str) -> dict[str, Any]:
         request=request_for(state, tools, engram.deps.count_tokens or count_text),
         tools=tools,
     )
-    event = {**result.event(), "trigger": "manual"}
+    event = result.event()
+    event["trigger"] = "manual"
     if result.committed:
         engram.graph.update_state(
             _config(thread_id),

@@ -22,6 +22,7 @@ from engram.graph._budget import (
     plan_clear,
     plan_cut,
 )
+from engram.graph._state_values import CompactionEvent
 from engram.graph._tokens import Counter, count_text, estimate_message, estimate_messages
 from engram.graph.compaction._extractive import (
     EXTRACT_MAX_CHARS,
@@ -95,7 +96,7 @@ class CompactionResult:
     """Usage of the summary calls: input, output, cache_read, calls."""
     chunks: int = 0
 
-    def event(self) -> dict[str, Any]:
+    def event(self) -> CompactionEvent:
         """Return the ``compaction_log`` entry describing this attempt."""
         return {
             "tier": self.tier,
