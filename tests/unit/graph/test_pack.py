@@ -33,7 +33,7 @@ def words(text: str) -> int:
 
 
 def test_seed_example_debug_task_on_200k_window():
-    # Seed §2.2: budget = 200K × 0.6 × (0.3 + 0.4 × hit rate) × 0.7 for a debug task.
+    # The pack budget formula: budget = 200K × 0.6 × (0.3 + 0.4 × hit rate) × 0.7 for a debug task.
     feedback = Feedback(hits=tuple([True] * 8 + [False] * 2))
     plan = plan_budget(200_000, "debug", feedback)
     assert plan.base == 120_000
