@@ -12,7 +12,7 @@ from engram._lazy import lazy_face
 if TYPE_CHECKING:
     from engram.api._graph import create_graph
     from engram.api._middleware import BudgetMiddleware, ContextPackMiddleware, MemoryMiddleware
-    from engram.api._pack import abuild_context, build_context, context_pack_value, pack_settings
+    from engram.api._pack import abuild_pack, build_pack, context_pack_value, pack_settings
     from engram.api._retrievers import CodeRetriever, MemoryRetriever
     from engram.api._tools import engram_tools
 
@@ -22,8 +22,8 @@ __all__ = [
     "ContextPackMiddleware",
     "MemoryMiddleware",
     "MemoryRetriever",
-    "abuild_context",
-    "build_context",
+    "abuild_pack",
+    "build_pack",
     "context_pack_value",
     "create_graph",
     "engram_tools",
@@ -35,12 +35,7 @@ __getattr__, __dir__ = lazy_face(
     {
         "engram.api._graph": ("create_graph",),
         "engram.api._middleware": ("BudgetMiddleware", "ContextPackMiddleware", "MemoryMiddleware"),
-        "engram.api._pack": (
-            "abuild_context",
-            "build_context",
-            "context_pack_value",
-            "pack_settings",
-        ),
+        "engram.api._pack": ("abuild_pack", "build_pack", "context_pack_value", "pack_settings"),
         "engram.api._retrievers": ("CodeRetriever", "MemoryRetriever"),
         "engram.api._tools": ("engram_tools",),
     },

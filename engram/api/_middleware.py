@@ -30,7 +30,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
-from engram.api._pack import build_context, settings_for
+from engram.api._pack import build_pack, settings_for
 from engram.graph import (
     KEEP_RECENT_TOOL_RESULTS,
     KEEP_USER_TURNS,
@@ -262,4 +262,4 @@ class ContextPackMiddleware(_UserTurnMiddleware):
 
     def block_for(self, task: str) -> str:
         """Return the text of the task's context pack."""
-        return build_context(task, budget=self.budget, context=self.context, store=self.store).text
+        return build_pack(task, budget=self.budget, context=self.context, store=self.store).text

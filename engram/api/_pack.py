@@ -1,6 +1,6 @@
 """Build a task's context pack from Python: the pipeline behind ``engram context``.
 
-``build_context(task, project, budget)`` runs the engram graph in context mode (rules, Phase 0
+``build_pack(task, project, budget)`` runs the engram graph in context mode (rules, Phase 0
 memory, exact and semantic search, graph expansion, the budgeted pack) and returns the pack as
 typed values (``Pack`` with its ``Section``s and ``PackItem``s) plus its text. The CLI command
 calls ``context_pack_value`` here, so both give the same pack.
@@ -138,7 +138,7 @@ def context_pack_value(
         return run_pack_graph(graph, context, task)
 
 
-def build_context(
+def build_pack(
     task: str,
     project: str | Path | None = None,
     budget: int | None = None,
@@ -167,7 +167,7 @@ def build_context(
     return Pack.from_dict(context_pack_value(task, settings, store=store))
 
 
-async def abuild_context(
+async def abuild_pack(
     task: str,
     project: str | Path | None = None,
     budget: int | None = None,
@@ -175,7 +175,5 @@ async def abuild_context(
     context: Context | None = None,
     store: BaseStore | None = None,
 ) -> Pack:
-    """Async ``build_context``: the same pack, built off the caller's event loop."""
-    return await asyncio.to_thread(
-        build_context, task, project, budget, context=context, store=store
-    )
+    """Async ``build_pack``: the same pack, built off the caller's event loop."""
+    return await asyncio.to_thread(build_pack, task, project, budget, context=context, store=store)

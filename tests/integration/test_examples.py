@@ -93,8 +93,8 @@ def run_example(name: str, *args: str, **env: str) -> str:
     return done.stdout
 
 
-def test_build_context_prints_the_typed_pack(indexed: Path) -> None:
-    out = run_example("build_context.py", str(indexed), TASK, "2000")
+def test_build_pack_prints_the_typed_pack(indexed: Path) -> None:
+    out = run_example("build_pack.py", str(indexed), TASK, "2000")
     assert "pack: " in out and " of 2000 tokens" in out
     assert "file src/shop/cart.py score=" in out and "why: bm25 #1" in out
     assert "slice src/shop/cart.py:4-5 cart_total(prices: list[int])" in out

@@ -143,10 +143,10 @@ def test_a_host_app_with_its_own_graph_nodes_and_stores_imports_engram(
     assert result["index"] == "engram.stores.codeindex._index"
 
     # The README's library example, run from the host app's folder by the installed wheel.
-    shutil.copy(ROOT / "examples" / "build_context.py", host / "build_context.py")
+    shutil.copy(ROOT / "examples" / "build_pack.py", host / "build_pack.py")
     (host / "calc.py").write_text("def add_numbers(a, b):\n    return a + b\n")
     done = _run(
-        [str(python), "build_context.py", ".", "where is add_numbers defined?", "1000"],
+        [str(python), "build_pack.py", ".", "where is add_numbers defined?", "1000"],
         cwd=host,
         env={**env, "ENGRAM_HOME": str(tmp_path / "home")},
     )

@@ -17,7 +17,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.message import MessagesState
 from langgraph.store.memory import InMemoryStore
 
-from engram.api import CodeRetriever, MemoryRetriever, build_context, create_graph, engram_tools
+from engram.api import CodeRetriever, MemoryRetriever, build_pack, create_graph, engram_tools
 from engram.graph import ConfigError, Context, Deps, context_or_env, run_coroutine
 from engram.graph.pack import Pack
 from engram.stores.codeindex import _ripgrep as ripgrep_search
@@ -155,8 +155,8 @@ async def test_run_coroutine_from_a_thread_that_runs_a_loop():
     assert run_coroutine(answer) == 42
 
 
-def test_build_context_returns_a_typed_pack(project, engram_home):
-    pack = build_context(
+def test_build_pack_returns_a_typed_pack(project, engram_home):
+    pack = build_pack(
         TASK, project, 1500, store=InMemoryStore(), context=Context(embedding_provider="hash")
     )
     assert isinstance(pack, Pack) and pack.budget == 1500 and 0 < pack.tokens <= 1500
@@ -169,11 +169,11 @@ def test_build_context_returns_a_typed_pack(project, engram_home):
     assert Pack.from_dict(pack.to_dict()).to_dict() == pack.to_dict()
 
 
-def test_build_context_refuses_a_missing_project_and_an_empty_task(tmp_path, project):
+def test_build_pack_refuses_a_missing_project_and_an_empty_task(tmp_path, project):
     with pytest.raises(ConfigError, match="does not exist"):
-        build_context(TASK, tmp_path / "nowhere", store=InMemoryStore())
+        build_pack(TASK, tmp_path / "nowhere", store=InMemoryStore())
     with pytest.raises(ConfigError, match="empty"):
-        build_context("  ", project, store=InMemoryStore())
+        build_pack("  ", project, store=InMemoryStore())
 
 
 def test_code_retriever_documents_carry_path_lines_and_score(project, engram_home):

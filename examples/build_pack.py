@@ -1,13 +1,13 @@
 """Build engram's context pack for a task from Python, with no model.
 
-Usage: python examples/build_context.py [PROJECT] [TASK] [BUDGET]
+Usage: python examples/build_pack.py [PROJECT] [TASK] [BUDGET]
 """
 
 from __future__ import annotations
 
 import sys
 
-from engram.api import build_context
+from engram.api import build_pack
 
 
 def main() -> None:
@@ -15,7 +15,7 @@ def main() -> None:
     project = sys.argv[1] if len(sys.argv) > 1 else "."
     task = sys.argv[2] if len(sys.argv) > 2 else "where is the entry point of this project?"
     budget = int(sys.argv[3]) if len(sys.argv) > 3 else 4000
-    pack = build_context(task, project, budget)
+    pack = build_pack(task, project, budget)
     print(f"pack: {pack.tokens} of {pack.budget} tokens")
     for section in pack.sections:
         print(f"  {section.name}: {section.tokens} tokens, {len(section.items)} items")
