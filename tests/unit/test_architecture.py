@@ -8,6 +8,7 @@ here before anyone runs the code. See README "Architecture".
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +84,7 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
+@functools.cache
 def face_table(package: str) -> dict[str, str]:
     """Map each public name of a package's face to the private module that defines it."""
     path = MODULES.get(package)
