@@ -25,7 +25,7 @@ from engram.graph.tools import SEARCH_CODE_DEFAULT_K, SEARCH_CODE_MAX_K, search_
 from engram.stores.codeindex import CodeHit
 from engram.stores.files import PathEscapeError, confine, read_text
 from engram.stores.memory import FactStore
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 MEMORY_DEFAULT_K = 10
 
@@ -124,7 +124,11 @@ class MemoryRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
         facts = FactStore(self.store, embedder=fact_embedder(self.context))
-        found = facts.search(query, project_key=project_key(self.context.project_path), k=self.k)
+        found = facts.search(
+            query,
+            project_key=memory_key(self.context.project_path, self.context.home_path),
+            k=self.k,
+        )
         return [
             Document(
                 page_content=scored.fact.text,

@@ -20,7 +20,7 @@ from engram.graph import Context
 from engram.graph.retrieval import preload
 from engram.graph.tools import build_relations_tool
 from engram.sessions import App, compact_session, partitions, record_outcome, resolve_thread
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 SLASH_HELP = """Commands:
   /status                   context use, tokens, cache hits, budget by part
@@ -92,7 +92,7 @@ def handle_slash(line: str, engram: App, thread_id: str) -> bool:
             handle_memory_command(
                 line,
                 store=engram.store,
-                project_key=project_key(engram.context.project_path),
+                project_key=memory_key(engram.context.project_path, engram.context.home_path),
                 now=datetime.now(UTC),
             ),
             markup=False,

@@ -20,7 +20,7 @@ from engram.cli._command_support import (
     print_table,
 )
 from engram.cli._experience_edit_commands import add_commands
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
@@ -44,7 +44,7 @@ def opened_repo(path: Path | None) -> Iterator[tuple[BaseStore, ExperienceStore]
 
     context = load_context(path)
     with open_memory_store(context.home_path, database_url()) as store:
-        yield store, ExperienceStore(store, project_key(context.project_path))
+        yield store, ExperienceStore(store, memory_key(context.project_path, context.home_path))
 
 
 def register(app: typer.Typer, memory_app: typer.Typer) -> None:

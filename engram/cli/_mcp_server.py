@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from engram.graph import Context, Deps, EngramError, fact_memory_opener
 from engram.stores import StoreError
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
@@ -171,7 +171,7 @@ def build_mcp_server(
         recall = recall_facts(
             store,
             query,
-            project_key=project_key(context.project_path),
+            project_key=memory_key(context.project_path, context.home_path),
             window=context.context_window,
             count_tokens=count_text,
             now=datetime.now(UTC),

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from engram.cli._command_support import load_context, out_console, print_json
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
@@ -30,7 +30,7 @@ def opened_memory(path: Path | None) -> Iterator[tuple[Context, BaseStore, str]]
 
     context = load_context(path)
     with open_memory_store(context.home_path, database_url()) as store:
-        yield context, store, project_key(context.project_path)
+        yield context, store, memory_key(context.project_path, context.home_path)
 
 
 def done(verb: str, record: dict[str, Any], as_json: bool) -> None:

@@ -71,12 +71,14 @@ def list_sessions(
     as_json: bool = JsonOption,
 ) -> None:
     """List this project's sessions (and those no project claims), newest first."""
+    from engram.stores.project import memory_key
     from engram.stores.sqlite import database_url, open_checkpointer, session_rows
 
     context = load_context(path)
     project = None if all_projects else str(context.project_path)
+    shared = memory_key(context.project_path, context.home_path)
     with open_checkpointer(context.home_path, database_url()) as saver:  # no graph needed to list
-        rows = session_rows(saver, project)
+        rows = session_rows(saver, project, shared if shared != project else "")
     if as_json:
         print_json(rows)
         return

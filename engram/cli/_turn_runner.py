@@ -58,11 +58,16 @@ def thread_config(
     ``saved`` is the session's recorded metadata: its title (the first task) and fork origin
     are kept, so every checkpoint a later turn, replay or resume writes still carries them.
     """
+    from engram.stores.project import memory_key
+
     metadata: dict[str, Any] = {
         **(saved or {}),
         "project": str(context.project_path),
         "policy": context.policy,  # a resume or replay keeps it unless told otherwise
     }
+    shared = memory_key(context.project_path, context.home_path)
+    if shared != metadata["project"]:
+        metadata["project_id"] = shared  # the project's other checkouts list it too
     if title and not metadata.get("title"):
         metadata["title"] = " ".join(title.split())[:TITLE_CHARS]
     return {"configurable": {"thread_id": thread_id}, "metadata": metadata}

@@ -25,7 +25,7 @@ from engram.stores.memory import (
     auto_extract,
     new_id,
 )
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 PATH_ARGS = ("path", "file", "file_path", "filename", "target")
 SUMMARY_CHARS = 300
@@ -152,7 +152,7 @@ def learn(
     extract: FactExtractor | None,
 ) -> Learned:
     """Record the episode and update patterns synchronously (called off the event loop)."""
-    repo = ExperienceStore(store, project_key(context.project_path))
+    repo = ExperienceStore(store, memory_key(context.project_path, context.home_path))
     episode_id = task_episode_id(thread_id, state.messages) or new_id("ep", now)
     earlier = repo.get("episode", episode_id)
     if isinstance(earlier, Episode):  # a replay of a task whose outcome is already recorded

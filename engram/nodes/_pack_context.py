@@ -22,7 +22,7 @@ from engram.graph.retrieval import call_bounded
 from engram.stores import IndexNotBuiltError, StoreError
 from engram.stores.codeindex import kinds_for_task
 from engram.stores.memory import BaseStorePackFeedback, Feedback, PackFeedbackStore
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 DELIVERED_ELSEWHERE = ("rules", "memory")
 """Sections an agent turn already receives (rules in the system prompt, memory appended by
@@ -68,7 +68,7 @@ def _build(
 ) -> tuple[Pack, BudgetPlan, list[str]]:
     count = deps.count_tokens or count_text
     notes: list[str] = []
-    key = project_key(context.project_path)
+    key = memory_key(context.project_path, context.home_path)
     task_type = task_type_of(state)
     feedback = Feedback()
     if feedback_store is not None:

@@ -22,7 +22,7 @@ from engram.graph.pack import record_hit
 from engram.graph.profile import DEFAULT_TASK_TYPE
 from engram.stores import StoreError
 from engram.stores.memory import BaseStorePackFeedback, PackFeedbackStore
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z]{2,5})(?![\w/])")
 """A file path or name with an extension (``src/app/core.py``, ``settings.yml``)."""
@@ -74,7 +74,7 @@ def record_feedback(state: State, runtime: Runtime[Context], *, deps: Deps) -> S
     markers = injected_markers(state.memory_report, state.memory_block)
     used = memory_used(markers, turn_texts(state.messages))
     task_type = str(state.task_profile.get("task_type") or DEFAULT_TASK_TYPE)
-    key = project_key(runtime.context.project_path)
+    key = memory_key(runtime.context.project_path, runtime.context.home_path)
     try:
         record_turn(BaseStorePackFeedback(store), key, task_type, used=used)
     except StoreError as exc:

@@ -17,7 +17,7 @@ from engram.graph.compaction import compact_now
 from engram.graph.tools import build_tools
 from engram.stores import Ledger
 from engram.stores.memory import ExperienceStore, record_verdict
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 COMPACT_KEEP_USERS = 1
 """User turns ``/compact`` keeps whole (the automatic tier keeps 3)."""
@@ -75,6 +75,8 @@ def record_outcome(engram: Any, thread_id: str, verdict: str) -> str:
     episode = (state.memory_report.get("learned") or {}).get("episode")
     if not episode:
         return "no finished task in this session to rate yet"
-    repo = ExperienceStore(engram.store, project_key(engram.context.project_path))
+    repo = ExperienceStore(
+        engram.store, memory_key(engram.context.project_path, engram.context.home_path)
+    )
     record_verdict(repo, episode, verdict, now=datetime.now(UTC))  # type: ignore[arg-type]
     return f"recorded {verdict} for the last task (episode {episode})"

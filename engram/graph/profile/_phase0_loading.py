@@ -33,7 +33,7 @@ from engram.stores.memory import (
     Strategy,
     recall_facts,
 )
-from engram.stores.project import project_has_tests, project_key
+from engram.stores.project import memory_key, project_has_tests
 
 NO_STORE_NOTE = "no memory store is configured: Phase 0 ran without experience or facts"
 
@@ -153,7 +153,7 @@ def run_phase0(
     profile = profile_task(
         task, located_files=located_files, project_has_tests=project_has_tests(context.project_path)
     )
-    key = project_key(context.project_path)
+    key = memory_key(context.project_path, context.home_path)
     experience = Experience()
     facts: FactRecall | None = None
     if store is None:

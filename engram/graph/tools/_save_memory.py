@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from engram.graph._context import Context
 from engram.graph.tools._function import ToolFunction
 from engram.stores import SecretRefusedError
-from engram.stores.project import project_key
+from engram.stores.project import memory_key
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -107,7 +107,7 @@ def save_memory_function(
         after: Untrusted content the session has read so far (tool names); non-empty
             quarantines every save.
     """
-    key = project_key(context.project_path)
+    key = memory_key(context.project_path, context.home_path)
 
     def save_memory(text: str, scope: Literal["project", "global"] = "project") -> str:
         from engram.stores.memory import FactConflictError, FactStore

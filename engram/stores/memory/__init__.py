@@ -8,7 +8,9 @@ from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
     from engram.stores.memory._admin import (
+        MemoryCopyReport,
         all_facts,
+        copy_project_memory,
         delete_fact,
         export_jsonl,
         facts_markdown,
@@ -68,6 +70,7 @@ __all__ = [
     "MEMORY_CAP_MAX",
     "MEMORY_CAP_MIN",
     "MEMORY_CAP_WINDOW_DIVISOR",
+    "MemoryCopyReport",
     "Outcome",
     "PackFeedbackStore",
     "Pattern",
@@ -80,6 +83,7 @@ __all__ = [
     "all_facts",
     "apply_outcome",
     "auto_extract",
+    "copy_project_memory",
     "delete_fact",
     "export_jsonl",
     "export_markdown",
@@ -104,7 +108,9 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "engram.stores.memory._admin": (
+            "MemoryCopyReport",
             "all_facts",
+            "copy_project_memory",
             "delete_fact",
             "export_jsonl",
             "facts_markdown",

@@ -277,3 +277,42 @@ def _write(store: BaseStore, fact: Fact) -> None:
     store.batch(
         [PutOp(namespace, fact.id, fact.to_record(), index=False), revision_op(namespace)[0]]
     )
+
+
+@dataclass(frozen=True)
+class MemoryCopyReport:
+    """What ``copy_project_memory`` carried from one project key to another."""
+
+    facts: int
+    experience: dict[str, int] = field(default_factory=dict)
+
+
+def copy_project_memory(store: BaseStore, source: str, target: str) -> MemoryCopyReport:
+    """Copy one project key's facts and experience to another (the source is left as it is).
+
+    Used when a checkout joins its project: what it learned alone comes along. A fact the
+    target already holds under the same id is kept as the target has it; an experience record
+    with the same id takes the source's version.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from engram.stores.memory._experience_markdown import export_markdown, import_markdown
+
+    held = {fact.id for fact in load_facts(store, fact_namespace("project", target))}
+    moved = [
+        replace(fact, project_key=target)
+        for fact in load_facts(store, fact_namespace("project", source))
+        if fact.id not in held
+    ]
+    namespace = fact_namespace("project", target)
+    for start in range(0, len(moved), IMPORT_BATCH):
+        ops: list[Any] = [
+            PutOp(namespace, fact.id, fact.to_record(), index=False)
+            for fact in moved[start : start + IMPORT_BATCH]
+        ]
+        store.batch([*ops, revision_op(namespace)[0]])
+    with tempfile.TemporaryDirectory(prefix="engram-join-") as folder:
+        export_markdown(store, source, Path(folder))
+        counts = import_markdown(store, target, Path(folder)).counts
+    return MemoryCopyReport(facts=len(moved), experience=dict(counts))

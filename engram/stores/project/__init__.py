@@ -7,6 +7,15 @@ from typing import TYPE_CHECKING
 from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
+    from engram.stores.project._identity import (
+        ProjectIdentity,
+        describe_identity,
+        join_project,
+        joined_identity,
+        leave_project,
+        memory_key,
+        project_identity,
+    )
     from engram.stores.project._index_trust import claim_index_dir, index_is_trusted
     from engram.stores.project._key import namespace_label, project_key
     from engram.stores.project._mcp_config import McpServer, load_mcp_servers
@@ -29,22 +38,29 @@ if TYPE_CHECKING:
 
 __all__ = [
     "McpServer",
+    "ProjectIdentity",
     "ProjectSettings",
     "ProjectState",
     "SettingsError",
     "ShippedFile",
     "claim_index_dir",
+    "describe_identity",
     "discover_verify_commands",
     "failure_lines",
     "forget_trust",
     "index_is_trusted",
     "is_test_path",
+    "join_project",
+    "joined_identity",
+    "leave_project",
     "load_mcp_servers",
     "load_project_settings",
     "load_rules_files",
+    "memory_key",
     "namespace_label",
     "private_dir",
     "project_has_tests",
+    "project_identity",
     "project_key",
     "project_state_dir",
     "record_trust",
@@ -55,6 +71,15 @@ __all__ = [
 __getattr__, __dir__ = lazy_face(
     __name__,
     {
+        "engram.stores.project._identity": (
+            "ProjectIdentity",
+            "describe_identity",
+            "join_project",
+            "joined_identity",
+            "leave_project",
+            "memory_key",
+            "project_identity",
+        ),
         "engram.stores.project._index_trust": ("claim_index_dir", "index_is_trusted"),
         "engram.stores.project._key": ("namespace_label", "project_key"),
         "engram.stores.project._mcp_config": ("McpServer", "load_mcp_servers"),

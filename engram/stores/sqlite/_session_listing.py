@@ -17,7 +17,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-SESSION_KEYS = ("title", "project", "forked_from", "fork_checkpoint", "policy")
+SESSION_KEYS = ("title", "project", "project_id", "forked_from", "fork_checkpoint", "policy")
 """Checkpoint metadata that describes the whole session: kept by every later checkpoint."""
 TITLE_CHARS = 120
 UUID_EPOCH_OFFSET = 0x01B21DD213814000
@@ -123,16 +123,24 @@ def _first_request(saver: BaseCheckpointSaver[Any], thread_id: str) -> str:
     return ""
 
 
-def session_rows(saver: BaseCheckpointSaver[Any], project: str | None) -> list[dict[str, Any]]:
+def session_rows(
+    saver: BaseCheckpointSaver[Any], project: str | None, project_id: str = ""
+) -> list[dict[str, Any]]:
     """Return one row per thread, newest first: every thread in the checkpointer.
 
-    With ``project`` set, threads recorded for another project are left out; threads that
-    never recorded a project (advanced only through the Python API or the LangGraph server)
-    are kept, since nothing says they belong elsewhere.
+    With ``project`` set, threads recorded for another project are left out: a thread is this
+    project's when it was recorded at this path or, with ``project_id`` (the memory key of a
+    checkout joined to its project), under that identity from any clone. Threads that never
+    recorded a project (advanced only through the Python API or the LangGraph server) are
+    kept, since nothing says they belong elsewhere.
     """
     rows = list(_fold(_entries(saver)).values())
     if project is not None:
-        rows = [row for row in rows if row["project"] in (project, "")]
+        rows = [
+            row
+            for row in rows
+            if row["project"] in (project, "") or (project_id and row["project_id"] == project_id)
+        ]
     for row in rows:
         if not row["title"]:
             row["title"] = _first_request(saver, row["thread_id"])
