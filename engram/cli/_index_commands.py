@@ -56,6 +56,11 @@ def register(app: typer.Typer) -> None:
 def index_command(
     path: Path = ProjectArgument,
     path_option: Path = PathOption,
+    gc: bool = typer.Option(
+        False,
+        "--gc",
+        help="Also remove the shared server's vectors no checkout of the project uses.",
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """Index the project's code (incremental): chunks, BM25, embeddings and the relation index."""
@@ -68,6 +73,12 @@ def index_command(
             "give the project once, as PATH or as --path",
         )
     context = load_context(path_option if path_option is not None else path)
+    if gc and not context.chroma_url:
+        fail(
+            "--gc collects a shared Chroma server's vectors, and none is configured",
+            "embedded Chroma holds only this checkout's vectors and never keeps unused ones; "
+            "set ENGRAM_CHROMA_URL to collect a server's",
+        )
     started = time.perf_counter()
     with index_progress(err_console) as bar:
         tasks: dict[str, TaskID] = {}
@@ -81,9 +92,12 @@ def index_command(
         index = open_project_index(context, create=True)
         try:
             stats, walk = _update_index(index, on_progress)
+            collected = index.collect_garbage() if gc else None
         finally:
             index.close()
     summary: dict[str, Any] = asdict(stats)
+    if collected is not None:
+        summary["gc"] = asdict(collected)
     summary["graph"] = _update_graph(context, walk)
     summary["seconds_total"] = round(time.perf_counter() - started, 3)
     if as_json:
@@ -92,9 +106,17 @@ def index_command(
     out_console.print(
         f"[bold]indexed[/] {stats.files} files, {stats.chunks} chunks · parsed "
         f"{stats.parsed_files} · new embeddings {stats.embedded} · cache hits "
-        f"{stats.cache_hits} · removed {stats.removed_chunks} chunks · "
-        f"{summary['seconds_total']:.1f}s"
+        f"{stats.cache_hits} · "
+        + (f"reused from the server {stats.reused} · " if stats.reused else "")
+        + f"removed {stats.removed_chunks} chunks · {summary['seconds_total']:.1f}s"
     )
+    if collected is not None:
+        out_console.print(
+            f"collected the server's vectors: removed {collected.removed} of "
+            f"{collected.vectors} no checkout uses; kept {collected.kept} for "
+            f"{collected.leases} checkout(s)"
+            + (f"; {collected.expired_leases} lease(s) expired" if collected.expired_leases else "")
+        )
     if summary["graph"].get("error"):
         err_console.print(f"[yellow]relation index not updated:[/] {summary['graph']['error']}")
 

@@ -13,6 +13,7 @@ from engram.stores.codeindex import (
     open_code_index,
 )
 from engram.stores.embeddings import Embedder, LazyEmbedder, make_embedder
+from engram.stores.project import project_identity
 
 TRANSFORMER_PROVIDERS = frozenset({"minilm", "openai"})
 """Embedding providers whose dense ranking earns an equal vote in hybrid fusion."""
@@ -61,10 +62,13 @@ def open_project_index(
     if not create and not context.state.path(INDEX_DIR, "manifest.sqlite").exists():
         raise IndexNotBuiltError(f"no code index in {root}")
     weights = TRANSFORMER_WEIGHTS if context.embedding_provider in TRANSFORMER_PROVIDERS else None
+    # A shared server keys the project's vectors by its identity, the same for every clone.
+    project_id = project_identity(root).key if context.chroma_url else ""
     return open_code_index(
         root,
         embedder=embedder_for(context),
         state=context.state,
         chroma_url=context.chroma_url,
         weights=weights,
+        project_id=project_id,
     )

@@ -29,12 +29,14 @@ if TYPE_CHECKING:
     )
     from engram.stores.codeindex._localization import LOCALIZER_SOURCE
     from engram.stores.codeindex._ripgrep import RG_TIMEOUT_S, grep
+    from engram.stores.codeindex._shared_vectors import GcReport
     from engram.stores.codeindex._vectors import release_embedded_chroma
 
 __all__ = [
     "CodeHit",
     "FileHit",
     "FileKind",
+    "GcReport",
     "INDEX_DIR",
     "IgnoreFileCheck",
     "IndexProgress",
@@ -92,6 +94,7 @@ __getattr__, __dir__ = lazy_face(
         ),
         "engram.stores.codeindex._localization": ("LOCALIZER_SOURCE",),
         "engram.stores.codeindex._ripgrep": ("RG_TIMEOUT_S", "grep"),
+        "engram.stores.codeindex._shared_vectors": ("GcReport",),
         "engram.stores.codeindex._vectors": ("release_embedded_chroma",),
     },
 )

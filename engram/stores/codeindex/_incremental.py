@@ -9,7 +9,10 @@ Order of a run, chosen so a kill at any point leaves a state the next run repair
 5. rebuild BM25 into a temporary folder and rename it into place.
 
 A run that finds ``dirty`` raised (or a different embedding model) compares the vector store's
-ids with the manifest and repairs both directions.
+ids with the manifest and repairs both directions. Against a shared server
+(``SharedChromaVectors``) every run makes that comparison, since another checkout's
+``--gc`` may have removed vectors this one uses; chunks another checkout embedded already
+are taken as they are, and nothing is deleted on the server.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from engram.stores.codeindex._bm25 import SegmentedLexical, code_tokens
 from engram.stores.codeindex._bm25_segments import refresh_lexical
 from engram.stores.codeindex._chunker import chunk_file, embedding_text
 from engram.stores.codeindex._manifest import FileRecord, Manifest, NewChunk
+from engram.stores.codeindex._shared_vectors import SharedChromaVectors
 from engram.stores.codeindex._vectors import VectorStore
 from engram.stores.embeddings import Embedder
 from engram.stores.files import ProjectFile, WalkReport, read_text, walk_project
@@ -62,6 +66,8 @@ class IndexStats:
     """Texts whose vectors came from the embedding cache."""
     skipped_files: int
     seconds: float
+    reused: int = 0
+    """Chunks whose vector another checkout had put on the shared server (not embedded)."""
 
 
 def update_index(
@@ -98,17 +104,19 @@ def update_index(
     new_chunks = _parse(changed, progress)
     replaced = {r.path for r, _ in changed} | deleted
     dirty = manifest.get_meta("dirty") == "1" or manifest.get_meta("model_id") != embedder.model_id
+    shared = isinstance(vectors, SharedChromaVectors)
     known = manifest.chunk_ids()
-    present = vectors.ids() if dirty else known
+    present = vectors.ids() if dirty or shared else known
     fresh = {n.chunk.id: n for n in new_chunks}
     desired = (known - manifest.chunk_ids_of(replaced)) | set(fresh)
     to_embed = sorted(desired - present)
     to_delete = sorted(present - desired)
     hits_before, misses_before = _cache_counters(embedder)
+    reused = 0
     if to_embed or to_delete or dirty:
         manifest.set_meta("dirty", "1")
         manifest.set_meta("model_id", embedder.model_id)
-        _embed(to_embed, fresh, manifest, vectors, embedder, progress)
+        reused = _embed(to_embed, fresh, manifest, vectors, embedder, progress)
         vectors.delete(to_delete)
     generation = int(manifest.get_meta("generation", "0") or 0)
     if replaced or dirty or not manifest.get_meta("generation"):
@@ -116,6 +124,8 @@ def update_index(
     if replaced or touched or dirty or not manifest.get_meta("generation"):
         records = [r for r, _ in changed] + touched
         manifest.commit_run(replaced, records, list(fresh.values()), generation)
+    if isinstance(vectors, SharedChromaVectors):
+        vectors.settle(desired)
     lexical = _lexical(manifest, bm25_dir, generation, progress)
     hits_after, misses_after = _cache_counters(embedder)
     stats = IndexStats(
@@ -123,12 +133,13 @@ def update_index(
         chunks=len(desired),
         parsed_files=len(changed),
         deleted_files=len(deleted),
-        new_chunks=len(to_embed),
+        new_chunks=len(to_embed) - reused,
         removed_chunks=len(to_delete),
-        embedded=misses_after - misses_before if misses_before >= 0 else len(to_embed),
+        embedded=misses_after - misses_before if misses_before >= 0 else len(to_embed) - reused,
         cache_hits=hits_after - hits_before,
         skipped_files=len(report.skipped),
         seconds=round(time.perf_counter() - started, 3),
+        reused=reused,
     )
     return stats, lexical
 
@@ -185,14 +196,23 @@ def _embed(
     vectors: VectorStore,
     embedder: Embedder,
     progress: Callable[[IndexProgress], None] | None,
-) -> None:
+) -> int:
+    """Write the vectors of ``ids``; return how many a shared server held already."""
+    reused = 0
     for start in range(0, len(ids), EMBED_BATCH_CHUNKS):
         batch = ids[start : start + EMBED_BATCH_CHUNKS]
         stored = manifest.embed_texts([i for i in batch if i not in fresh])
         texts = [fresh[i].embed_text if i in fresh else stored.get(i, "") for i in batch]
-        vectors.upsert(batch, embedder.embed(texts))
+        if isinstance(vectors, SharedChromaVectors):
+            needed = set(vectors.adopt(batch, texts))
+            reused += len(batch) - len(needed)
+            texts = [t for i, t in zip(batch, texts, strict=True) if i in needed]
+            batch = [i for i in batch if i in needed]
+        if batch:
+            vectors.upsert(batch, embedder.embed(texts))
         if progress is not None:
-            progress(IndexProgress("embed", start + len(batch), len(ids)))
+            progress(IndexProgress("embed", min(start + EMBED_BATCH_CHUNKS, len(ids)), len(ids)))
+    return reused
 
 
 def _cache_counters(embedder: Embedder) -> tuple[int, int]:

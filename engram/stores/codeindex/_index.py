@@ -42,6 +42,7 @@ from engram.stores.codeindex._localization import (
     localize,
 )
 from engram.stores.codeindex._manifest import Manifest
+from engram.stores.codeindex._shared_vectors import GcReport, SharedChromaVectors, checkout_id
 from engram.stores.codeindex._vectors import (
     InMemoryVectors,
     VectorStore,
@@ -192,6 +193,24 @@ class ProjectCodeIndex:
         generation = int(self.manifest.get_meta("generation", "0"))
         self._lexical = (lexical, generation) if lexical is not None else None
         return stats
+
+    @_serialized
+    def missing_vectors(self) -> int:
+        """Count indexed chunks whose vector is not in the vector store (0 when whole)."""
+        if isinstance(self.vectors, SharedChromaVectors):
+            return self.vectors.missing()
+        return len(self.manifest.chunk_ids() - self.vectors.ids())
+
+    @_serialized
+    def collect_garbage(self) -> GcReport | None:
+        """Remove shared vectors no checkout uses (``engram index --gc``); None when local.
+
+        Raises:
+            BackendUnavailableError: The Chroma server cannot be reached.
+        """
+        if not isinstance(self.vectors, SharedChromaVectors):
+            return None
+        return self.vectors.gc()
 
     def _bm25(self) -> SegmentedLexical:
         generation = int(self.manifest.get_meta("generation", "0"))
@@ -418,8 +437,10 @@ class ProjectCodeIndex:
         return score_term_chunks(term_chunks)
 
     def close(self) -> None:
-        """Release the manifest connection."""
+        """Release the manifest connection (and the shared store's list of vectors in use)."""
         self.manifest.close()
+        if isinstance(self.vectors, SharedChromaVectors):
+            self.vectors.close()
 
 
 def open_code_index(
@@ -429,8 +450,13 @@ def open_code_index(
     state: ProjectState,
     chroma_url: str = "",
     weights: Mapping[str, float] | None = None,
+    project_id: str = "",
 ) -> ProjectCodeIndex:
     """Open (creating if needed) the persistent code index of ``project`` in its state folder.
+
+    With ``chroma_url``, the vectors are the project's shared collection on that server, named
+    by ``project_id`` (the project's identity, the same for every clone; the project's path
+    when empty) and shared content-addressed with its other checkouts.
 
     An index folder this engram did not stamp for this project is discarded unread first
     (``engram.stores.project._index_trust``).
@@ -451,7 +477,7 @@ def open_code_index(
             index_dir,
         )
     try:
-        return _open_index(root, index_dir, embedder, chroma_url, weights)
+        return _open_index(root, state, embedder, chroma_url, weights, project_id)
     except (IndexCorruptError, DatabaseUnreadableError) as exc:
         log.warning(
             "engram: the code index in %s cannot be read (%s); starting it afresh, "
@@ -461,17 +487,25 @@ def open_code_index(
         )
         release_embedded_chroma()
         claim_index_dir(index_dir, root, home=state.home, discard=True)
-        return _open_index(root, index_dir, embedder, chroma_url, weights)
+        return _open_index(root, state, embedder, chroma_url, weights, project_id)
 
 
 def _open_index(
     root: Path,
-    index_dir: Path,
+    state: ProjectState,
     embedder: Embedder,
     chroma_url: str,
     weights: Mapping[str, float] | None,
+    project_id: str,
 ) -> ProjectCodeIndex:
-    vectors = open_chroma_vectors(index_dir, embedder.model_id, chroma_url)
+    index_dir = state.path(INDEX_DIR)
+    vectors = open_chroma_vectors(
+        index_dir,
+        embedder.model_id,
+        chroma_url,
+        project_id=project_id or str(root),
+        checkout=checkout_id(state.home, root),
+    )
     manifest = Manifest.open(index_dir / "manifest.sqlite")
     return ProjectCodeIndex(
         root,

@@ -11,7 +11,10 @@ import numpy as np
 
 from engram.stores._errors import BackendUnavailableError, IndexCorruptError
 from engram.stores.codeindex._chroma_import import import_chromadb
+from engram.stores.codeindex._shared_vectors import SharedChromaVectors
 
+SHARED_USES_FILE = "shared-vectors.sqlite"
+"""In the index folder: which shared vector each chunk of this checkout uses."""
 CHROMA_BATCH = 2000
 """Ids per Chroma write; under the server's maximum batch size."""
 
@@ -147,11 +150,28 @@ def release_embedded_chroma() -> None:
     SharedSystemClient.clear_system_cache()
 
 
-def open_chroma_vectors(index_dir: Path, model_id: str, chroma_url: str = "") -> ChromaVectors:
+def open_chroma_vectors(
+    index_dir: Path,
+    model_id: str,
+    chroma_url: str = "",
+    *,
+    project_id: str = "",
+    checkout: str = "",
+) -> ChromaVectors | SharedChromaVectors:
     """Open (creating if needed) the collection for ``model_id``.
 
-    Embedded ``PersistentClient`` under ``index_dir/chroma`` by default; ``HttpClient`` when
-    ``chroma_url`` is set (one collection per project and model on the server).
+    Embedded ``PersistentClient`` under ``index_dir/chroma`` by default, this checkout's own.
+    With ``chroma_url``, an ``HttpClient`` and one shared, content-addressed collection per
+    project identity and model (``engram.stores.codeindex._shared_vectors``), with this
+    checkout's list of the vectors it uses in ``index_dir``.
+
+    Args:
+        index_dir: The checkout's index folder.
+        model_id: The embedding model (one collection per model: dimensions differ).
+        chroma_url: A Chroma server's URL; "" for embedded Chroma.
+        project_id: The project's identity (every clone's the same); names the shared
+            collection.
+        checkout: This checkout's lease id on the server.
 
     Raises:
         BackendUnavailableError: The Chroma server cannot be reached.
@@ -174,7 +194,7 @@ def open_chroma_vectors(index_dir: Path, model_id: str, chroma_url: str = "") ->
                 ssl=parsed.scheme == "https",
                 settings=settings,
             )
-            project_tag = hashlib.sha1(str(index_dir).encode("utf-8")).hexdigest()[:12]
+            project_tag = hashlib.sha1((project_id or str(index_dir)).encode()).hexdigest()[:12]
             name = f"{name}_{project_tag}"
         else:
             client = chromadb.PersistentClient(path=str(index_dir / "chroma"), settings=settings)
@@ -193,6 +213,15 @@ def open_chroma_vectors(index_dir: Path, model_id: str, chroma_url: str = "") ->
             configuration={"hnsw": {"space": "cosine"}},
             metadata={"model_id": model_id},
         )
+        leases = (
+            client.get_or_create_collection(
+                f"{name}_leases",
+                embedding_function=_chroma_embedding_function(),
+                metadata={"model_id": model_id, "holds": "engram checkout leases"},
+            )
+            if chroma_url
+            else None
+        )
     except Exception as exc:  # chromadb raises its own untyped errors for dead servers
         raise BackendUnavailableError(
             f"Chroma collection unavailable: {exc}",
@@ -201,4 +230,8 @@ def open_chroma_vectors(index_dir: Path, model_id: str, chroma_url: str = "") ->
                 "`engram doctor` names and run `engram index`"
             ),
         ) from exc
+    if leases is not None:
+        return SharedChromaVectors(
+            collection, leases, index_dir / SHARED_USES_FILE, model_id, checkout
+        )
     return ChromaVectors(collection)
