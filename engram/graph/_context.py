@@ -84,7 +84,12 @@ class Context:
     )
     branch_timeout_ms: int = field(
         default=500,
-        metadata={"description": "Timeout of each parallel retrieval branch in milliseconds."},
+        metadata={
+            "description": (
+                "Timeout of each parallel retrieval branch in milliseconds, once the branch "
+                "has run in this process; a first call gets more to open the index."
+            )
+        },
     )
     tool_timeout_s: float = field(
         default=60.0,

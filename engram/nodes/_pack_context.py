@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
@@ -18,11 +20,19 @@ from engram.graph.pack import (
     render_pack,
     task_type_of,
 )
-from engram.graph.retrieval import call_bounded
+from engram.graph.retrieval import branch_limit_ms, call_bounded, record_branch_time
 from engram.stores import IndexNotBuiltError, StoreError
 from engram.stores.codeindex import kinds_for_task
 from engram.stores.memory import BaseStorePackFeedback, Feedback, PackFeedbackStore
 from engram.stores.project import memory_key
+
+RANKINGS = "pack_rankings"
+"""The pack's own call on the index, bounded and sized like a retrieval branch."""
+SEMANTIC_SKIPPED = (
+    "<note>semantic search was skipped for this request (it failed or took longer than its "
+    "limit); the code above comes from exact and BM25 search only</note>"
+)
+"""Told to the model, and so to the user, when the semantic branch dropped out."""
 
 DELIVERED_ELSEWHERE = ("rules", "memory")
 """Sections an agent turn already receives (rules in the system prompt, memory appended by
@@ -77,16 +87,17 @@ def _build(
         except StoreError as exc:
             notes.append(f"pack feedback unreadable, using the default budget factors: {exc}")
     extra: list[CodeHitValue] = []
+    # The index backend may hang (a Chroma server, a first open): bound it like a branch.
+    limit_ms = branch_limit_ms(context, RANKINGS)
+    started = time.perf_counter()
     try:
-        # The index backend may hang (a Chroma server, a first open): bound it like a branch.
-        extra, ranking_notes = call_bounded(
-            lambda: index_rankings(state, context, deps), context.branch_timeout_ms
-        )
+        extra, ranking_notes = call_bounded(lambda: index_rankings(state, context, deps), limit_ms)
         notes.extend(ranking_notes)
+        record_branch_time(context, RANKINGS, int((time.perf_counter() - started) * 1000))
     except TimeoutError:
+        record_branch_time(context, RANKINGS, 0)  # the first-call allowance is spent
         notes.append(
-            f"pack: index rankings timed out after {context.branch_timeout_ms} ms; "
-            "packing the evidence in state"
+            f"pack: index rankings timed out after {limit_ms} ms; packing the evidence in state"
         )
     pack, plan, _ = assemble_pack(
         state, context, count=count, feedback=feedback, extra=extra, notes=notes
@@ -114,6 +125,8 @@ def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> Stat
     skip = DELIVERED_ELSEWHERE if context.mode == "agent" else ()
     packed = pack.to_dict()
     packed["text"] = render_pack(pack.sections, skip=skip)
+    if "search_semantic" in state.degraded_branches and packed["text"]:
+        packed["text"] += "\n\n" + SEMANTIC_SKIPPED
     packed["plan"] = plan.to_dict()
     update: StateUpdate = {"context_pack": packed, "notes": notes}
     if context.mode == "agent" and not context.model:

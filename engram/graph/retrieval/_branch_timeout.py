@@ -1,7 +1,10 @@
 """Per-branch timeout for the parallel retrieval fan-out: a slow or failing branch degrades.
 
 ``bounded(node, name=...)`` wraps a synchronous retrieval node so it runs in its own daemon
-thread under a timeout of ``runtime.context.branch_timeout_ms``. LangGraph runs the wrapper, a
+thread under a limit sized to the work (``branch_limit_ms``): ``runtime.context.branch_timeout_ms``
+for a branch this process has run for the project already (or three times what it took then,
+if more), and more on a first call, which opens the index, loads the embedder and, for a
+Chroma folder of many megabytes, its vectors. LangGraph runs the wrapper, a
 synchronous node too, in its worker pool, so no event loop runs in either thread: the branch's
 blocking work (files, SQLite, Chroma, ripgrep) never touches the server's loop. A timeout, or a
 ``StoreError``/``OSError`` raised by the branch, becomes a note in state instead of failing the
@@ -13,9 +16,11 @@ holds the process open.
 from __future__ import annotations
 
 import contextvars
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from langgraph.runtime import Runtime
@@ -26,6 +31,16 @@ from engram.stores import StoreError
 
 MS_PER_SECOND = 1000
 """Milliseconds per second (timeouts are settings in ms; threads wait in seconds)."""
+COLD_START_MS = 2500
+"""Added to a branch's first call in a process: importing and opening Chroma, the embedder."""
+COLD_MS_PER_MB = 15
+"""Added to a first call per megabyte of the project's index folder (vectors loaded on open)."""
+WARM_FACTOR = 3
+"""A warm branch may take this many times what its last run took, if that exceeds the setting."""
+MAX_LIMIT_MS = 15_000
+"""No branch waits longer than this, however large the index."""
+_LAST_MS: dict[tuple[str, str], int] = {}
+"""What each branch took at its last run in this process, by (project, branch)."""
 
 RETRIEVAL_BRANCHES = ("search_exact", "search_semantic")
 """Nodes that start in parallel once Phase 0 is done (a router may return this list)."""
@@ -39,6 +54,53 @@ Node = Callable[..., Mapping[str, Any]]
 def timeout_note(name: str, timeout_ms: int) -> str:
     """Return the note recorded when branch ``name`` times out."""
     return f"{name} timed out after {timeout_ms} ms; continuing with the other branches"
+
+
+def branch_limit_ms(context: Context, name: str) -> int:
+    """Return how long branch ``name`` may run for ``context``'s project, sized to the work.
+
+    A branch this process ran (or gave up on) for the project before gets ``branch_timeout_ms``, or
+    ``WARM_FACTOR`` times what it took last time when that is more (a large index is slower
+    to search). A first call also pays for opening the index: ``COLD_START_MS`` plus
+    ``COLD_MS_PER_MB`` per megabyte of the index folder. Never more than ``MAX_LIMIT_MS``
+    (nor less than the setting).
+    """
+    base = context.branch_timeout_ms
+    last = _LAST_MS.get((str(context.project_path), name))
+    if last is not None:
+        sized = max(base, WARM_FACTOR * last)
+    else:
+        sized = base + COLD_START_MS + COLD_MS_PER_MB * _index_megabytes(context)
+    return max(base, min(sized, MAX_LIMIT_MS))
+
+
+def record_branch_time(context: Context, name: str, elapsed_ms: int) -> None:
+    """Remember what branch ``name`` took, which sizes its next limit."""
+    _LAST_MS[(str(context.project_path), name)] = max(0, elapsed_ms)
+
+
+def _index_megabytes(context: Context) -> int:
+    """Return the size of the project's index folder in whole megabytes (0 when absent)."""
+    try:
+        folder = context.state.path("index")
+    except (OSError, ValueError):
+        return 0
+    total = 0
+    stack = [folder]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_size
+            except OSError:
+                continue
+    return total // 1_000_000
 
 
 def failure_note(name: str, error: BaseException, elapsed_ms: int) -> str:
@@ -87,21 +149,26 @@ def bounded(node: Node, *, name: str) -> Node:
         name: The node name LangGraph should use (the wrapper takes it as ``__name__``).
 
     Returns:
-        A synchronous node with the same call shape. On timeout it returns
+        A synchronous node with the same call shape, which may run for
+        ``branch_limit_ms(context, name)``. On timeout it returns
         ``{"notes": [timeout_note(...)]}``; on ``StoreError`` or ``OSError`` it returns a
         failure note; other exceptions propagate (they are bugs, not degradations).
     """
 
     def run(state: Any, runtime: Runtime[Context], **bound: Any) -> dict[str, Any]:
-        timeout_ms = runtime.context.branch_timeout_ms
+        timeout_ms = branch_limit_ms(runtime.context, name)
         started = time.perf_counter()
         try:
-            return call_bounded(lambda: dict(node(state, runtime, **bound)), timeout_ms)
+            update = call_bounded(lambda: dict(node(state, runtime, **bound)), timeout_ms)
         except TimeoutError:
+            record_branch_time(runtime.context, name, 0)  # the first-call allowance is spent
             return {"notes": [timeout_note(name, timeout_ms)], "degraded_branches": [name]}
         except (StoreError, OSError) as exc:
             elapsed = int((time.perf_counter() - started) * MS_PER_SECOND)
             return {"notes": [failure_note(name, exc, elapsed)], "degraded_branches": [name]}
+        elapsed = int((time.perf_counter() - started) * MS_PER_SECOND)
+        record_branch_time(runtime.context, name, elapsed)
+        return update
 
     run.__name__ = name
     run.__qualname__ = name

@@ -11,14 +11,26 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from engram.graph import Context, State
-from engram.graph.retrieval._branch_timeout import bounded, timeout_note
+from engram.graph.retrieval._branch_timeout import (
+    COLD_MS_PER_MB,
+    COLD_START_MS,
+    bounded,
+    branch_limit_ms,
+    record_branch_time,
+    timeout_note,
+)
 from engram.stores._errors import BackendUnavailableError
 
 SLACK_MS = 100
 
 
-def runtime(timeout_ms: int = 200) -> Runtime[Context]:
-    return Runtime(context=Context(branch_timeout_ms=timeout_ms))
+def runtime(timeout_ms: int = 200, *, warm: bool = True) -> Runtime[Context]:
+    """Run settings whose branches ran before in this process (so the setting is the limit)."""
+    context = Context(branch_timeout_ms=timeout_ms)
+    if warm:
+        for name in ("search_exact", "search_semantic", "x"):
+            record_branch_time(context, name, 0)
+    return Runtime(context=context)
 
 
 def blocking_branch(state, runtime, **_):
@@ -115,7 +127,7 @@ async def test_parallel_branches_in_a_graph_join_with_notes_and_config_visible()
     out = await graph.compile().ainvoke(
         {"messages": []},
         {"configurable": {"thread_id": "t1"}},
-        context=Context(branch_timeout_ms=300),
+        context=runtime(300).context,
     )
     assert (time.perf_counter() - started) * 1000 < 300 + SLACK_MS + 200
     assert out["outcome"] == "a.py"
@@ -134,3 +146,38 @@ def test_call_bounded_returns_raises_or_times_out():
     with pytest.raises(TimeoutError):
         call_bounded(lambda: time.sleep(2), 100)
     assert (time.perf_counter() - started) * 1000 < 100 + SLACK_MS
+
+
+def test_a_first_call_has_time_to_open_the_index_and_later_calls_are_sized_by_the_last(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "home"))
+    project = tmp_path / "project"
+    project.mkdir()
+    context = Context(project=str(project), branch_timeout_ms=200)
+    assert branch_limit_ms(context, "search_semantic") == 200 + COLD_START_MS
+
+    def opening(state, runtime, **_):
+        time.sleep(0.7)  # a cold open: over the setting, well within the first-call limit
+        return {"notes": ["opened"]}
+
+    update = bounded(opening, name="search_semantic")(State(), Runtime(context=context))
+    assert update == {"notes": ["opened"]}
+    warm = branch_limit_ms(context, "search_semantic")
+    assert 3 * 700 <= warm < 3 * 700 + 600  # three times what it took, not the cold allowance
+
+    def hung(state, runtime, **_):
+        time.sleep(6)
+        return {}
+
+    stuck = bounded(hung, name="search_semantic")
+    started = time.perf_counter()
+    assert stuck(State(), Runtime(context=context))["degraded_branches"] == ["search_semantic"]
+    assert (time.perf_counter() - started) * 1000 < warm + SLACK_MS
+    # Another project is cold again; a larger index folder earns a longer first call.
+    other = tmp_path / "other"
+    other.mkdir()
+    big = Context(project=str(other), branch_timeout_ms=200)
+    index = big.state.make("index", "chroma")
+    (index / "data.bin").write_bytes(b"\0" * 20_000_000)
+    assert branch_limit_ms(big, "search_semantic") == 200 + COLD_START_MS + 20 * COLD_MS_PER_MB

@@ -8,8 +8,9 @@ from langgraph.store.memory import InMemoryStore
 
 from engram.graph import Context, Deps, State
 from engram.graph.pack._assembly import NO_EVIDENCE_NOTE, resolve_task_files
+from engram.graph.retrieval import record_branch_time
 from engram.nodes import pack_context
-from engram.nodes._pack_context import NO_MODEL_NOTE
+from engram.nodes._pack_context import NO_MODEL_NOTE, RANKINGS, SEMANTIC_SKIPPED
 from engram.stores.memory import BaseStorePackFeedback
 from engram.stores.project import project_key
 
@@ -227,6 +228,7 @@ async def test_a_hanging_index_cannot_hang_the_pack(tmp_path, engram_home):
             project=str(root), engram_home=str(engram_home), mode="context", branch_timeout_ms=200
         )
     )
+    record_branch_time(rt.context, RANKINGS, 0)  # opened before in this process: not cold
     started = time.perf_counter()
     update = pack_context(state(), rt, deps=deps)
     assert (time.perf_counter() - started) < 1.0
@@ -254,3 +256,11 @@ def test_no_note_when_a_model_will_answer_or_only_the_pack_was_asked(tmp_path, e
     ):
         update = pack_context(state(), rt, deps=Deps(count_tokens=words))
         assert "messages" not in update and NO_MODEL_NOTE not in update["notes"]
+
+
+def test_the_pack_tells_the_model_when_semantic_search_dropped_out(tmp_path, engram_home):
+    root = make_project(tmp_path)
+    degraded = state(degraded_branches=["search_semantic"])
+    for item, expected in ((state(), False), (degraded, True)):
+        update = pack_context(item, runtime(root, engram_home), deps=Deps(count_tokens=words))
+        assert (SEMANTIC_SKIPPED in update["context_pack"]["text"]) is expected
