@@ -61,6 +61,10 @@ def register(app: typer.Typer, memory_app: typer.Typer) -> None:
         memory_app.add_typer(group, name=group_name)
 
 
+PROFILE_SKIPPED_LINES = 10
+"""Records left out that ``engram profile`` lists in text (``--json`` has them all)."""
+
+
 def profile(
     task: Annotated[str, typer.Argument(help="The task to profile.")],
     path: PathOption = None,
@@ -106,6 +110,19 @@ def profile(
     )
     if result.block:
         out_console.print(result.block, markup=False)
+    left_out = [
+        {"kind": kind, "id": item_id, "why": why} for kind, item_id, why in result.selection.skipped
+    ]
+    if left_out:
+        out_console.print(f"left out ({len(left_out)}):")
+        for item in left_out[:PROFILE_SKIPPED_LINES]:
+            label = f"{item['kind']} {item['id']}".strip()
+            out_console.print(f"  - {label}: {item['why']}", markup=False)
+        if len(left_out) > PROFILE_SKIPPED_LINES:
+            out_console.print(
+                f"  … {len(left_out) - PROFILE_SKIPPED_LINES} more (`--json` lists them)",
+                markup=False,
+            )
 
 
 def _row(record: Record, now: datetime) -> list[str]:

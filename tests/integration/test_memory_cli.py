@@ -386,3 +386,22 @@ def test_markdown_export_writes_the_facts_to_stdout_or_the_named_file(
     no_dir = cli("export", "--format", "experience", "--path", p, ok=False)
     assert no_dir.exit_code == 2 and "no folder was given" in no_dir.stderr
     assert not (project / "memory").exists()
+
+
+def test_profile_says_why_each_record_was_left_out(project):
+    from engram.cli._app import app
+
+    runner = CliRunner()
+    for n, outcome in enumerate(["success", "success", "failure"]):
+        added = runner.invoke(
+            app,
+            ["memory", "episodes", "add", f"refactor payments {n}", "--task-type", "refactor"]
+            + ["--outcome", outcome, "--path", str(project)],
+        )
+        assert added.exit_code == 0, added.output
+    shown = runner.invoke(app, ["profile", "refactor the payment module", "--path", str(project)])
+    assert shown.exit_code == 0, shown.output
+    assert "medium risk" in shown.output and "injects 0 experience item(s)" in shown.output
+    assert "left out (2):" in shown.output
+    assert "episode: successes: only failures are injected" in shown.output
+    assert "failures are injected at high risk only (this task: medium)" in shown.output

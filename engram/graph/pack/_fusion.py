@@ -29,6 +29,9 @@ TEST_WEIGHT = 0.5
 in the code under test, and tests that mention the same names would crowd it out."""
 LEAD_FILES = 10
 """Files of the leading source (see ``rank_files``) placed before every other file."""
+LEAD_BONUS = 1.0
+"""Added to a leading file's fused score per place above the lead's tenth: fused RRF scores
+stay below 0.1, so the leading files' scores (1 to 10 above theirs) order the map."""
 MAP_FILES = 20
 """Most files listed in the code map. Files past the twentieth rarely give a slice to the
 pack, and their map lines took a fifth of an 8K pack (locbench-dev: 40 lines cost 1,545
@@ -122,7 +125,9 @@ def rank_files(
     weighted RRF; documentation files then weigh PROSE_WEIGHT, and with ``demote_tests`` test
     files weigh TEST_WEIGHT. Ties are broken by path. With ``lead``, that source's first
     LEAD_FILES files come first, in its order (a ranker that already weighs the other
-    sources' signals; RRF would flatten its top ranks), and the fusion orders the rest.
+    sources' signals; RRF would flatten its top ranks), and the fusion orders the rest; a
+    leading file's score is its fused score plus ``LEAD_BONUS`` per place, so the files are
+    always in the order of their scores.
     """
     by_source: dict[str, list[Evidence]] = {}
     for item in evidence:
@@ -147,7 +152,17 @@ def rank_files(
     )
     leading = {path: rank for rank, path in enumerate(lists.get(lead, [])[:LEAD_FILES])}
     if leading:
-        fused.sort(key=lambda pair: leading.get(pair[0], len(leading)))  # stable: rest by score
+        # The lead's files come first in its order, and their scores say so: each gets
+        # LEAD_BONUS steps above any fused score, so the map's order is its scores' order.
+        fused = sorted(
+            (
+                (path, score + LEAD_BONUS * (LEAD_FILES - leading[path]))
+                if path in leading
+                else (path, score)
+                for path, score in fused
+            ),
+            key=lambda pair: (-pair[1], pair[0]),
+        )
     span_rank = _span_order(by_source)
     ranked = []
     for path, score in fused:

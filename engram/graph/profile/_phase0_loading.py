@@ -7,7 +7,7 @@ block); the node runs it off the event loop.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -62,6 +62,8 @@ class Experience:
     strategies: list[Strategy] = field(default_factory=list)
     patterns: list[Pattern] = field(default_factory=list)
     episodes: list[Episode] = field(default_factory=list)
+    left_out: list[tuple[str, str, str]] = field(default_factory=list)
+    """(kind, "", why) for records the loader did not read, as the selection's ``skipped``."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +106,10 @@ def load_experience(repo: ExperienceStore, profile: TaskProfile, now: datetime) 
     patterns = [
         r for r in repo.find("pattern", where={"status": "active"}) if isinstance(r, Pattern)
     ]
-    if profile.risk != "high":
-        return Experience(strategies, patterns, [])
     cutoff = archive_cutoff(now).timestamp()
+    left_out = _episodes_left_out(repo, profile, cutoff)
+    if profile.risk != "high":
+        return Experience(strategies, patterns, [], left_out)
     found: dict[str, Episode] = {}
     for where in (
         {"outcome": "failure", TIMESTAMP_KEY: {"$gte": cutoff}},
@@ -125,7 +128,27 @@ def load_experience(repo: ExperienceStore, profile: TaskProfile, now: datetime) 
             for r in repo.find("episode", ids=referenced)
             if isinstance(r, Episode) and r.outcome == "failure"
         )
-    return Experience(strategies, patterns, sorted(found.values(), key=lambda e: e.date))
+    episodes = sorted(found.values(), key=lambda e: e.date)
+    return Experience(strategies, patterns, episodes, left_out)
+
+
+def _episodes_left_out(
+    repo: ExperienceStore, profile: TaskProfile, cutoff: float
+) -> list[tuple[str, str, str]]:
+    """Say which of the project's episodes the loader does not read for ``profile``, and why."""
+    reasons = []
+    if profile.risk != "high" and repo.has("episode", where={"outcome": "failure"}):
+        reasons.append(
+            ("episode", "", f"failures are injected at high risk only (this task: {profile.risk})")
+        )
+    for outcome in ("success", "unknown"):
+        if repo.has("episode", where={"outcome": outcome}):
+            label = "successes" if outcome == "success" else "episodes of unknown outcome"
+            reasons.append(("episode", "", f"{label}: only failures are injected"))
+    old_failures = {"outcome": "failure", TIMESTAMP_KEY: {"$lt": cutoff}}
+    if profile.risk == "high" and repo.has("episode", where=old_failures):
+        reasons.append(("episode", "", "failures older than 90 days are archived"))
+    return reasons
 
 
 def run_phase0(
@@ -183,4 +206,6 @@ def run_phase0(
         now=now,
         count_tokens=count_tokens,
     )
+    if experience.left_out:
+        selection = replace(selection, skipped=(*selection.skipped, *experience.left_out))
     return Phase0Result(profile, selection, facts, tuple(notes))

@@ -47,6 +47,8 @@ MAX_FIELD_CHARS = 400
 """Longest text shown per field of an item, so one item cannot eat the budget."""
 PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
 SECONDS_PER_DAY = 86_400
+MAX_SKIPPED = 40
+"""Records the report says it left out (and why); the rest are counted in one line."""
 
 
 @dataclass(frozen=True)
@@ -272,6 +274,11 @@ def select_experience(
         skipped.extend(
             ("pattern", loser, f"conflicts with {winner}, which wins") for loser in losers
         )
+    considered = {(item.kind, item.id) for item, _ in candidates}
+    losing = {("pattern", loser) for _, losers in conflicts for loser in losers}
+    skipped += _not_considered(
+        profile, strategies, patterns, episodes, now, density, considered | losing
+    )
     block = render_block(profile, [records[(i.kind, i.id)] for i in taken], now) if taken else ""
     return Selection(
         risk=profile.risk,
@@ -282,6 +289,60 @@ def select_experience(
         skipped=tuple(skipped),
         conflicts=tuple(conflicts),
     )
+
+
+def _not_considered(
+    profile: TaskProfile,
+    strategies: Sequence[Strategy],
+    patterns: Sequence[Pattern],
+    episodes: Sequence[Episode],
+    now: datetime,
+    density: Density,
+    considered: set[tuple[str, str]],
+) -> list[tuple[str, str, str]]:
+    """Say why each record that never became a candidate was left out (at most MAX_SKIPPED).
+
+    The records left out for their kind (patterns or episodes at a risk that takes none)
+    come first, then the ones that did not apply to this task.
+    """
+    reasons: list[tuple[str, str, str]] = []
+    for s in strategies:
+        if ("strategy", s.id) not in considered:
+            applies = ", ".join(sorted(s.applies_to)[:3]) or "nothing"
+            reasons.append(("strategy", s.id, f"applies to {applies}, not to this task"))
+    for p in patterns:
+        if ("pattern", p.id) in considered:
+            continue
+        if p.status == "retired":
+            why = "retired (its confidence fell to the floor)"
+        elif p.superseded_by:
+            why = f"superseded by {p.superseded_by}"
+        elif not density.patterns:
+            why = f"no patterns at {profile.risk} risk"
+        elif pattern_matches(profile, p):
+            why = "matched, but another pattern of its trigger wins"
+        else:
+            why = f"trigger did not match ({p.trigger.describe()})"
+        reasons.append(("pattern", p.id, why))
+    referenced = {e for p in patterns for e in p.evidence}
+    for ep in episodes:
+        if ("episode", ep.id) in considered:
+            continue
+        if ep.outcome != "failure":
+            why = f"a {ep.outcome}: only failures are injected"
+        elif not density.episodes:
+            why = f"episodes are injected at high risk only (this task: {profile.risk})"
+        elif episode_weight(ep, now, referenced=ep.id in referenced) is None:
+            why = f"archived: older than {DECAY_BANDS[-1][0]:g} days"
+        else:
+            why = f"unrelated: a {ep.task_type} task, no shared files or terms"
+        reasons.append(("episode", ep.id, why))
+    order = {"pattern": 0, "episode": 1, "strategy": 2}
+    reasons.sort(key=lambda r: (order[r[0]], r[2], r[1]))
+    if len(reasons) > MAX_SKIPPED:
+        rest = len(reasons) - MAX_SKIPPED + 1
+        reasons = [*reasons[: MAX_SKIPPED - 1], ("more", "", f"{rest} more records left out")]
+    return reasons
 
 
 def render_block(profile: TaskProfile, records: Sequence[Record], now: datetime) -> str:

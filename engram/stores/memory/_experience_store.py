@@ -38,6 +38,8 @@ TIMESTAMP_KEY = "ts"
 """Stored next to each record: its date as epoch seconds, for range filters in any store."""
 PAGE_SIZE = 1000
 """Items fetched per store search call when listing."""
+PROBE_LIMIT = 20
+"""Items one ``has`` query reads (a nested namespace's items are skipped, not counted)."""
 
 CONFIDENCE_MAX = 5
 """Highest pattern confidence."""
@@ -170,6 +172,14 @@ class ExperienceStore:
                     break
                 offset += PAGE_SIZE
         return sorted(records, key=lambda r: (r.created, r.id))
+
+    def has(self, kind: Kind, *, where: dict[str, Any] | None = None) -> bool:
+        """Tell whether any record of ``kind`` matches ``where`` (one small store query)."""
+        return any(
+            item.namespace == space
+            for space in self._namespaces(kind)
+            for item in self._store.search(space, filter=where, limit=PROBE_LIMIT)
+        )
 
     def delete(self, kind: Kind, record_id: str) -> bool:
         """Delete the record of ``kind`` with ``record_id``; return whether it existed."""

@@ -66,6 +66,11 @@ def test_a_leading_source_keeps_its_file_order_ahead_of_the_fusion():
     assert led[:2] == ["e.py", "a.py"]
     assert led[2:] == [p for p in fused if p not in {"e.py", "a.py"}]  # the rest: fusion order
     assert [r.path for r in rank_files(evidence, lead="absent")] == fused
+    # The scores follow the order: the map never lists a file above one with a higher score.
+    scores = [r.score for r in rank_files(evidence, lead="localizer")]
+    assert scores == sorted(scores, reverse=True)  # ties, if any, by path
+    items = code_map_items(rank_files(evidence, lead="localizer"))
+    assert [item.score for item in items] == sorted((item.score for item in items), reverse=True)
 
 
 def test_graph_and_phase0_evidence_are_fused():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -299,3 +300,53 @@ def test_block_within_budget_for_any_records(principles, failures, risk, budget)
         assert sel.tokens <= budget
         assert len(sel.items) <= DENSITY[risk].max_items
         assert (sel.block == "") == (sel.items == ())
+
+
+def test_every_record_left_out_says_why():
+    """Ten episodes of this very task and nothing injected: the report says why for each."""
+    successes = [_episode(f"ok{i}", days=i, outcome="success") for i in range(10)]
+    failures = [_episode("f1", days=2), _episode("old", days=200)]
+    other = _episode("far", days=1, task_type="docs", summary="typo", lesson="spell check")
+    unmatched = Pattern(
+        id="pz",
+        name="never here",
+        trigger=Trigger(task_types=("deploy",)),
+        prevention="x",
+        confidence=3,
+        last_validated=NOW,
+    )
+    retired = replace(_patterns(1)[0], id="pr", status="retired")
+    elsewhere = Strategy(id="sz", principle="p", applies_to=("docs",), priority="low")
+    for risk in ("low", "medium", "high"):
+        sel = select_experience(
+            _profile(risk),
+            strategies=[elsewhere],
+            patterns=[unmatched, retired],
+            episodes=[*successes, *failures, other],
+            now=NOW,
+            count_tokens=words,
+        )
+        why = {item_id: reason for _, item_id, reason in sel.skipped}
+        assert all(why[f"ok{i}"] == "a success: only failures are injected" for i in range(10))
+        assert why["sz"] == "applies to docs, not to this task"
+        assert why["pr"].startswith("retired")
+        if risk == "high":
+            assert "f1" not in why and "f1" in {i.id for i in sel.items}
+            assert why["old"] == "archived: older than 90 days"
+            assert why["far"] == "unrelated: a docs task, no shared files or terms"
+            assert why["pz"] == "trigger did not match (deploy)"
+        else:
+            assert why["f1"] == f"episodes are injected at high risk only (this task: {risk})"
+        if risk == "low":
+            assert why["pz"] == "no patterns at low risk"
+
+
+def test_the_left_out_list_is_bounded():
+    from engram.graph.profile._phase0_selection import MAX_SKIPPED
+
+    many = [_episode(f"ok{i}", outcome="success") for i in range(3 * MAX_SKIPPED)]
+    sel = select_experience(
+        _profile("high"), strategies=[], patterns=[], episodes=many, now=NOW, count_tokens=words
+    )
+    assert len(sel.skipped) == MAX_SKIPPED
+    assert sel.skipped[-1] == ("more", "", f"{2 * MAX_SKIPPED + 1} more records left out")
