@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NotRequired
+from typing import Any, Literal, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain_core.language_models import BaseChatModel
@@ -37,7 +37,6 @@ from engram.graph import (
     BudgetReport,
     Context,
     Counter,
-    Decision,
     clear_minimum,
     content_text,
     count_text,
@@ -47,7 +46,7 @@ from engram.graph import (
     summary_budget,
     thresholds,
 )
-from engram.graph.compaction import Request, clear_pass, compact_now
+from engram.graph.compaction import Request, clear_pass, compact_now, is_cleared
 from engram.graph.profile import run_phase0
 from engram.nodes import SUMMARY_CHARS_PER_TOKEN
 from engram.stores.files import spill_if_large
@@ -119,7 +118,8 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
         """Async ``before_model``."""
         messages: list[BaseMessage] = list(state["messages"])
         raw = self.request.estimate(messages)
-        taken: Decision = "ok"
+        applied: list[Literal["clear", "summarize"]] = []
+        rolled_back: list[Literal["clear", "summarize"]] = []
         update: dict[str, Any] = {}
         if decide(raw, self.limits) != "ok":
             cleared = clear_pass(
@@ -130,8 +130,11 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
             )
             update["engram_compaction"] = [cleared.event()]
             if cleared.committed:
-                messages, raw, taken = list(cleared.messages), cleared.tokens_after, "clear"
+                messages, raw = list(cleared.messages), cleared.tokens_after
+                applied.append("clear")
                 update["messages"] = cleared.update()
+            else:
+                rolled_back.append("clear")
         if decide(raw, self.limits) == "summarize":
             summary = await compact_now(
                 messages,
@@ -143,8 +146,14 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
             update["engram_compaction"] = [*update["engram_compaction"], summary.event()]
             if summary.committed:
                 # The summary's update replaces the whole history, tier 2 included.
-                raw, taken = summary.tokens_after, "summarize"
+                messages, raw = list(summary.messages), summary.tokens_after
+                applied.append("summarize")
                 update["messages"] = summary.update()
+            else:
+                rolled_back.append("summarize")
+        # The report describes the request the model gets: its estimate, the tier that estimate
+        # calls for (so "ok" only under the clearing threshold), what this check did to get
+        # there, and how many tool results in it are placeholders (from this or earlier checks).
         update["engram_budget"] = BudgetReport(
             estimate=raw,
             raw_estimate=raw,
@@ -152,7 +161,10 @@ class BudgetMiddleware(AgentMiddleware[EngramAgentState, Any, Any]):
             trigger=self.limits.trigger,
             clear=self.limits.clear,
             memory_cap=self.limits.memory_cap,
-            decision=taken,
+            decision=decide(raw, self.limits),
+            applied=applied,
+            rolled_back=rolled_back,
+            cleared_results=sum(1 for m in messages if is_cleared(m)),
         )
         return update
 

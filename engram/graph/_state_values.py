@@ -190,6 +190,13 @@ class BudgetReport(TypedDict, total=False):
     memory_cap: int
     decision: Literal["ok", "clear", "summarize"]
     reported_input: int
+    applied: list[Literal["clear", "summarize"]]
+    """``BudgetMiddleware``: the tiers this check committed, in order (``decision`` is then the
+    tier the final estimate calls for: "ok" only under the clearing threshold)."""
+    rolled_back: list[Literal["clear", "summarize"]]
+    """``BudgetMiddleware``: the tiers tried and rolled back (they would not have saved enough)."""
+    cleared_results: int
+    """``BudgetMiddleware``: tool results in the request that are placeholders."""
 
 
 class PackItemValue(TypedDict):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from engram.graph.compaction._history_rules import commit_messages
+    from engram.graph.compaction._history_rules import commit_messages, is_cleared
     from engram.graph.compaction._tool_pairing import close_unanswered_calls
     from engram.graph.compaction._transaction import (
         CompactionResult,
@@ -25,12 +25,13 @@ __all__ = [
     "commit_messages",
     "compact_now",
     "emergency_compact",
+    "is_cleared",
 ]
 
 __getattr__, __dir__ = lazy_face(
     __name__,
     {
-        "engram.graph.compaction._history_rules": ("commit_messages",),
+        "engram.graph.compaction._history_rules": ("commit_messages", "is_cleared"),
         "engram.graph.compaction._tool_pairing": ("close_unanswered_calls",),
         "engram.graph.compaction._transaction": (
             "CompactionResult",

@@ -151,7 +151,22 @@ def test_past_the_clearing_threshold_old_tool_results_become_placeholders(projec
     assert len(cleared) == 3 and results[-1].text.startswith("data")
     (event,) = state["engram_compaction"]
     assert (event["tier"], event["status"]) == ("clear", "committed")
-    assert state["engram_budget"]["decision"] == "clear"
+    budget = state["engram_budget"]
+    assert budget["applied"] == ["clear"] and budget["rolled_back"] == []
+    assert budget["cleared_results"] == 3
+    # The decision is where the request the model got stands: under the threshold now.
+    assert budget["estimate"] < budget["clear"] and budget["decision"] == "ok"
+
+
+def test_the_report_never_says_ok_for_a_request_over_the_trigger(project):
+    """Nothing can be cleared or summarized: the report says so instead of "ok"."""
+    state, seen = run_with_budget([HumanMessage("word " * 2_500, id="only")])
+    budget = state["engram_budget"]
+    assert budget["estimate"] >= budget["trigger"]
+    assert budget["decision"] == "summarize"
+    assert budget["applied"] == [] and budget["rolled_back"] == ["clear", "summarize"]
+    assert [e["status"] for e in state["engram_compaction"]] == ["rolled_back", "rolled_back"]
+    assert budget["cleared_results"] == 0 and seen[-1].id == "only"
 
 
 def test_past_the_trigger_older_turns_become_a_summary(project):
