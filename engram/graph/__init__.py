@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         related_symbol_value,
     )
     from engram.graph._tokens import Counter, content_text, count_text, estimate_messages
+    from engram.graph._turn_context import as_sent, attach_context, attached_context
 
 __all__ = [
     "ActionReview",
@@ -91,6 +92,9 @@ __all__ = [
     "StateUpdate",
     "USAGE_KEYS",
     "VerificationValue",
+    "as_sent",
+    "attach_context",
+    "attached_context",
     "budget_partitions",
     "clear_minimum",
     "code_hit_value",
@@ -161,6 +165,7 @@ __getattr__, __dir__ = lazy_face(
         ),
         "engram.graph._project_trust": ("project_is_trusted", "project_settings", "untrusted_note"),
         "engram.graph._prompts": ("ENGRAM_AUTHOR", "render_system_prompt", "render_turn_context"),
+        "engram.graph._turn_context": ("as_sent", "attach_context", "attached_context"),
         "engram.graph._routes": (
             "LAST_NODE",
             "route_after_call_model",

@@ -18,6 +18,7 @@ from engram.graph._tokens import (
     content_text,
     estimate_message,
 )
+from engram.graph._turn_context import attached_context
 from engram.graph.compaction import Request
 
 RULES_MARKER = "\n\nProject and team rules"
@@ -35,7 +36,8 @@ def pending_turn_context(state: State) -> str:
         return ""
     for message in reversed(state.messages):
         if isinstance(message, HumanMessage):
-            return "" if extra in content_text(message.content) else extra
+            done = attached_context(message) or extra in content_text(message.content)
+            return "" if done else extra
     return extra
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from engram.graph._turn_context import attached_context
+
 Counter = Callable[[str], int]
 """A token counter: text in, token count out."""
 
@@ -124,8 +126,11 @@ def _non_text_blocks(content: str | Sequence[Any]) -> int:
 
 
 def estimate_message(message: BaseMessage, count: Counter = count_text) -> int:
-    """Estimate one message: content, tool calls (names and arguments) and framing."""
+    """Estimate one message as sent: content, attached turn context, tool calls, framing."""
     total = MESSAGE_OVERHEAD_TOKENS + count(content_text(message.content))
+    appended = attached_context(message)
+    if appended:
+        total += count(appended)
     total += IMAGE_BLOCK_TOKENS * _non_text_blocks(message.content)
     if isinstance(message, AIMessage):
         for call in message.tool_calls:

@@ -15,6 +15,10 @@ from engram.graph import (
     ModelNotConfiguredError,
     State,
     StateUpdate,
+    as_sent,
+    attach_context,
+    attached_context,
+    content_text,
     is_context_overflow,
     render_turn_context,
     usage_of,
@@ -32,26 +36,27 @@ STEP_LIMIT_NOTE = "step limit reached: the model was asked to answer without fur
 
 
 def with_turn_context(state: State) -> HumanMessage | None:
-    """Return the current user message with the memory block and code context appended.
+    """Return the current user message carrying the memory block and code context.
 
     Dynamic context goes after the history (never into the system prompt), so the cached
-    prefix of the request stays byte-identical. Returns None when there is nothing to append
-    or it was appended already.
+    prefix of the request stays byte-identical. The message keeps the user's text; the
+    context rides beside it (``attach_context``) and is joined to it in every request
+    (``as_sent``). Returns None when there is nothing to add or it was added already (also
+    in the text, as sessions of older versions have it).
     """
     extra = render_turn_context(state.memory_block, str(state.context_pack.get("text", "")))
     if not extra:
         return None
     for message in reversed(state.messages):
         if isinstance(message, HumanMessage):
-            content = message.content if isinstance(message.content, str) else state.task
-            if extra in content:
+            if attached_context(message) or extra in content_text(message.content):
                 return None
-            return HumanMessage(content=f"{content}\n\n{extra}", id=message.id)
+            return attach_context(message, f"\n\n{extra}")
     return None
 
 
 def _request(state: State, messages: list[BaseMessage]) -> list[BaseMessage]:
-    return [SystemMessage(content=state.system_prompt), *messages]
+    return [SystemMessage(content=state.system_prompt), *(as_sent(m) for m in messages)]
 
 
 async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:

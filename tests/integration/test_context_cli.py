@@ -267,3 +267,36 @@ def test_agent_mode_appends_the_pack_to_the_user_turn(repo, engram_home, monkeyp
     assert "Never print" in system and "Never print" not in user["content"]
     assert state["messages"][-1].content == "parse_header needs a colon check."
     assert state["context_pack"]["plan"]["source"] == "formula"
+    # In state the user's message is what they typed; the pack rides beside it.
+    typed = next(m for m in state["messages"] if isinstance(m, HumanMessage))
+    assert typed.content == TASK
+    assert user["content"] == TASK + typed.additional_kwargs["engram_turn_context"]
+
+
+def test_every_request_of_a_turn_sends_the_user_turn_byte_for_byte(repo, engram_home, monkeypatch):
+    """The pack is joined to the typed message per request, the same bytes each time."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    index(repo, engram_home)
+    store = InMemoryStore()
+    script = [
+        {"tool_calls": [{"name": "grep_code", "args": {"pattern": "def parse_header"}}]},
+        {"content": "found it"},
+    ]
+    with OpenAIStub(script) as stub:
+        context = Context(
+            project=str(repo),
+            engram_home=str(engram_home),
+            mode="agent",
+            model="stub-model",
+            base_url=stub.base_url,
+            embedding_provider="hash",
+        )
+        deps = ensure_openers(Deps(model_factory=make_model, store=store))
+        graph = build_graph(deps, store=store)
+        state = asyncio.run(graph.ainvoke({"messages": [HumanMessage(TASK)]}, context=context))
+        first, second = stub.requests
+    users = [
+        next(m for m in request["messages"] if m["role"] == "user") for request in (first, second)
+    ]
+    assert users[0] == users[1] and '<section name="slices">' in users[0]["content"]
+    assert next(m for m in state["messages"] if isinstance(m, HumanMessage)).content == TASK

@@ -24,6 +24,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from engram.graph._prompts import render_turn_context
 from engram.graph._tokens import content_text
+from engram.graph._turn_context import attach_context, attached_context
 from engram.stores.files import find_spill_path
 
 Role = Literal["system", "user", "summary", "assistant", "tool", "other"]
@@ -196,19 +197,28 @@ def user_words(text: str) -> str:
 
 
 def turn_context(message: BaseMessage) -> str:
-    """Return the context block appended to a user message ("" if none or cleared)."""
+    """Return the context block sent with a user message ("" if none or cleared).
+
+    Kept beside the message (``attach_context``), or, in sessions of older versions, appended
+    to its text.
+    """
     if not isinstance(message, HumanMessage) or is_summary(message):
         return ""
+    attached = attached_context(message)
+    if attached:
+        return "" if attached == CONTEXT_CLEARED else attached
     _, sep, block = content_text(message.content).partition(TURN_CONTEXT_MARK)
     return sep + block if sep else ""
 
 
 def clear_turn_context(message: HumanMessage) -> HumanMessage:
-    """Return the user message with its appended context replaced by a short marker.
+    """Return the user message with its context replaced by a short marker.
 
     The user's own words, the message id and its position stay; only engram's retrieval
     output for that (finished) turn goes.
     """
+    if attached_context(message):
+        return attach_context(message, CONTEXT_CLEARED)
     text = user_words(content_text(message.content))
     return message.model_copy(update={"content": text + CONTEXT_CLEARED})
 
