@@ -8,6 +8,7 @@ from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
     from engram.stores._errors import (
+        BackendUnavailableError,
         IndexCorruptError,
         IndexNotBuiltError,
         SecretRefusedError,
@@ -18,13 +19,16 @@ if TYPE_CHECKING:
     from engram.stores._redaction import redact_secrets
     from engram.stores._secrets import find_secret, without_secrets
     from engram.stores._task_commit import CommitRefusedError, commit_task, current_branch
+    from engram.stores._url_masking import MaskingFilter, mask_url_passwords
 
 __all__ = [
+    "BackendUnavailableError",
     "CommitRefusedError",
     "Health",
     "IndexCorruptError",
     "IndexNotBuiltError",
     "Ledger",
+    "MaskingFilter",
     "SecretRefusedError",
     "StoreError",
     "check_graph",
@@ -33,6 +37,7 @@ __all__ = [
     "commit_task",
     "current_branch",
     "find_secret",
+    "mask_url_passwords",
     "message_record",
     "redact_secrets",
     "without_secrets",
@@ -42,6 +47,7 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "engram.stores._errors": (
+            "BackendUnavailableError",
             "IndexCorruptError",
             "IndexNotBuiltError",
             "SecretRefusedError",
@@ -52,5 +58,6 @@ __getattr__, __dir__ = lazy_face(
         "engram.stores._redaction": ("redact_secrets",),
         "engram.stores._secrets": ("find_secret", "without_secrets"),
         "engram.stores._task_commit": ("CommitRefusedError", "commit_task", "current_branch"),
+        "engram.stores._url_masking": ("MaskingFilter", "mask_url_passwords"),
     },
 )

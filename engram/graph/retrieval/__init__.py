@@ -10,12 +10,15 @@ if TYPE_CHECKING:
     from engram.graph.retrieval._branch_timeout import call_bounded, wire_retrieval
     from engram.graph.retrieval._open_code_index import fact_embedder, open_project_index
     from engram.graph.retrieval._preload import preload
+    from engram.graph.retrieval._vector_outage import OUTAGE_HINT, vector_outage
 
 __all__ = [
+    "OUTAGE_HINT",
     "call_bounded",
     "fact_embedder",
     "open_project_index",
     "preload",
+    "vector_outage",
     "wire_retrieval",
 ]
 
@@ -25,5 +28,6 @@ __getattr__, __dir__ = lazy_face(
         "engram.graph.retrieval._branch_timeout": ("call_bounded", "wire_retrieval"),
         "engram.graph.retrieval._open_code_index": ("fact_embedder", "open_project_index"),
         "engram.graph.retrieval._preload": ("preload",),
+        "engram.graph.retrieval._vector_outage": ("OUTAGE_HINT", "vector_outage"),
     },
 )

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     )
     from engram.stores.codeindex._localization import LOCALIZER_SOURCE
     from engram.stores.codeindex._ripgrep import RG_TIMEOUT_S, grep
-    from engram.stores.codeindex._vectors import release_embedded_chroma
+    from engram.stores.codeindex._vectors import VectorStore, release_embedded_chroma
 
 __all__ = [
     "CodeHit",
@@ -48,6 +48,7 @@ __all__ = [
     "RRF_K",
     "SearchMode",
     "TRANSFORMER_WEIGHTS",
+    "VectorStore",
     "aggregate_files",
     "code_tokens",
     "exact_search_hits",
@@ -92,6 +93,6 @@ __getattr__, __dir__ = lazy_face(
         ),
         "engram.stores.codeindex._localization": ("LOCALIZER_SOURCE",),
         "engram.stores.codeindex._ripgrep": ("RG_TIMEOUT_S", "grep"),
-        "engram.stores.codeindex._vectors": ("release_embedded_chroma",),
+        "engram.stores.codeindex._vectors": ("VectorStore", "release_embedded_chroma"),
     },
 )

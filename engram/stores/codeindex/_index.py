@@ -429,8 +429,12 @@ def open_code_index(
     state: ProjectState,
     chroma_url: str = "",
     weights: Mapping[str, float] | None = None,
+    vectors: VectorStore | None = None,
 ) -> ProjectCodeIndex:
     """Open (creating if needed) the persistent code index of ``project`` in its state folder.
+
+    ``vectors`` stands in for the Chroma collection (the search layer passes one while a
+    Chroma server is down: the manifest and BM25 are local).
 
     An index folder this engram did not stamp for this project is discarded unread first
     (``engram.stores.project._index_trust``).
@@ -451,7 +455,7 @@ def open_code_index(
             index_dir,
         )
     try:
-        return _open_index(root, index_dir, embedder, chroma_url, weights)
+        return _open_index(root, index_dir, embedder, chroma_url, weights, vectors)
     except (IndexCorruptError, DatabaseUnreadableError) as exc:
         log.warning(
             "engram: the code index in %s cannot be read (%s); starting it afresh, "
@@ -461,7 +465,7 @@ def open_code_index(
         )
         release_embedded_chroma()
         claim_index_dir(index_dir, root, home=state.home, discard=True)
-        return _open_index(root, index_dir, embedder, chroma_url, weights)
+        return _open_index(root, index_dir, embedder, chroma_url, weights, vectors)
 
 
 def _open_index(
@@ -470,8 +474,10 @@ def _open_index(
     embedder: Embedder,
     chroma_url: str,
     weights: Mapping[str, float] | None,
+    vectors: VectorStore | None = None,
 ) -> ProjectCodeIndex:
-    vectors = open_chroma_vectors(index_dir, embedder.model_id, chroma_url)
+    if vectors is None:
+        vectors = open_chroma_vectors(index_dir, embedder.model_id, chroma_url)
     manifest = Manifest.open(index_dir / "manifest.sqlite")
     return ProjectCodeIndex(
         root,
