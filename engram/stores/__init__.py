@@ -14,7 +14,14 @@ if TYPE_CHECKING:
         SecretRefusedError,
         StoreError,
     )
-    from engram.stores._health import Health, check_graph, check_home, check_index
+    from engram.stores._health import (
+        Health,
+        check_chroma,
+        check_graph,
+        check_home,
+        check_index,
+        check_postgres,
+    )
     from engram.stores._ledger import Ledger, message_record
     from engram.stores._redaction import redact_secrets
     from engram.stores._secrets import find_secret, without_secrets
@@ -31,9 +38,11 @@ __all__ = [
     "MaskingFilter",
     "SecretRefusedError",
     "StoreError",
+    "check_chroma",
     "check_graph",
     "check_home",
     "check_index",
+    "check_postgres",
     "commit_task",
     "current_branch",
     "find_secret",
@@ -53,7 +62,14 @@ __getattr__, __dir__ = lazy_face(
             "SecretRefusedError",
             "StoreError",
         ),
-        "engram.stores._health": ("Health", "check_graph", "check_home", "check_index"),
+        "engram.stores._health": (
+            "Health",
+            "check_chroma",
+            "check_graph",
+            "check_home",
+            "check_index",
+            "check_postgres",
+        ),
         "engram.stores._ledger": ("Ledger", "message_record"),
         "engram.stores._redaction": ("redact_secrets",),
         "engram.stores._secrets": ("find_secret", "without_secrets"),

@@ -8,6 +8,7 @@ from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
     from engram.stores.codeindex._bm25 import LexicalIndex, code_tokens
+    from engram.stores.codeindex._chroma_server import probe_chroma
     from engram.stores.codeindex._chunk_pointing import MAX_DEEP_CHUNKS
     from engram.stores.codeindex._exact import (
         Located,
@@ -58,6 +59,7 @@ __all__ = [
     "kinds_for_task",
     "locate_on_the_fly",
     "open_code_index",
+    "probe_chroma",
     "release_embedded_chroma",
     "rrf",
     "walk_for_index",
@@ -67,6 +69,7 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "engram.stores.codeindex._bm25": ("LexicalIndex", "code_tokens"),
+        "engram.stores.codeindex._chroma_server": ("probe_chroma",),
         "engram.stores.codeindex._chunk_pointing": ("MAX_DEEP_CHUNKS",),
         "engram.stores.codeindex._exact": (
             "Located",

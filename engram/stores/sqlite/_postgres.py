@@ -94,7 +94,7 @@ def _conninfo(url: str) -> dict[str, Any]:
     return parsed
 
 
-def server_name(url: str) -> str:
+def postgres_server(url: str) -> str:
     """Return where a Postgres URL points, as ``host:port/database`` (no user, no password)."""
     try:
         parsed = _conninfo(url)
@@ -136,7 +136,7 @@ def postgres_errors(url: str) -> Iterator[None]:
     except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
         detail = mask_url_passwords(str(exc).strip().splitlines()[0] if str(exc) else "", [url])
         raise BackendUnavailableError(
-            f"cannot reach Postgres at {server_name(url)}" + (f": {detail}" if detail else ""),
+            f"cannot reach Postgres at {postgres_server(url)}" + (f": {detail}" if detail else ""),
             hint=UNREACHABLE_HINT,
         ) from None  # the chained driver error may quote the URL
 
@@ -246,4 +246,4 @@ def probe_postgres(url: str) -> PostgresReport:
             for table in ENGRAM_TABLES
             if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone() == (None,)
         )
-    return PostgresReport(server_name(url), version, missing)
+    return PostgresReport(postgres_server(url), version, missing)
