@@ -51,9 +51,10 @@ def url_password(url: str) -> str:
     if keyword and "://" not in url:
         return keyword.group("value").strip("'")
     found = _URL.search(url)
-    if found is None:
-        return keyword.group("value") if keyword else ""
-    userinfo, at, _ = found.group("rest").rpartition("@")
+    if found is None and keyword:
+        return keyword.group("value")
+    # ``user:password@host`` without a scheme is a mistake, but its password is still one
+    userinfo, at, _ = (found.group("rest") if found else url.strip()).rpartition("@")
     if not at or ":" not in userinfo:
         return keyword.group("value") if keyword else ""
     return userinfo.split(":", 1)[1]
