@@ -190,9 +190,9 @@ def _stopped_when_unsaved(config: dict[str, Any]) -> Iterator[None]:
     except BackendUnavailableError as exc:
         thread_id = config["configurable"]["thread_id"]
         raise BackendUnavailableError(
-            f"{exc}; the turn stopped before its next step, so no edit or command ran unsaved",
-            hint=f"once it is back, `engram sessions resume {thread_id}` goes on from the last "
-            "saved step",
+            f"{exc}; the turn stopped there: no further step (edit, command) runs unsaved",
+            hint=f"once the server is back, `engram sessions resume {thread_id}` goes on from the "
+            "last saved step",
         ) from None
 
 

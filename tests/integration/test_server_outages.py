@@ -136,7 +136,7 @@ def test_losing_postgres_mid_turn_stops_before_the_tool_runs_and_resume_finishes
     assert ran.returncode != 0
     assert not (project / "made.txt").exists()  # the tool did not run unrecorded
     assert said.count("cannot reach Postgres") == 1, said
-    assert "the turn stopped before its next step" in said
+    assert "the turn stopped there: no further step (edit, command) runs unsaved" in said
     assert "Traceback" not in said and "error ignored" not in said and PASSWORD not in said
     resume = re.search(r"`engram sessions resume (\S+)`", said)
     assert resume is not None, said

@@ -62,5 +62,5 @@ def test_a_lost_checkpointer_stops_the_turn_before_the_action_runs(tmp_path):
     assert acted == []
     message = str(info.value)
     assert message.count("cannot reach Postgres") == 1
-    assert "the turn stopped before its next step" in message
+    assert "the turn stopped there: no further step (edit, command) runs unsaved" in message
     assert "`engram sessions resume t1`" in info.value.hint
