@@ -25,13 +25,13 @@ OUTAGE_HINT = (
 
 
 def _outage_note(server: str, reason: str) -> str:
-    detail = mask_url_passwords(reason, [server]).removeprefix("cannot reach Chroma at ")
-    detail = detail.removeprefix(mask_url_passwords(server, [server])).lstrip(": ")
-    return mask_url_passwords(
-        f"the Chroma server at {server} cannot be reached"
-        + (f" ({detail})" if detail else "")
-        + f": results come from exact and BM25 matches only; {OUTAGE_HINT}",
-        [server],
+    """Say that ``server`` cannot be reached, why (without repeating its name), and what to do."""
+    shown = mask_url_passwords(server, [server])
+    detail = mask_url_passwords(reason, [server]).removeprefix(f"cannot reach Chroma at {shown}")
+    why = f" ({detail.lstrip(': ')})" if detail.strip(": ") else ""
+    return (
+        f"the Chroma server at {shown} cannot be reached{why}: results come from exact and "
+        f"BM25 matches only; {OUTAGE_HINT}"
     )
 
 
