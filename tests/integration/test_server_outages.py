@@ -104,9 +104,16 @@ def test_a_malformed_database_url_is_refused_clearly_without_its_password(tmp_pa
     assert "hint: use postgresql://USER:PASSWORD@HOST:5432/DATABASE" in said
 
 
-def test_an_unreachable_database_is_named_once_without_its_password(tmp_path: Path):
+@pytest.mark.parametrize(
+    "form",
+    [
+        "postgresql://bob:{password}@127.0.0.1:{port}/team",
+        "host=127.0.0.1 port={port} dbname=team user=bob password={password}",
+    ],
+)
+def test_an_unreachable_database_is_named_once_without_its_password(tmp_path: Path, form: str):
     port = free_port()
-    url = f"postgresql://bob:{PASSWORD}@127.0.0.1:{port}/team"
+    url = form.format(password=PASSWORD, port=port)
     project = _project(tmp_path / "p")
     listed = run_engram(
         project, tmp_path / "home", NO_MODEL, "memory", "list", env={"ENGRAM_DATABASE_URL": url}
