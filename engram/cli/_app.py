@@ -183,7 +183,20 @@ def chat(
 
 def run_app() -> None:
     """Run the Typer app (``engram.cli._entry`` calls it for all but ``--version``)."""
+    _mask_log_lines()
     app()
+
+
+def _mask_log_lines() -> None:
+    """Print warnings as Python's last-resort handler would, with URL passwords masked."""
+    import logging
+
+    from engram.stores import MaskingFilter
+
+    handler = logging.StreamHandler()  # stderr, the bare message
+    handler.setLevel(logging.WARNING)
+    handler.addFilter(MaskingFilter())
+    logging.getLogger().addHandler(handler)
 
 
 @app.command()

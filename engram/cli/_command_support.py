@@ -16,7 +16,7 @@ from rich.console import Console
 
 from engram.cli._storage_errors import storage_failures, storage_message
 from engram.graph import ConfigError, EngramError, ModelNotConfiguredError
-from engram.stores import StoreError
+from engram.stores import StoreError, mask_url_passwords
 
 if TYPE_CHECKING:
     from engram.graph import Context
@@ -98,10 +98,10 @@ def print_json(data: Any) -> None:
 
 
 def fail(message: str, hint: str = "", code: int = EXIT_USER_ERROR) -> NoReturn:
-    """Print an error with what to do next and exit with ``code``."""
-    err_console.print(f"[bold red]error:[/] {message}")
+    """Print an error with what to do next and exit with ``code`` (URL passwords masked)."""
+    err_console.print(f"[bold red]error:[/] {mask_url_passwords(message)}")
     if hint:
-        err_console.print(f"[dim]hint:[/] {hint}")
+        err_console.print(f"[dim]hint:[/] {mask_url_passwords(hint)}")
     raise typer.Exit(code)
 
 

@@ -38,14 +38,27 @@ def doctor_command(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Check memory, sessions, the code index and relation index; rebuild what can be rebuilt."""
-    from engram.stores import check_graph, check_home
+    """Check memory, sessions, the code index and relation index; rebuild what can be rebuilt.
+
+    Sessions and memory are checked where they live: the SQLite files in ENGRAM_HOME, or the
+    Postgres server ENGRAM_DATABASE_URL names; the code index's vectors on the Chroma server
+    ENGRAM_CHROMA_URL names, when one does. A server that is down fails the check.
+    """
+    from engram.stores import check_chroma, check_graph, check_home, check_postgres
+    from engram.stores.sqlite import database_url
 
     context = load_context(path)
-    found = check_home(context.home_path)
+    url = database_url()
+    found = check_home(context.home_path, databases=not url)
+    if url:
+        found.append(check_postgres(url))
     found.append(_sandbox_health(context))
+    chroma = check_chroma(context.chroma_url) if context.chroma_url else None
+    if chroma is not None:
+        found.append(chroma)
     if context.state.path("index").exists():
-        found += [_index_health(context), check_graph(context.project_path, context.state)]
+        index = _index_health(context, server_up=chroma is None or chroma.status == "ok")
+        found += [index, check_graph(context.project_path, context.state)]
     if repair:
         found = _repair(context, found)
     if as_json:
@@ -76,24 +89,67 @@ def _sandbox_health(context: Context) -> Health:
     return Health("sandbox", sandbox.program, "ok", sandbox.label, False)
 
 
-def _index_health(context: Context) -> Health:
-    """Check the index folder, then that its vectors open (Chroma keeps its own files)."""
+def _index_health(context: Context, *, server_up: bool) -> Health:
+    """Check the index folder, then that its vectors open (Chroma keeps its own files).
+
+    With a Chroma server (``server_up``: it answered), the project's collection on it must
+    hold the vectors of the indexed chunks.
+    """
     from engram.graph.retrieval import open_project_index
     from engram.stores import StoreError, check_index
     from engram.stores.codeindex import INDEX_DIR
 
     health = check_index(context.project_path, context.state.path(INDEX_DIR))
-    if health.status != "ok" or context.chroma_url:
+    if health.status != "ok" or (context.chroma_url and not server_up):
         return health
+    if context.chroma_url:
+        return _collection_health(context, health)
     try:
         index = open_project_index(context)
         try:
-            index.vectors.ids()
+            missing = index.missing_vectors()
         finally:
             index.close()
     except (StoreError, OSError, RuntimeError, ValueError) as exc:
         return replace(health, status="broken", detail=f"vectors unreadable: {exc}")
+    if missing:
+        return replace(health, status="broken", detail=f"{missing} chunks have no vector")
     return health
+
+
+def _collection_health(context: Context, health: Health) -> Health:
+    """Check that the Chroma server holds vectors for the project's indexed chunks."""
+    from engram.graph.retrieval import open_project_index, vector_outage
+    from engram.stores import StoreError
+
+    try:
+        index = open_project_index(context)
+        try:
+            outage = vector_outage(index)
+            chunks = index.manifest.chunk_ids()
+            stored = set() if outage else index.vectors.ids() & chunks
+        finally:
+            index.close()
+    except (StoreError, OSError, RuntimeError, ValueError) as exc:
+        return replace(health, status="broken", detail=f"vectors unreadable: {exc}")
+    if outage:
+        return replace(health, status="broken", detail=outage)
+    if chunks and not stored:
+        return replace(
+            health,
+            status="broken",
+            detail=f"the Chroma server holds no vectors for this project's {len(chunks)} "
+            "chunks (its collection is missing or empty): run `engram index`",
+        )
+    if len(stored) < len(chunks):
+        return replace(
+            health,
+            status="broken",
+            detail=f"{len(chunks) - len(stored)} of {len(chunks)} chunks have no vector on the "
+            "Chroma server (removed there, e.g. by a collection): semantic search misses them "
+            "until `engram index` embeds them again",
+        )
+    return replace(health, detail=f"{len(stored)} of {len(chunks)} chunks have vectors on Chroma")
 
 
 def _repair(context: Context, found: list[Health]) -> list[Health]:
@@ -104,11 +160,15 @@ def _repair(context: Context, found: list[Health]) -> list[Health]:
     from engram.stores.relations import update_relation_index
 
     out: list[Health] = []
+    server_down = any(h.store == "chroma" and h.status == "broken" for h in found)
     for health in found:
         if health.status != "broken" or not health.repairable:
             out.append(health)
             continue
         if health.store == "code index":
+            if server_down:  # its vectors can only be rebuilt on a server that answers
+                out.append(health)
+                continue
             release_embedded_chroma()
             root = context.project_path
             claim_index_dir(

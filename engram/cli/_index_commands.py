@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from engram.cli._command_support import (
@@ -20,7 +21,12 @@ from engram.cli._command_support import (
     print_json,
     print_table,
 )
-from engram.stores import IndexNotBuiltError, StoreError
+from engram.stores import (
+    BackendUnavailableError,
+    IndexNotBuiltError,
+    StoreError,
+    mask_url_passwords,
+)
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -172,7 +178,7 @@ def _run_search(
     root = context.project_path
     if mode == "exact":
         return _exact(root, query, k, files)
-    from engram.graph.retrieval import open_project_index
+    from engram.graph.retrieval import OUTAGE_HINT, open_project_index, vector_outage
 
     try:
         index = open_project_index(context)
@@ -192,8 +198,22 @@ def _run_search(
         )
     search_mode: SearchMode = "dense" if mode == "semantic" else "hybrid"
     if files:
-        return index.search_files(query, k=k, mode=search_mode, prefer=_preferred_kinds(query))
-    return index.search(query, mode=search_mode, k=k)
+        found: list[CodeHit] | list[FileHit] = index.search_files(
+            query, k=k, mode=search_mode, prefer=_preferred_kinds(query)
+        )
+    else:
+        found = index.search(query, mode=search_mode, k=k)
+    outage = vector_outage(index)
+    if outage:
+        if mode == "semantic":  # nothing else to rank by
+            server = mask_url_passwords(context.chroma_url)
+            raise BackendUnavailableError(
+                f"semantic search needs the vectors on the Chroma server at {server}, which "
+                "cannot be reached",
+                hint=OUTAGE_HINT,
+            )
+        err_console.print(f"[yellow]note:[/] {escape(outage)}")
+    return found
 
 
 def _exact(root: Path, query: str, k: int, files: bool) -> list[CodeHit] | list[FileHit]:

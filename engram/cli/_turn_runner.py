@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +29,7 @@ from engram.cli._turn_stop import (
     stopped_message,
 )
 from engram.graph import USAGE_KEYS, Context, content_text, estimate_messages
-from engram.stores import Ledger
+from engram.stores import BackendUnavailableError, Ledger
 from engram.stores.sqlite import session_metadata
 
 TITLE_CHARS = 120
@@ -43,6 +44,9 @@ EXIT_STEP_LIMIT = 5
 """Exit status of a command whose turn Ctrl-C stopped (128 + SIGINT, as shells report it)."""
 
 Approver = Callable[[dict[str, Any]], dict[str, Any]]
+DURABILITY = "sync"
+"""Each step's checkpoint is saved before the next step starts: a checkpointer that fails
+stops the turn there, so no edit or command runs that the session would not remember."""
 
 
 def new_thread_id() -> str:
@@ -114,12 +118,18 @@ async def _stream(
 ) -> None:
     if live is not None:
         async for mode, data in graph.astream(
-            graph_input, config, context=context, stream_mode=LIVE_STREAM_MODES
+            graph_input,
+            config,
+            context=context,
+            stream_mode=LIVE_STREAM_MODES,
+            durability=DURABILITY,
         ):
             live.handle(mode, data)
         live.pause()
         return
-    async for chunk in graph.astream(graph_input, config, context=context, stream_mode="updates"):
+    async for chunk in graph.astream(
+        graph_input, config, context=context, stream_mode="updates", durability=DURABILITY
+    ):
         if quiet:
             continue
         for node, update in chunk.items():
@@ -151,7 +161,7 @@ async def run_turn(
         **config,
         "configurable": {k: v for k, v in config["configurable"].items() if k != "checkpoint_id"},
     }
-    with SigintStop() as stop:
+    with SigintStop() as stop, _stopped_when_unsaved(config):
         try:
             while True:
                 await _stream(graph, pending, run_config, context, console, quiet, live)
@@ -175,6 +185,20 @@ async def run_turn(
         _final_answer(values.get("messages", [])),
         streamed=live is not None and live.streamed,
     )
+
+
+@contextmanager
+def _stopped_when_unsaved(config: dict[str, Any]) -> Iterator[None]:
+    """Say once that the session's store went away, that the turn stopped, and how to go on."""
+    try:
+        yield
+    except BackendUnavailableError as exc:
+        thread_id = config["configurable"]["thread_id"]
+        raise BackendUnavailableError(
+            f"{exc}; the turn stopped there: no further step (edit, command) runs unsaved",
+            hint=f"once the server is back, `engram sessions resume {thread_id}` goes on from the "
+            "last saved step",
+        ) from None
 
 
 async def _stopped(graph: Any, config: dict[str, Any], context: Context) -> TurnResult:

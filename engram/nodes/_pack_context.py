@@ -21,7 +21,7 @@ from engram.graph.pack import (
     task_type_of,
 )
 from engram.graph.retrieval import branch_limit_ms, call_bounded, record_branch_time
-from engram.stores import IndexNotBuiltError, StoreError
+from engram.stores import IndexNotBuiltError, StoreError, mask_url_passwords
 from engram.stores.codeindex import kinds_for_task
 from engram.stores.memory import BaseStorePackFeedback, Feedback, PackFeedbackStore
 from engram.stores.project import memory_key
@@ -56,7 +56,8 @@ def index_rankings(
     except IndexNotBuiltError:
         return [], []  # the search branch already said to run `engram index`
     except (StoreError, OSError) as exc:
-        return [], [f"pack: code index unavailable ({exc}); packing the evidence in state"]
+        note = f"pack: code index unavailable ({exc}); packing the evidence in state"
+        return [], [mask_url_passwords(note)]
     # After the semantic branch hung or failed, keep to the local BM25 ranking.
     degraded = "search_semantic" in state.degraded_branches
     return deepen(

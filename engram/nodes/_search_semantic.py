@@ -5,7 +5,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from engram.graph import Context, Deps, State, StateUpdate, code_hit_value
-from engram.stores import IndexNotBuiltError, StoreError
+from engram.graph.retrieval import vector_outage
+from engram.stores import IndexNotBuiltError, StoreError, mask_url_passwords
 
 SEMANTIC_K = 10
 """Chunks taken from the index per task."""
@@ -31,12 +32,17 @@ def search_semantic(state: State, runtime: Runtime[Context], *, deps: Deps) -> S
         return {"notes": [NO_INDEX_NOTE]}
     except (StoreError, OSError, RuntimeError, ValueError) as exc:
         hint = getattr(exc, "hint", "")
-        note = f"semantic search unavailable: {exc}" + (f" ({hint})" if hint else "")
+        note = mask_url_passwords(
+            f"semantic search unavailable: {exc}" + (f" ({hint})" if hint else "")
+        )
         return {"notes": [note]}
     update: StateUpdate = {"code_hits": [code_hit_value(hit) for hit in hits]}
+    notes = [outage] if (outage := vector_outage(index)) else []
     if other:
-        update["notes"] = [
+        notes.append(
             f"semantic search ran without embeddings: the index was embedded "
             f"with {other} — run `engram index` to re-embed"
-        ]
+        )
+    if notes:
+        update["notes"] = notes
     return update

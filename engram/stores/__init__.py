@@ -8,31 +8,45 @@ from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
     from engram.stores._errors import (
+        BackendUnavailableError,
         IndexCorruptError,
         IndexNotBuiltError,
         SecretRefusedError,
         StoreError,
     )
-    from engram.stores._health import Health, check_graph, check_home, check_index
+    from engram.stores._health import (
+        Health,
+        check_chroma,
+        check_graph,
+        check_home,
+        check_index,
+        check_postgres,
+    )
     from engram.stores._ledger import Ledger, message_record
     from engram.stores._redaction import redact_secrets
     from engram.stores._secrets import find_secret, without_secrets
     from engram.stores._task_commit import CommitRefusedError, commit_task, current_branch
+    from engram.stores._url_masking import MaskingFilter, mask_url_passwords
 
 __all__ = [
+    "BackendUnavailableError",
     "CommitRefusedError",
     "Health",
     "IndexCorruptError",
     "IndexNotBuiltError",
     "Ledger",
+    "MaskingFilter",
     "SecretRefusedError",
     "StoreError",
+    "check_chroma",
     "check_graph",
     "check_home",
     "check_index",
+    "check_postgres",
     "commit_task",
     "current_branch",
     "find_secret",
+    "mask_url_passwords",
     "message_record",
     "redact_secrets",
     "without_secrets",
@@ -42,15 +56,24 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "engram.stores._errors": (
+            "BackendUnavailableError",
             "IndexCorruptError",
             "IndexNotBuiltError",
             "SecretRefusedError",
             "StoreError",
         ),
-        "engram.stores._health": ("Health", "check_graph", "check_home", "check_index"),
+        "engram.stores._health": (
+            "Health",
+            "check_chroma",
+            "check_graph",
+            "check_home",
+            "check_index",
+            "check_postgres",
+        ),
         "engram.stores._ledger": ("Ledger", "message_record"),
         "engram.stores._redaction": ("redact_secrets",),
         "engram.stores._secrets": ("find_secret", "without_secrets"),
         "engram.stores._task_commit": ("CommitRefusedError", "commit_task", "current_branch"),
+        "engram.stores._url_masking": ("MaskingFilter", "mask_url_passwords"),
     },
 )

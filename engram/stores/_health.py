@@ -1,4 +1,4 @@
-"""Health checks of every store: the user's databases, a project's code index and relation index.
+"""Health checks of every store: the user's databases or servers, a project's indexes.
 
 Checks only read (SQLite files are opened read-only); nothing here repairs. What can be
 rebuilt from the project's files (the index, the graph) is marked ``repairable``; the user's
@@ -17,6 +17,8 @@ from engram.stores.project import ProjectState, index_is_trusted
 from engram.stores.sqlite import CHECKPOINT_DB, MEMORY_DB, connect_read_only
 
 Status = Literal["ok", "missing", "broken", "repaired"]
+POSTGRES = "postgres"
+CHROMA = "chroma"
 
 
 @dataclass(frozen=True)
@@ -31,8 +33,11 @@ class Health:
     """True when the store can be rebuilt from the project's files."""
 
 
-def check_home(home: Path) -> list[Health]:
-    """Check ``ENGRAM_HOME`` and the databases in it (memory, sessions)."""
+def check_home(home: Path, *, databases: bool = True) -> list[Health]:
+    """Check ``ENGRAM_HOME`` and the databases in it (memory, sessions).
+
+    ``databases=False`` leaves the SQLite files out (sessions and memory are on a server).
+    """
     if home.exists() and not home.is_dir():
         return [Health("ENGRAM_HOME", str(home), "broken", "a file, not a folder")]
     if not home.exists():
@@ -46,8 +51,9 @@ def check_home(home: Path) -> list[Health]:
             "" if writable else "read-only: reads and export work, saving does not",
         )
     ]
-    found.append(check_database("memory", home / MEMORY_DB))
-    found.append(check_database("sessions", home / CHECKPOINT_DB))
+    if databases:
+        found.append(check_database("memory", home / MEMORY_DB))
+        found.append(check_database("sessions", home / CHECKPOINT_DB))
     return found
 
 
@@ -109,3 +115,34 @@ def check_graph(root: Path, state: ProjectState) -> Health:
     if graph is None:
         return Health("relation index", path, "missing", "run `engram index`", True)
     return Health("relation index", path, "ok", f"{len(graph.facts)} files", True)
+
+
+def check_postgres(url: str) -> Health:
+    """Check the Postgres server sessions and memory live in: reachable, its version, tables."""
+    from engram.stores._errors import BackendUnavailableError
+    from engram.stores.sqlite import postgres_server, probe_postgres
+
+    try:
+        report = probe_postgres(url)
+    except BackendUnavailableError as exc:
+        detail = f"{exc}; start the server, or fix or unset ENGRAM_DATABASE_URL"
+        return Health(POSTGRES, postgres_server(url), "broken", detail)
+    where = f"PostgreSQL {report.version}; sessions and memory"
+    if report.missing_tables:
+        missing = ", ".join(report.missing_tables)
+        detail = f"{where}; created on first use: {missing}"
+        return Health(POSTGRES, report.server, "missing", detail)
+    return Health(POSTGRES, report.server, "ok", f"{where}; engram's tables present")
+
+
+def check_chroma(url: str) -> Health:
+    """Check the Chroma server the code index keeps its vectors on: heartbeat and version."""
+    from engram.stores._errors import BackendUnavailableError
+    from engram.stores._url_masking import mask_url_passwords
+    from engram.stores.codeindex import probe_chroma
+
+    try:
+        report = probe_chroma(url)
+    except BackendUnavailableError as exc:
+        return Health(CHROMA, mask_url_passwords(url, [url]), "broken", f"{exc}; {exc.hint}")
+    return Health(CHROMA, report.server, "ok", f"Chroma {report.version}; code index vectors")

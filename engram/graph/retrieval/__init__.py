@@ -15,14 +15,17 @@ if TYPE_CHECKING:
     )
     from engram.graph.retrieval._open_code_index import fact_embedder, open_project_index
     from engram.graph.retrieval._preload import preload
+    from engram.graph.retrieval._vector_outage import OUTAGE_HINT, vector_outage
 
 __all__ = [
+    "OUTAGE_HINT",
     "branch_limit_ms",
     "call_bounded",
     "fact_embedder",
     "open_project_index",
     "preload",
     "record_branch_time",
+    "vector_outage",
     "wire_retrieval",
 ]
 
@@ -37,5 +40,6 @@ __getattr__, __dir__ = lazy_face(
         ),
         "engram.graph.retrieval._open_code_index": ("fact_embedder", "open_project_index"),
         "engram.graph.retrieval._preload": ("preload",),
+        "engram.graph.retrieval._vector_outage": ("OUTAGE_HINT", "vector_outage"),
     },
 )

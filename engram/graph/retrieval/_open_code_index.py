@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from engram.graph._context import Context
-from engram.stores import IndexNotBuiltError
+from engram.graph.retrieval._vector_outage import ServerVectors, UnreachableVectors
+from engram.stores import BackendUnavailableError, IndexNotBuiltError
 from engram.stores.codeindex import (
     INDEX_DIR,
     TRANSFORMER_WEIGHTS,
@@ -56,19 +57,38 @@ def open_project_index(
 
     Raises:
         IndexNotBuiltError: No index exists and ``create`` is False.
-        BackendUnavailableError: The Chroma server or embeddings endpoint is unreachable.
+        BackendUnavailableError: The embeddings endpoint is unreachable, or the Chroma server
+            is and ``create`` is True. Without ``create`` an unreachable Chroma server only
+            takes the dense ranking away (``vector_outage`` says so).
     """
     root = context.project_path
     if not create and not context.state.path(INDEX_DIR, "manifest.sqlite").exists():
         raise IndexNotBuiltError(f"no code index in {root}")
     weights = TRANSFORMER_WEIGHTS if context.embedding_provider in TRANSFORMER_PROVIDERS else None
+    embedder = embedder_for(context)
+    server = context.chroma_url
     # A shared server keys the project's vectors by its identity, the same for every clone.
-    project_id = project_identity(root).key if context.chroma_url else ""
-    return open_code_index(
-        root,
-        embedder=embedder_for(context),
-        state=context.state,
-        chroma_url=context.chroma_url,
-        weights=weights,
-        project_id=project_id,
-    )
+    project_id = project_identity(root).key if server else ""
+    try:
+        index = open_code_index(
+            root,
+            embedder=embedder,
+            state=context.state,
+            chroma_url=server,
+            weights=weights,
+            project_id=project_id,
+        )
+    except BackendUnavailableError as exc:
+        if create or not server:
+            raise  # updating needs the server; an embedded index has no server to lose
+        # Searching does not: the manifest and BM25 are local (see ``vector_outage``).
+        return open_code_index(
+            root,
+            embedder=embedder,
+            state=context.state,
+            weights=weights,
+            vectors=UnreachableVectors(server, str(exc)),
+        )
+    if server and not create:
+        index.vectors = ServerVectors(index.vectors, server)
+    return index

@@ -8,8 +8,9 @@ from pydantic import BaseModel, Field
 
 from engram.graph._context import Context
 from engram.graph._deps import Deps
+from engram.graph.retrieval import vector_outage
 from engram.graph.tools._function import ToolFunction
-from engram.stores import IndexNotBuiltError, StoreError
+from engram.stores import IndexNotBuiltError, StoreError, mask_url_passwords
 from engram.stores.files import display_path
 
 if TYPE_CHECKING:
@@ -51,12 +52,14 @@ def search_code_hits(
     try:
         index = deps.code_index(context)
         if index is not None and index.is_built():
-            return index.search(query, mode="hybrid", k=k), ""
+            hits = index.search(query, mode="hybrid", k=k)
+            outage = vector_outage(index)
+            return hits, f"({outage})" if outage else ""
         note = NO_INDEX_NOTE
     except IndexNotBuiltError:
         note = NO_INDEX_NOTE
     except (StoreError, OSError, RuntimeError, ValueError) as exc:
-        note = f"(code index unavailable: {exc} — exact matches only)"
+        note = mask_url_passwords(f"(code index unavailable: {exc} — exact matches only)")
     from engram.stores.codeindex import exact_search_hits
 
     return exact_search_hits(context.project_path, query, k, deps.ignore_files), note

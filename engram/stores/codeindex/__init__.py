@@ -8,6 +8,7 @@ from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
     from engram.stores.codeindex._bm25 import LexicalIndex, code_tokens
+    from engram.stores.codeindex._chroma_server import probe_chroma
     from engram.stores.codeindex._chunk_pointing import MAX_DEEP_CHUNKS
     from engram.stores.codeindex._exact import (
         Located,
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from engram.stores.codeindex._localization import LOCALIZER_SOURCE
     from engram.stores.codeindex._ripgrep import RG_TIMEOUT_S, grep
     from engram.stores.codeindex._shared_vectors import GcReport
-    from engram.stores.codeindex._vectors import release_embedded_chroma
+    from engram.stores.codeindex._vectors import VectorStore, release_embedded_chroma
 
 __all__ = [
     "CodeHit",
@@ -50,6 +51,7 @@ __all__ = [
     "RRF_K",
     "SearchMode",
     "TRANSFORMER_WEIGHTS",
+    "VectorStore",
     "aggregate_files",
     "code_tokens",
     "exact_search_hits",
@@ -59,6 +61,7 @@ __all__ = [
     "kinds_for_task",
     "locate_on_the_fly",
     "open_code_index",
+    "probe_chroma",
     "release_embedded_chroma",
     "rrf",
     "walk_for_index",
@@ -68,6 +71,7 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "engram.stores.codeindex._bm25": ("LexicalIndex", "code_tokens"),
+        "engram.stores.codeindex._chroma_server": ("probe_chroma",),
         "engram.stores.codeindex._chunk_pointing": ("MAX_DEEP_CHUNKS",),
         "engram.stores.codeindex._exact": (
             "Located",
@@ -95,6 +99,6 @@ __getattr__, __dir__ = lazy_face(
         "engram.stores.codeindex._localization": ("LOCALIZER_SOURCE",),
         "engram.stores.codeindex._ripgrep": ("RG_TIMEOUT_S", "grep"),
         "engram.stores.codeindex._shared_vectors": ("GcReport",),
-        "engram.stores.codeindex._vectors": ("release_embedded_chroma",),
+        "engram.stores.codeindex._vectors": ("VectorStore", "release_embedded_chroma"),
     },
 )

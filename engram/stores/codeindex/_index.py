@@ -439,8 +439,9 @@ class ProjectCodeIndex:
     def close(self) -> None:
         """Release the manifest connection (and the shared store's list of vectors in use)."""
         self.manifest.close()
-        if isinstance(self.vectors, SharedChromaVectors):
-            self.vectors.close()
+        close = getattr(self.vectors, "close", None)  # a shared store's list of vectors in use
+        if callable(close):
+            close()
 
 
 def open_code_index(
@@ -451,12 +452,15 @@ def open_code_index(
     chroma_url: str = "",
     weights: Mapping[str, float] | None = None,
     project_id: str = "",
+    vectors: VectorStore | None = None,
 ) -> ProjectCodeIndex:
     """Open (creating if needed) the persistent code index of ``project`` in its state folder.
 
     With ``chroma_url``, the vectors are the project's shared collection on that server, named
     by ``project_id`` (the project's identity, the same for every clone; the project's path
-    when empty) and shared content-addressed with its other checkouts.
+    when empty) and shared content-addressed with its other checkouts. ``vectors`` stands in
+    for the Chroma collection (the search layer passes one while a Chroma server is down: the
+    manifest and BM25 are local).
 
     An index folder this engram did not stamp for this project is discarded unread first
     (``engram.stores.project._index_trust``).
@@ -477,7 +481,7 @@ def open_code_index(
             index_dir,
         )
     try:
-        return _open_index(root, state, embedder, chroma_url, weights, project_id)
+        return _open_index(root, state, embedder, chroma_url, weights, project_id, vectors)
     except (IndexCorruptError, DatabaseUnreadableError) as exc:
         log.warning(
             "engram: the code index in %s cannot be read (%s); starting it afresh, "
@@ -487,7 +491,7 @@ def open_code_index(
         )
         release_embedded_chroma()
         claim_index_dir(index_dir, root, home=state.home, discard=True)
-        return _open_index(root, state, embedder, chroma_url, weights, project_id)
+        return _open_index(root, state, embedder, chroma_url, weights, project_id, vectors)
 
 
 def _open_index(
@@ -497,15 +501,17 @@ def _open_index(
     chroma_url: str,
     weights: Mapping[str, float] | None,
     project_id: str,
+    vectors: VectorStore | None = None,
 ) -> ProjectCodeIndex:
     index_dir = state.path(INDEX_DIR)
-    vectors = open_chroma_vectors(
-        index_dir,
-        embedder.model_id,
-        chroma_url,
-        project_id=project_id or str(root),
-        checkout=checkout_id(state.home, root),
-    )
+    if vectors is None:
+        vectors = open_chroma_vectors(
+            index_dir,
+            embedder.model_id,
+            chroma_url,
+            project_id=project_id or str(root),
+            checkout=checkout_id(state.home, root),
+        )
     manifest = Manifest.open(index_dir / "manifest.sqlite")
     return ProjectCodeIndex(
         root,

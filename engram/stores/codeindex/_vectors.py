@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from engram.stores._errors import BackendUnavailableError, IndexCorruptError
+from engram.stores._url_masking import mask_url_passwords
 from engram.stores.codeindex._chroma_import import import_chromadb
 from engram.stores.codeindex._shared_vectors import SharedChromaVectors
 
@@ -201,8 +202,9 @@ def open_chroma_vectors(
     except (ValueError, ConnectionError, OSError, ChromaError) as exc:
         release_embedded_chroma()  # or a retry would get the broken client back
         if chroma_url:
+            shown = mask_url_passwords(chroma_url, [chroma_url])
             raise BackendUnavailableError(
-                f"cannot reach Chroma at {chroma_url}: {exc}",
+                f"cannot reach Chroma at {shown}: {mask_url_passwords(str(exc), [chroma_url])}",
                 hint="start the Chroma server or unset ENGRAM_CHROMA_URL",
             ) from exc
         raise IndexCorruptError(f"cannot open the Chroma index: {exc}") from exc

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
         database_errors,
         sqlite_connect,
     )
+    from engram.stores.sqlite._postgres import postgres_server, probe_postgres
     from engram.stores.sqlite._readonly import connect_read_only
     from engram.stores.sqlite._session_listing import (
         checkpoint_ids,
@@ -31,6 +32,8 @@ __all__ = [
     "database_url",
     "open_checkpointer",
     "open_memory_store",
+    "postgres_server",
+    "probe_postgres",
     "session_metadata",
     "session_rows",
     "sqlite_connect",
@@ -51,6 +54,7 @@ __getattr__, __dir__ = lazy_face(
             "database_errors",
             "sqlite_connect",
         ),
+        "engram.stores.sqlite._postgres": ("postgres_server", "probe_postgres"),
         "engram.stores.sqlite._readonly": ("connect_read_only",),
         "engram.stores.sqlite._session_listing": (
             "checkpoint_ids",

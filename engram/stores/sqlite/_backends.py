@@ -25,7 +25,6 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.base import BaseStore, Op, Result
 
-from engram.stores._errors import BackendUnavailableError
 from engram.stores._write_lock import PostgresAdvisoryLock, register_write_lock
 from engram.stores.sqlite._files import (
     CHECKPOINT_DB,
@@ -33,6 +32,13 @@ from engram.stores.sqlite._files import (
     database_errors,
     sqlite_connect,
     sqlite_lock,
+)
+from engram.stores.sqlite._postgres import (
+    GuardedPostgresSaverMixin,
+    GuardedPostgresStoreMixin,
+    check_database_url,
+    postgres_errors,
+    quiet_driver_noise,
 )
 from engram.stores.sqlite._readonly import can_write, connect_read_only
 from engram.stores.sqlite._store import ThreadedSqliteStore
@@ -180,28 +186,11 @@ def open_read_only(path: Path, kind: type[ReadOnly]) -> Iterator[ReadOnly]:
 
 @contextmanager
 def _postgres(database_url: str) -> Iterator[None]:
-    """Turn a missing Postgres driver or an unreachable server into ``BackendUnavailableError``."""
-    try:
-        import psycopg
-    except ImportError as exc:
-        raise BackendUnavailableError(
-            "Postgres support is not installed", hint="pip install 'engram[postgres]'"
-        ) from exc
-    try:
+    """Check the URL, then report the server's connection failures once, password masked."""
+    check_database_url(database_url)
+    quiet_driver_noise()
+    with postgres_errors(database_url):
         yield
-    except psycopg.ProgrammingError as exc:
-        if "connection" not in str(exc) and "dsn" not in str(exc).lower():
-            raise
-        # Not echoed: a malformed URL's error message quotes the URL, password included.
-        raise BackendUnavailableError(
-            "ENGRAM_DATABASE_URL is not a valid Postgres connection URL",
-            hint="use postgresql://USER:PASSWORD@HOST:5432/DATABASE, or unset it for SQLite",
-        ) from None
-    except (OSError, psycopg.OperationalError) as exc:
-        host = database_url.rsplit("@", 1)[-1]  # never echo the credentials
-        raise BackendUnavailableError(
-            f"cannot reach Postgres at {host}: {exc}", hint="check ENGRAM_DATABASE_URL"
-        ) from exc
 
 
 @contextmanager
@@ -220,7 +209,12 @@ def open_memory_store(home: Path, database_url: str = "") -> Iterator[BaseStore]
         with _postgres(database_url):
             from langgraph.store.postgres import PostgresStore
 
-            with PostgresStore.from_conn_string(database_url) as pg_store:
+            class GuardedPostgresStore(GuardedPostgresStoreMixin, PostgresStore):
+                """``PostgresStore`` whose lost connection is a ``BackendUnavailableError``."""
+
+                url = database_url
+
+            with GuardedPostgresStore.from_conn_string(database_url) as pg_store:
                 pg_store.setup()
                 advisory = PostgresAdvisoryLock(database_url)
                 register_write_lock(pg_store, advisory)
@@ -260,8 +254,12 @@ def open_checkpointer(home: Path, database_url: str = "") -> Iterator[BaseCheckp
         with _postgres(database_url):
             from langgraph.checkpoint.postgres import PostgresSaver
 
-            class ThreadedPostgresSaver(SyncSaverAsyncAPI, PostgresSaver):
+            class ThreadedPostgresSaver(
+                SyncSaverAsyncAPI, GuardedPostgresSaverMixin, PostgresSaver
+            ):
                 """``PostgresSaver`` usable from the async graph and the sync CLI alike."""
+
+                url = database_url
 
             with ThreadedPostgresSaver.from_conn_string(database_url) as pg_saver:
                 pg_saver.setup()

@@ -111,3 +111,20 @@ async def test_search_semantic_degrades_when_the_backend_is_down(tmp_path):
     deps = Deps(open_code_index=broken)
     out = search_semantic(State(task="invoice"), runtime(project(tmp_path)), deps=deps)
     assert out["notes"] == ["semantic search unavailable: cannot reach Chroma (start the server)"]
+
+
+async def test_search_semantic_notes_a_chroma_server_that_is_down(tmp_path):
+    from engram.graph.retrieval._vector_outage import UnreachableVectors
+
+    root = project(tmp_path)
+    index = open_memory_code_index(root, embedder=HashEmbedder())
+    index.update()
+    index.vectors = UnreachableVectors("http://u:pw-5678@chroma:8000", "refused")
+    out = search_semantic(
+        State(task="monthly report of invoices"),
+        runtime(root),
+        deps=Deps(open_code_index=lambda c: index),
+    )
+    assert out["code_hits"][0]["path"] == "report.py"
+    [note] = out["notes"]
+    assert "http://u:***@chroma:8000 cannot be reached" in note and "pw-5678" not in note

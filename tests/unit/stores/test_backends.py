@@ -51,3 +51,22 @@ def test_a_batch_that_fails_half_way_leaves_nothing_written(tmp_path, monkeypatc
         store.put(("facts", "global"), "after", {"text": "still writable"})
         assert store.get(("facts", "global"), "after") is not None
     assert texts == {"kept": "before"}
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://user:s3cretpw@127.0.0.1:5432/db?frobnicate=1",
+        "postgresql://user:s3cretpw@[::1/db",
+        "postgresql://user:s3cret@pw-part@127.0.0.1/db",
+    ],
+)
+@pytest.mark.parametrize("opener", [open_memory_store, open_checkpointer])
+def test_a_malformed_postgres_url_is_refused_before_connecting(tmp_path, opener, url):
+    with pytest.raises(BackendUnavailableError) as info, opener(tmp_path, url):
+        pass
+    said = f"{info.value} {info.value.hint}"
+    assert "ENGRAM_DATABASE_URL is not a valid Postgres connection URL" in said
+    assert "s3cret" not in said and "pw-part" not in said
+    error = info.value  # nothing chained: the driver's own error quotes the URL
+    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
