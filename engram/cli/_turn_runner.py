@@ -322,14 +322,42 @@ def print_turn(result: TurnResult, context: Context, thread_id: str, *, chat: bo
     err_console.print(checks_line(result.values))
 
 
+def confirmation_lines(payload: Mapping[str, Any]) -> list[str]:
+    """Return a confirmation request as lines a person reads (no Python reprs).
+
+    The question, the task, the profile's risk and reasons, and the experience that warns
+    about it; the memory block and the resume format are for programs (``--json``).
+    """
+    lines = [str(payload.get("question") or "Approve this task?")]
+    if payload.get("task"):
+        lines.append(f"task: {' '.join(str(payload['task']).split())}")
+    profile = payload.get("profile") or {}
+    if isinstance(profile, Mapping) and profile:
+        head = ", ".join(
+            f"{label} {profile[key]}"
+            for key, label in (("task_type", "type"), ("risk", "risk"))
+            if profile.get(key)
+        )
+        if head:
+            lines.append(f"profile: {head}")
+        lines += [f"  - {reason}" for reason in profile.get("reasons") or []]
+    warnings = [w for w in payload.get("warnings") or [] if isinstance(w, Mapping)]
+    if warnings:
+        lines.append("experience that warns about it:")
+        lines += [
+            f"  - {w.get('kind', '')} {w.get('id', '')}: {w.get('reason', '')}" for w in warnings
+        ]
+    return lines
+
+
 def ask_approval(payload: dict[str, Any]) -> dict[str, Any]:
     """Show an interrupt's payload in the terminal and read the user's decision."""
     if payload.get("kind") == "approve_action":
         return ask_action(payload)
     err_console.rule("[bold yellow]confirmation needed")
-    for key, value in payload.items():
-        err_console.print(f"[bold]{key}:[/] {value}")
-    try:
+    for line in confirmation_lines(payload):
+        err_console.print(line, markup=False, highlight=False)
+    try:  # a script may pipe the answer in
         answer = typer.prompt("approve / reject / constrain", default="reject", err=True)
     except (EOFError, typer.Abort):
         err_console.print("[yellow]no answer (no terminal): rejected; rerun with --yes[/]")

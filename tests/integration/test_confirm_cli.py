@@ -53,7 +53,9 @@ def test_approve_reject_constrain_and_yes(project: Path, engram_home: Path):
     with OpenAIStub(lambda body: {"content": "migration written"}) as stub:
         rejected = _run(project, engram_home, stub.base_url, answer="reject\n")
         assert rejected.returncode == 3, rejected.stderr  # the rejected task: blocked
-        assert "confirmation needed" in rejected.stderr and "risk" in rejected.stderr
+        assert "confirmation needed" in rejected.stderr and "risk high" in rejected.stderr
+        assert "task: " in rejected.stderr and "{'" not in rejected.stderr  # read, not a repr
+        assert "['" not in rejected.stderr and "resume_format" not in rejected.stderr
         assert "migration written" not in rejected.stdout
         assert stub.requests == []
 
