@@ -97,6 +97,7 @@ def save(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Remember a fact for this project (or every project with --global)."""
+    from engram.stores import SecretRefusedError
     from engram.stores.memory import FactConflictError, FactStore
 
     with opened_memory(path) as (_, store, key):
@@ -112,8 +113,15 @@ def save(
             )
         except FactConflictError as error:
             _conflict_exit(error, as_json)
+        except SecretRefusedError as error:
+            fail(
+                str(error),
+                "save what to know without the value, e.g. where the credential is kept "
+                "('the deploy token is in the CI secret DEPLOY_TOKEN'); engram never stores "
+                "credentials",
+            )
         except ValueError as error:
-            fail(str(error), "engram memory save 'This project uses Java 17'")
+            fail(str(error), "give the fact as one plain sentence, e.g. 'tests run with tox'")
     if as_json:
         print_json({"saved": True, **fact.to_record()})
     else:

@@ -85,6 +85,11 @@ def test_secret_is_refused(cli, project):
     )
     assert result.exit_code == 2
     assert json.loads(cli("list", "--path", str(project), "--json").output) == []
+    # The hint is about the refusal (keep where the secret lives), not an unrelated example.
+    assert "never stores credentials" in result.output and "Java" not in result.output
+    assert "ghp_" not in result.output
+    example = result.output.split("('", 1)[1].split("')", 1)[0]
+    assert cli("save", example, "--path", str(project)).exit_code == 0  # the example is saveable
 
 
 def test_verify_replace_delete(cli, project):
