@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,6 +55,7 @@ def doctor_command(
     if url:
         found.append(check_postgres(url))
     found.append(_sandbox_health(context))
+    found.append(model_health(context))
     chroma = check_chroma(context.chroma_url) if context.chroma_url else None
     if chroma is not None:
         found.append(chroma)
@@ -73,6 +76,70 @@ def doctor_command(
         print_table(table)
     if any(h.status == "broken" for h in found):
         raise typer.Exit(EXIT_FAILURE)
+
+
+MODEL_CHECK_TIMEOUT_S = 5.0
+"""How long doctor waits for the model endpoint's list of models."""
+
+
+def model_health(context: Context, env: Mapping[str, str] | None = None) -> Health:
+    """Check the model endpoint ``run`` and ``chat`` would call: reachable, key taken, model.
+
+    One ``GET {base_url}/models`` with the API key (nothing is generated, nothing billed).
+    No model configured is no failure (the context engine needs none); an endpoint that cannot
+    be reached or refuses the key is broken, since every agent turn would fail.
+    """
+    import httpx
+
+    from engram.stores import Health, mask_url_passwords
+
+    if not context.model:
+        return Health(
+            "model", "", "missing", "no model configured (ENGRAM_MODEL): run and chat need one"
+        )
+    provider, sep, name = context.model.partition(":")
+    if sep and provider != "openai":
+        return Health("model", context.model, "ok", f"{provider}: checked on its first call")
+    model = name if sep else context.model
+    base = (context.base_url or "https://api.openai.com/v1").rstrip("/")
+    shown = mask_url_passwords(base, [base])
+    environ = os.environ if env is None else env
+    key = environ.get("OPENAI_API_KEY", "")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    try:
+        reply = httpx.get(f"{base}/models", headers=headers, timeout=MODEL_CHECK_TIMEOUT_S)
+    except httpx.HTTPError as exc:
+        reason = mask_url_passwords(str(exc) or type(exc).__name__, [base])
+        return Health(
+            "model",
+            shown,
+            "broken",
+            f"cannot reach the model endpoint ({reason}): check ENGRAM_BASE_URL and the server",
+        )
+    if reply.status_code in (401, 403):
+        return Health(
+            "model",
+            shown,
+            "broken",
+            f"the endpoint refused the API key (HTTP {reply.status_code}): check OPENAI_API_KEY",
+        )
+    if reply.status_code >= 400:  # some endpoints do not list models; the chat route may work
+        return Health(
+            "model", shown, "ok", f"{model}: reachable (no model list: HTTP {reply.status_code})"
+        )
+    try:
+        listed = {str(m.get("id")) for m in reply.json().get("data", []) if isinstance(m, dict)}
+    except (ValueError, AttributeError):
+        listed = set()
+    if listed and model not in listed:  # an alias may still answer: say so, do not fail
+        return Health(
+            "model",
+            shown,
+            "ok",
+            f"{model}: reachable, but not among its {len(listed)} listed models "
+            "(check ENGRAM_MODEL if calls fail)",
+        )
+    return Health("model", shown, "ok", f"{model}: " + ("listed" if listed else "reachable"))
 
 
 def _sandbox_health(context: Context) -> Health:

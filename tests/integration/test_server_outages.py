@@ -188,7 +188,11 @@ def test_doctor_checks_the_servers_it_uses_and_names_the_one_down(
 ):
     project = _project(tmp_path / "p")
     home = tmp_path / "home"
-    env = {"ENGRAM_DATABASE_URL": live_postgres.url, "ENGRAM_CHROMA_URL": _chroma_url(live_chroma)}
+    env = {
+        "ENGRAM_DATABASE_URL": live_postgres.url,
+        "ENGRAM_CHROMA_URL": _chroma_url(live_chroma),
+        "ENGRAM_MODEL": "",  # no model: its check is "missing", not a failure
+    }
     assert run_engram(project, home, NO_MODEL, "index", env=env).returncode == 0
     for opens_the_tables in (["memory", "list"], ["sessions", "list"]):
         assert run_engram(project, home, NO_MODEL, *opens_the_tables, env=env).returncode == 0
@@ -232,21 +236,25 @@ def test_vectors_lost_on_the_server_are_told_and_embedded_again(
     tmp_path: Path, live_chroma: ChromaServer
 ):
     """Another client removed some of this checkout's vectors: doctor and index say so."""
+    import hashlib
     import json
 
     import chromadb
+
+    from engram.stores.project import project_identity
 
     project = _project(tmp_path / "p")
     for n in range(6):
         (project / f"extra{n}.py").write_text(f"def helper_{n}():\n    return {n}\n")
     home = tmp_path / "home"
-    env = {"ENGRAM_CHROMA_URL": live_chroma.url}
+    env = {"ENGRAM_CHROMA_URL": live_chroma.url, "ENGRAM_MODEL": ""}
     first = run_engram(project, home, NO_MODEL, "index", "--json", env=env)
     assert first.returncode == 0, first.stderr
     chunks = json.loads(first.stdout)["chunks"]
     host, port = live_chroma.url.removeprefix("http://").split(":")
     client = chromadb.HttpClient(host=host, port=int(port))
-    (collection,) = [c for c in client.list_collections() if not c.name.endswith("_leases")]
+    tag = hashlib.sha1(project_identity(project).key.encode()).hexdigest()[:12]
+    (collection,) = [c for c in client.list_collections() if c.name.endswith(f"_{tag}")]
     stored = collection.get(include=[])["ids"]
     collection.delete(ids=stored[:3])
 
