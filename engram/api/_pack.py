@@ -129,13 +129,23 @@ def context_pack_value(
     Raises:
         ConfigError: The task is empty.
     """
+    return _pack(task, context, store)[0]
+
+
+def _pack(
+    task: str, context: Context, store: BaseStore | None
+) -> tuple[ContextPackValue, Pack | None]:
+    """Run the graph in context mode; return the pack's JSON value and the ``Pack`` itself."""
     if not task.strip():
         raise ConfigError("the task is empty", hint='describe the task, e.g. "fix the login bug"')
+    filled: list[Pack] = []
     with _memory(context, store) as memory:
         deps = make_default_deps(store=memory)
+        deps.on_pack = filled.append
         graph = build_graph(deps, store=memory)
         preload(deps, context)
-        return run_pack_graph(graph, context, task)
+        value = run_pack_graph(graph, context, task)
+    return value, filled[-1] if filled else None
 
 
 def build_pack(
@@ -164,7 +174,10 @@ def build_pack(
         ConfigError: The project is not a folder, the task is empty, or a setting is invalid.
     """
     settings = pack_settings(project, budget, context=context)
-    return Pack.from_dict(context_pack_value(task, settings, store=store))
+    _, pack = _pack(task, settings, store)
+    if pack is None:  # run_pack_graph raises first; kept for type checkers
+        raise EngramError("the graph ended without a context pack", hint=NO_PACK_HINT)
+    return pack
 
 
 async def abuild_pack(

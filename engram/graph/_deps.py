@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # importing these costs ~0.5 s at every CLI start-up
     from langchain_core.language_models import BaseChatModel
     from langgraph.store.base import BaseStore
 
+    from engram.graph.pack import Pack
     from engram.graph.tools import McpToolset
     from engram.stores.codeindex import Located, ProjectCodeIndex
     from engram.stores.memory import FactStore
@@ -72,6 +73,10 @@ class Deps:
 
     open_mcp_tools: Opener[McpToolset] | None = None
     """Lists the configured MCP servers' tools; None offers no MCP tools."""
+
+    on_pack: Callable[[Pack], None] | None = None
+    """Gets each pack ``pack_context`` fills, as the ``Pack`` itself (item texts included);
+    state keeps its JSON value. ``build_pack`` returns what it gets here."""
 
     located_chunks: FileDerived[list[Located]] = field(default_factory=FileDerived, repr=False)
     """Chunks of the files exact search located matches in, kept while the files are unchanged."""

@@ -112,6 +112,25 @@ class FactsInjected(TypedDict):
     tokens: int
 
 
+class PatternOutcome(TypedDict):
+    """A pattern's confidence and status after the task it was applied in."""
+
+    confidence: int
+    status: str
+
+
+class LearnedValue(TypedDict):
+    """What ``learn_from_task`` recorded from a finished task."""
+
+    episode: str
+    """The episode id (recorded before, for a replay: ``repeated``)."""
+    outcome: str
+    repeated: NotRequired[bool]
+    patterns: NotRequired[dict[str, PatternOutcome]]
+    conflicts_flagged: NotRequired[list[str]]
+    facts_saved: NotRequired[int]
+
+
 class MemoryReport(TypedDict, total=False):
     """What went into the memory block and why; later nodes add what was used and learned."""
 
@@ -121,7 +140,7 @@ class MemoryReport(TypedDict, total=False):
     facts: FactsInjected
     tokens: int
     used: bool
-    learned: dict[str, Any]
+    learned: LearnedValue
 
 
 class CompactionEvent(TypedDict):

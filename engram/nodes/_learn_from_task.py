@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from engram.graph import ENGRAM_AUTHOR, Context, Deps, State, StateUpdate
+from engram.graph import ENGRAM_AUTHOR, Context, Deps, LearnedValue, State, StateUpdate
 from engram.graph.profile import is_high_risk
 from engram.nodes._support import current_thread_id
 from engram.stores import Ledger, StoreError, find_secret
@@ -248,7 +248,7 @@ def learn_from_task(
     except StoreError as exc:
         return {"notes": [f"could not record what this task taught: {exc}"]}
     if learned.repeated:
-        earlier = {
+        earlier: LearnedValue = {
             "episode": learned.episode.id,
             "outcome": learned.episode.outcome,
             "repeated": True,
@@ -260,7 +260,7 @@ def learn_from_task(
                 "before, so nothing new was learned"
             ],
         }
-    summary = {
+    summary: LearnedValue = {
         "episode": learned.episode.id,
         "outcome": learned.episode.outcome,
         "patterns": {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
@@ -124,10 +125,13 @@ def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> Stat
     context = runtime.context
     pack, plan, notes = _build(state, context, deps, _feedback_store(runtime, deps))
     skip = DELIVERED_ELSEWHERE if context.mode == "agent" else ()
+    text = render_pack(pack.sections, skip=skip)
+    if "search_semantic" in state.degraded_branches and text:
+        text += "\n\n" + SEMANTIC_SKIPPED
+    pack = replace(pack, text=text)
+    if deps.on_pack is not None:
+        deps.on_pack(pack)  # the Pack itself, for callers in this process (``build_pack``)
     packed = pack.to_dict()
-    packed["text"] = render_pack(pack.sections, skip=skip)
-    if "search_semantic" in state.degraded_branches and packed["text"]:
-        packed["text"] += "\n\n" + SEMANTIC_SKIPPED
     packed["plan"] = plan.to_dict()
     update: StateUpdate = {"context_pack": packed, "notes": notes}
     if context.mode == "agent" and not context.model:

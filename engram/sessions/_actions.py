@@ -72,7 +72,8 @@ def partitions(engram: Any, thread_id: str) -> dict[str, int]:
 def record_outcome(engram: Any, thread_id: str, verdict: str) -> str:
     """Record the user's verdict on the last task (``success``/``failure``) as experience."""
     state = _state(engram, thread_id)
-    episode = (state.memory_report.get("learned") or {}).get("episode")
+    learned = state.memory_report.get("learned")
+    episode = learned["episode"] if learned else ""
     if not episode:
         return "no finished task in this session to rate yet"
     repo = ExperienceStore(

@@ -79,21 +79,6 @@ class PackItem:
         """Return the item's first and last line (0, 0 for text that is not code)."""
         return self.start_line, self.end_line
 
-    @classmethod
-    def from_dict(cls, section: str, value: PackItemValue) -> PackItem:
-        """Rebuild an item from its JSON form; its ``text`` stays empty (the pack's has it)."""
-        return cls(
-            section=section,
-            text="",
-            path=value["path"],
-            start_line=value["start_line"],
-            end_line=value["end_line"],
-            symbol=value["symbol"],
-            score=value["score"],
-            reasons=tuple(value["reasons"]),
-            shown=tuple((a, b) for a, b in value.get("shown", ())),
-        )
-
     def to_dict(self) -> PackItemValue:
         """Return the item's JSON form (its text stays in the rendered pack)."""
         value: PackItemValue = {
@@ -120,18 +105,6 @@ class Section:
     dropped: int = 0
     """Candidates that did not fit."""
 
-    @classmethod
-    def from_dict(cls, value: PackSectionValue) -> Section:
-        """Rebuild a section from its JSON form."""
-        name = value["name"]
-        return cls(
-            name=name,
-            budget=value["budget"],
-            tokens=value["tokens"],
-            items=tuple(PackItem.from_dict(name, item) for item in value["items"]),
-            dropped=value.get("dropped", 0),
-        )
-
     def to_dict(self) -> PackSectionValue:
         """Return the section's JSON form."""
         return {
@@ -156,17 +129,6 @@ class Pack:
     def section(self, name: str) -> Section | None:
         """Return the section called ``name`` (None when the pack has no such section)."""
         return next((s for s in self.sections if s.name == name), None)
-
-    @classmethod
-    def from_dict(cls, value: ContextPackValue) -> Pack:
-        """Rebuild a pack from its JSON form (the ``context_pack`` of graph state)."""
-        return cls(
-            sections=tuple(Section.from_dict(s) for s in value.get("sections", [])),
-            budget=value.get("budget", 0),
-            tokens=value.get("tokens", 0),
-            text=value.get("text", ""),
-            notes=tuple(value.get("notes", [])),
-        )
 
     def to_dict(self) -> ContextPackValue:
         """Return the pack in the JSON contract of ``engram context --json``."""
