@@ -85,6 +85,7 @@ class Deps:
     """Trees exact search found free of ignore files ripgrep cannot open safely."""
 
     _opened: dict[tuple[str, Path], Any] = field(default_factory=dict, repr=False)
+    _opened_at: dict[tuple[str, Path], float] = field(default_factory=dict, repr=False)
     _failed: dict[tuple[str, Path], tuple[float, BaseException]] = field(
         default_factory=dict, repr=False
     )
@@ -119,7 +120,7 @@ class Deps:
         # open is remembered for a while, so every node of every turn does not pay for it
         # again (a broken 40 MB graph file costs a second to find broken).
         with self._lock:
-            if key in self._opened:
+            if key in self._opened and not self._reopen_due(key):
                 return cast("T", self._opened[key])
             failed = self._failed.get(key)
             if failed is not None and time.monotonic() - failed[0] < FAILED_OPEN_RETRY_S:
@@ -130,8 +131,19 @@ class Deps:
                 self._failed[key] = (time.monotonic(), exc)
                 raise
             self._opened[key] = opened
+            self._opened_at[key] = time.monotonic()
             self._failed.pop(key, None)
             return opened
+
+    def _reopen_due(self, key: tuple[str, Path]) -> bool:
+        """Whether a resource opened degraded (a server was down) should be opened again.
+
+        A chat or MCP server process would otherwise keep the stand-in for its lifetime; it
+        is tried again as often as a failed open is.
+        """
+        degraded = bool(getattr(self._opened[key], "degraded", False))
+        age = time.monotonic() - self._opened_at.get(key, 0.0)
+        return degraded and age >= FAILED_OPEN_RETRY_S
 
     def forget(self, name: ResourceName, context: Context) -> None:
         """Drop a cached resource so the next access reopens it."""

@@ -82,13 +82,15 @@ def open_project_index(
         if create or not server:
             raise  # updating needs the server; an embedded index has no server to lose
         # Searching does not: the manifest and BM25 are local (see ``vector_outage``).
-        return open_code_index(
+        degraded = open_code_index(
             root,
             embedder=embedder,
             state=context.state,
             weights=weights,
             vectors=UnreachableVectors(server, str(exc)),
         )
+        degraded.degraded = True  # a long-lived process opens it again later (``Deps``)
+        return degraded
     if server and not create:
         index.vectors = ServerVectors(index.vectors, server)
     return index

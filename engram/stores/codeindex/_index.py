@@ -150,6 +150,8 @@ class ProjectCodeIndex:
         self.vectors = vectors
         self.bm25_dir = bm25_dir
         self.weights = dict(weights or DEFAULT_WEIGHTS)
+        self.degraded = False
+        """Opened with stand-in vectors (a server that was down): reopening may reach it."""
         self._lexical: tuple[SegmentedLexical, int] | None = None
         self._located: tuple[int, dict[str, Located]] | None = None
         self._files: tuple[int, ProjectFiles] | None = None

@@ -62,3 +62,31 @@ def test_a_server_lost_after_opening_ranks_nothing_and_says_so(tmp_path):
     assert hits and hits[0].path == "mail.py"
     assert "Connection refused" in vector_outage(index)
     assert "chroma-pw-1234" not in vector_outage(index)
+
+
+def test_a_long_lived_process_opens_a_degraded_index_again(tmp_path, monkeypatch):
+    """Chat and the MCP server keep their Deps for hours: the server may be back by then."""
+    from engram.graph import Context, Deps
+    from engram.graph import _deps as deps_module
+
+    opened = []
+
+    def opener(context):
+        index = _index(tmp_path) if not opened else opened[0]
+        index.degraded = len(opened) == 0  # the first open met a server that was down
+        opened.append(index)
+        return index
+
+    clock = [1000.0]
+    monkeypatch.setattr(deps_module.time, "monotonic", lambda: clock[0])
+    deps = Deps(open_code_index=opener)
+    context = Context(project=str(tmp_path))
+    first = deps.code_index(context)
+    assert first is not None and first.degraded and len(opened) == 1
+    clock[0] += deps_module.FAILED_OPEN_RETRY_S - 1
+    assert deps.code_index(context) is first and len(opened) == 1  # not yet
+    clock[0] += 2
+    again = deps.code_index(context)
+    assert len(opened) == 2 and again is not None and not again.degraded
+    clock[0] += 10 * deps_module.FAILED_OPEN_RETRY_S
+    assert deps.code_index(context) is again and len(opened) == 2  # a whole index stays
