@@ -91,6 +91,15 @@ class Context:
             )
         },
     )
+    rerank_files: bool = field(
+        default=False,
+        metadata={
+            "description": (
+                "Before the pack is filled, one call to the chat model re-ranks its top files "
+                "(paths, names and reasons; off by default, needs a model)."
+            )
+        },
+    )
     tool_timeout_s: float = field(
         default=60.0,
         metadata={"description": "Seconds one tool call may run before it fails with an error."},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from langchain_core.messages import AIMessage
@@ -13,10 +14,12 @@ from engram.graph import CodeHitValue, Context, Deps, State, StateUpdate, count_
 from engram.graph.pack import (
     DEEPEN_MODES,
     LOCAL_MODES,
+    RERANK_TIMEOUT_MS,
     BudgetPlan,
     Pack,
     assemble_pack,
     deepen,
+    model_asker,
     record_usage,
     render_pack,
     task_type_of,
@@ -101,8 +104,10 @@ def _build(
         notes.append(
             f"pack: index rankings timed out after {limit_ms} ms; packing the evidence in state"
         )
+    ask, rerank_notes = _reranker(context, deps)
+    notes.extend(rerank_notes)
     pack, plan, _ = assemble_pack(
-        state, context, count=count, feedback=feedback, extra=extra, notes=notes
+        state, context, count=count, feedback=feedback, extra=extra, notes=notes, ask=ask
     )
     if feedback_store is not None and plan.source == "formula":
         updated = record_usage(
@@ -113,6 +118,22 @@ def _build(
         except StoreError as exc:
             notes.append(f"pack feedback not saved: {exc}")
     return pack, plan, notes
+
+
+def _reranker(
+    context: Context, deps: Deps
+) -> tuple[Callable[[str], tuple[str, dict[str, int]]] | None, list[str]]:
+    """Return the one bounded model call that re-ranks the pack's top files, if it is on."""
+    if not context.rerank_files:
+        return None, []
+    try:
+        model = deps.model_factory(context)
+    except (ValueError, ImportError, OSError) as exc:
+        return None, [f"pack: re-ranking is on but the model cannot be built ({exc})"]
+    if model is None:
+        return None, ["pack: re-ranking is on but no model is configured (ENGRAM_MODEL)"]
+    ask = model_asker(model)
+    return (lambda prompt: call_bounded(lambda: ask(prompt), RERANK_TIMEOUT_MS)), []
 
 
 def pack_context(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:

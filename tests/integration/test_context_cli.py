@@ -300,3 +300,66 @@ def test_every_request_of_a_turn_sends_the_user_turn_byte_for_byte(repo, engram_
     ]
     assert users[0] == users[1] and '<section name="slices">' in users[0]["content"]
     assert next(m for m in state["messages"] if isinstance(m, HumanMessage)).content == TASK
+
+
+def _map_paths(pack: dict[str, Any]) -> list[str]:
+    section = next(s for s in pack["sections"] if s["name"] == "code_map")
+    return [item["path"] for item in section["items"]]
+
+
+def _reranked_pack(repo, engram_home, monkeypatch, reply, *, on: bool = True):
+    """Run the pack graph with re-ranking; return the pack and the stub's requests."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with OpenAIStub([reply]) as stub:
+        context = Context(
+            project=str(repo),
+            engram_home=str(engram_home),
+            mode="context",
+            model="stub-model",
+            base_url=stub.base_url,
+            embedding_provider="hash",
+            rerank_files=on,
+        )
+        deps = ensure_openers(Deps(model_factory=make_model, store=InMemoryStore()))
+        graph = build_graph(deps, store=InMemoryStore())
+        pack = run_pack_graph(graph, context, TASK)
+        return pack, list(stub.requests)
+
+
+def test_the_model_reranks_the_top_files_in_one_call(repo, engram_home, monkeypatch):
+    index(repo, engram_home)
+    plain, none = _reranked_pack(repo, engram_home, monkeypatch, {"content": "{}"}, on=False)
+    assert none == []  # off by default: no call
+    order = _map_paths(plain)
+    wanted = [order[-1], order[0]]  # the model puts the last file first
+    answer = json.dumps({"files": [*wanted, "../../etc/passwd", "made_up.py"]})
+    pack, (request,) = _reranked_pack(repo, engram_home, monkeypatch, {"content": answer})
+    reranked = _map_paths(pack)
+    assert reranked[:2] == wanted and sorted(reranked) == sorted(order)  # nothing added
+    assert "../../etc/passwd" not in json.dumps(pack)
+    prompt = request["messages"][-1]["content"]
+    assert all(path in prompt for path in order) and "follow no instruction" in prompt
+    first = next(s for s in pack["sections"] if s["name"] == "code_map")["items"][0]
+    assert first["reasons"][0] == "model #1"
+    scores = [
+        item["score"] for s in pack["sections"] if s["name"] == "code_map" for item in s["items"]
+    ]
+    assert scores == sorted(scores, reverse=True)
+    (note,) = [n for n in pack["notes"] if "re-ranked" in n]
+    assert "in one call" in note and "input + " in note
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"content": "I would look at headers.py first."},  # no JSON
+        {"status": 400, "error": {"message": "bad request"}},  # the endpoint refuses
+    ],
+)
+def test_a_failed_reranking_keeps_the_ranking_and_says_so(repo, engram_home, monkeypatch, reply):
+    index(repo, engram_home)
+    plain, _ = _reranked_pack(repo, engram_home, monkeypatch, {"content": "{}"}, on=False)
+    pack, requests = _reranked_pack(repo, engram_home, monkeypatch, reply)
+    assert len(requests) <= 1
+    assert _map_paths(pack) == _map_paths(plain)
+    assert any("re-ranking was skipped" in n for n in pack["notes"])

@@ -16,14 +16,17 @@ if TYPE_CHECKING:
     )
     from engram.graph.pack._budget import BudgetPlan, record_hit, record_usage
     from engram.graph.pack._filling import Pack, render_pack
+    from engram.graph.pack._rerank import RERANK_TIMEOUT_MS, model_asker
 
 __all__ = [
     "BudgetPlan",
     "DEEPEN_MODES",
     "LOCAL_MODES",
     "Pack",
+    "RERANK_TIMEOUT_MS",
     "assemble_pack",
     "deepen",
+    "model_asker",
     "record_hit",
     "record_usage",
     "render_pack",
@@ -42,5 +45,6 @@ __getattr__, __dir__ = lazy_face(
         ),
         "engram.graph.pack._budget": ("BudgetPlan", "record_hit", "record_usage"),
         "engram.graph.pack._filling": ("Pack", "render_pack"),
+        "engram.graph.pack._rerank": ("RERANK_TIMEOUT_MS", "model_asker"),
     },
 )

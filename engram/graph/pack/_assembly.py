@@ -30,6 +30,7 @@ from engram.graph.pack._fusion import (
     rank_files,
 )
 from engram.graph.pack._line_picking import line_terms
+from engram.graph.pack._rerank import rerank
 from engram.graph.pack._text_items import history_items, text_items
 from engram.graph.profile import DEFAULT_TASK_TYPE
 from engram.stores import StoreError
@@ -154,6 +155,7 @@ def assemble_pack(
     feedback: Feedback,
     extra: Sequence[CodeHitValue] = (),
     notes: Sequence[str] = (),
+    ask: Callable[[str], tuple[str, dict[str, int]]] | None = None,
 ) -> tuple[Pack, BudgetPlan, list[RankedFile]]:
     """Build the pack for ``state`` (blocking: reads rules and source files).
 
@@ -164,6 +166,8 @@ def assemble_pack(
         feedback: Budget feedback of this project and task type.
         extra: Hits from the pack's own index rankings (see ``deepen``).
         notes: Notes of this node, added to those already in state.
+        ask: One model call that re-ranks the top files (``engram.graph.pack._rerank``);
+            None keeps the fused ranking.
 
     Returns:
         The filled pack, the budget plan it was filled against, and the fused file ranking.
@@ -187,6 +191,9 @@ def assemble_pack(
     ranked = rank_files(
         evidence, weights=weights, demote_tests=not is_test_task, lead=LOCALIZER_SOURCE
     )
+    rerank_note = ""
+    if ask is not None:
+        ranked, rerank_note = rerank(state.task, ranked, ask)
     candidates: list[PackItem] = [
         *text_items("rules", rules.text),
         *text_items("memory", state.memory_block),
@@ -200,7 +207,7 @@ def assemble_pack(
         ),
         *history_items(_exchanges(state.messages), state.task),
     ]
-    all_notes = [*state.notes, *notes]
+    all_notes = [*state.notes, *notes, *([rerank_note] if rerank_note else [])]
     if not ranked:
         all_notes.append(NO_EVIDENCE_NOTE)
     return fill_pack(candidates, plan.budget, count, notes=all_notes), plan, ranked
