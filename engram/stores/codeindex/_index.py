@@ -32,6 +32,8 @@ from engram.stores.codeindex._exact import (
 )
 from engram.stores.codeindex._file_kinds import FileKind
 from engram.stores.codeindex._fusion import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
+from engram.stores.codeindex._history_evidence import HistoryTables
+from engram.stores.codeindex._history_source import IndexHistory
 from engram.stores.codeindex._hits import CodeHit, FileHit
 from engram.stores.codeindex._incremental import IndexProgress, IndexStats, update_index
 from engram.stores.codeindex._issue_reading import read_issue
@@ -141,8 +143,11 @@ class ProjectCodeIndex:
         bm25_dir: Path | None,
         weights: Mapping[str, float] | None = None,
         file_decay: float = FILE_DECAY,
+        history: IndexHistory | None = None,
     ) -> None:
         self.root = root
+        self.history = history
+        """The checkout's mined history (None: ranking without history)."""
         self.file_decay = file_decay
         self.embedder = embedder
         self.manifest = manifest
@@ -191,7 +196,13 @@ class ProjectCodeIndex:
         )
         generation = int(self.manifest.get_meta("generation", "0"))
         self._lexical = (lexical, generation) if lexical is not None else None
+        if self.history is not None:
+            self.history.refresh()
         return stats
+
+    def history_tables(self) -> HistoryTables | None:
+        """Return the checkout's history read for ranking; None without a usable one."""
+        return self.history.tables() if self.history is not None else None
 
     def _bm25(self) -> SegmentedLexical:
         generation = int(self.manifest.get_meta("generation", "0"))
@@ -480,6 +491,7 @@ def _open_index(
         vectors=vectors,
         bm25_dir=index_dir / "bm25",
         weights=weights,
+        history=IndexHistory(root, index_dir),
     )
 
 
