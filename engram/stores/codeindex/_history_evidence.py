@@ -39,6 +39,8 @@ FIX_COMMITS = 20
 """Past commits, best-matching first, whose files the fixes feature credits."""
 COMMON_SHARE = 0.1
 """Message words in more than this share of commits are skipped (they match everything)."""
+MIN_COMMITS_FOR_COMMON = 200
+"""A short history never treats a word as common (every word is rare in a few commits)."""
 RECENCY_REASON = "changed often lately"
 """How the recency feature is named among a file's reasons."""
 BM25_K1 = 1.2
@@ -195,7 +197,7 @@ def _fixes(
     scores: dict[int, float] = defaultdict(float)
     for term in query_tokens(query):
         posting = tables.postings.get(term, ())
-        if not posting or len(posting) > COMMON_SHARE * n:
+        if not posting or len(posting) > COMMON_SHARE * max(n, MIN_COMMITS_FOR_COMMON):
             continue
         idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
         for i, tf in posting:
