@@ -81,9 +81,17 @@ def index_command(
         index = open_project_index(context, create=True)
         try:
             stats, walk = _update_index(index, on_progress)
+            mined = index.history.last if index.history is not None else None
         finally:
             index.close()
     summary: dict[str, Any] = asdict(stats)
+    if mined is not None:
+        summary["history"] = {
+            "commits": len(mined.commits),
+            "new_commits": mined.added,
+            "seconds": round(mined.seconds, 3),
+            "note": mined.note,
+        }
     summary["graph"] = _update_graph(context, walk)
     summary["seconds_total"] = round(time.perf_counter() - started, 3)
     if as_json:
@@ -95,6 +103,8 @@ def index_command(
         f"{stats.cache_hits} · removed {stats.removed_chunks} chunks · "
         f"{summary['seconds_total']:.1f}s"
     )
+    if mined is not None and mined.note:
+        err_console.print(f"[yellow]history:[/] {mined.note}; files are ranked without it")
     if summary["graph"].get("error"):
         err_console.print(f"[yellow]relation index not updated:[/] {summary['graph']['error']}")
 
@@ -170,7 +180,11 @@ def _run_search(
         )
     search_mode: SearchMode = "dense" if mode == "semantic" else "hybrid"
     if files:
-        return index.search_files(query, k=k, mode=search_mode, prefer=_preferred_kinds(query))
+        ranked = index.search_files(query, k=k, mode=search_mode, prefer=_preferred_kinds(query))
+        note = index.history.note() if index.history is not None else ""
+        if note and search_mode == "hybrid":
+            err_console.print(f"[yellow]note:[/] history: {note}")
+        return ranked
     return index.search(query, mode=search_mode, k=k)
 
 

@@ -22,10 +22,13 @@ class IndexHistory:
         self.root = root
         self.folder = folder
         self._tables: tuple[tuple[str, int], HistoryTables | None, str] | None = None
+        self.last: History | None = None
+        """What the last ``refresh`` found (None before one)."""
 
     def refresh(self) -> History:
         """Bring the stored history up to date with HEAD (never raises for git's failures)."""
         history = refresh_history(self.root, self.folder)
+        self.last = history
         if history.note:
             log.info("engram: history: %s", history.note)
         return history
