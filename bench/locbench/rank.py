@@ -176,7 +176,7 @@ def main() -> None:
         )
         if feature_out:
             keep = [e for e, _ in ranked[:FEATURE_DEPTH]]
-            for name in HISTORY_FEATURES:  # what history alone would lift, for the fit
+            for name in (*HISTORY_FEATURES, "imports"):  # what propagation alone would lift
                 by = sorted(evidence.values(), key=lambda e, n=name: -getattr(e, n))
                 keep += [e for e in by[:HISTORY_DEPTH] if getattr(e, name) > 0]
             keep = list({e.path: e for e in keep}.values())

@@ -145,7 +145,8 @@ def history_features(
     return HistoryFeatures(recency, cochange, fixes, dict(reasons))
 
 
-def _seeds(text_ranks: Mapping[str, Sequence[str]], known: set[str]) -> dict[str, float]:
+def seed_weights(text_ranks: Mapping[str, Sequence[str]], known: set[str]) -> dict[str, float]:
+    """Weigh the leading files of the text and identifier lists by rank; the weights sum to 1."""
     seeds: dict[str, float] = defaultdict(float)
     for name in SEED_LISTS:
         for rank, path in enumerate(text_ranks.get(name, ())[:SEED_DEPTH], start=1):
@@ -164,7 +165,7 @@ def _cochange(
     """One step from the seeds along co-change edges, each seed's edges normalised to 1."""
     score: dict[str, float] = defaultdict(float)
     best: dict[str, tuple[float, str, int]] = {}
-    for seed, weight in _seeds(text_ranks, known).items():
+    for seed, weight in seed_weights(text_ranks, known).items():
         together: dict[str, float] = defaultdict(float)
         counts: dict[str, int] = defaultdict(int)
         for i in tables.touches.get(seed, ()):

@@ -27,6 +27,7 @@ from engram.stores.codeindex._history_evidence import (
     HistoryTables,
     history_features,
 )
+from engram.stores.codeindex._import_evidence import import_features
 from engram.stores.codeindex._issue_reading import IssueSignals, read_issue
 from engram.stores.codeindex._ripgrep import grep
 
@@ -58,6 +59,7 @@ FEATURES = (
     "recency",
     "cochange",
     "fixes",
+    "imports",
 )
 """Per-file evidence features, in the order of ``Weights.features``."""
 HISTORY_FEATURES = ("recency", "cochange", "fixes")
@@ -101,6 +103,7 @@ class FileEvidence:
     recency: float = 0.0
     cochange: float = 0.0
     fixes: float = 0.0
+    imports: float = 0.0
     reasons: list[str] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     """Lines of this file that traceback frames point at, innermost first."""
@@ -420,10 +423,16 @@ def issue_evidence(index: FileRanker, issue: str) -> dict[str, FileEvidence]:
         if tables is not None
         else None
     )
-    return gather_evidence(
+    evidence = gather_evidence(
         signals,
         files,
         text_ranks=text_ranks,
         literal_hits=literal_hits(index.root, literals, files),
         history=history,
     )
+    imported, reasons = import_features(index.root, files.paths, text_ranks=text_ranks)
+    for path, value in imported.items():
+        e = evidence.setdefault(path, FileEvidence(path, files.kinds.get(path, file_kind(path))))
+        e.imports = value
+        e.reasons.extend(reasons.get(path, ()))
+    return evidence
