@@ -139,7 +139,9 @@ def test_new_commits_are_read_incrementally(repo: Path, tmp_path: Path):
     second = refresh_history(repo, state)
     assert second.added == 1
     assert second.commits[1:] == first.commits
-    assert load_history(state) == refresh_history(repo, state)  # HEAD unchanged: nothing read
+    third = refresh_history(repo, state)  # HEAD unchanged: nothing read
+    assert third.added == 0
+    assert third.commits == second.commits == load_history(state).commits
 
 
 def test_a_moved_head_is_mined_again(repo: Path, tmp_path: Path):

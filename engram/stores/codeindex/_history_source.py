@@ -27,7 +27,7 @@ class IndexHistory:
 
     def refresh(self) -> History:
         """Bring the stored history up to date with HEAD (never raises for git's failures)."""
-        history = refresh_history(self.root, self.folder)
+        history = refresh_history(self.root, self.folder, stored=self.last)
         self.last = history
         if history.note:
             log.info("engram: history: %s", history.note)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engram.stores.history._mining import (
@@ -60,18 +60,20 @@ def _is_ancestor(root: Path, old: str, new: str) -> bool:
     return run_git(root, "merge-base", "--is-ancestor", old, new).returncode == 0
 
 
-def refresh_history(root: Path, folder: Path) -> History:
+def refresh_history(root: Path, folder: Path, *, stored: History | None = None) -> History:
     """Mine the history of ``root`` into ``folder`` (only new commits when it moved forward).
 
+    ``stored`` is the history the caller last got for ``folder`` (it saves reading the file).
     Never raises for a missing, shallow, failing or slow git: the history comes back empty
     with a note, and is stored so the next search does not try again until HEAD changes.
     """
     started = time.perf_counter()
-    stored = load_history(folder)
     try:
         head = head_of(root)
+        if stored is None or stored.head != head:
+            stored = load_history(folder)
         if stored is not None and stored.head == head:
-            return stored
+            return replace(stored, seconds=time.perf_counter() - started, added=0)
         since = ""
         if stored is not None and stored.usable and _is_ancestor(root, stored.head, head):
             since = stored.head
