@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 from engram.stores.codeindex._localization import (  # noqa: E402
     FEATURES,
     HISTORY_FEATURES,
+    RANK_OFFSET,
     WEIGHTS_FILE,
 )
 
@@ -45,7 +46,7 @@ NEW_FEATURE_START = 0.5
 class Case:
     """One issue's candidate files as a feature matrix."""
 
-    def __init__(self, row: dict, source: str) -> None:
+    def __init__(self, row: dict, source: str, as_ranks: tuple[int, ...] = ()) -> None:
         self.repo = row["repo"]
         self.source = source
         self.paths = [p for p, _, _ in row["files"]]
@@ -53,6 +54,12 @@ class Case:
         self.x = np.array([v for _, _, v in row["files"]], dtype=float).reshape(
             len(self.paths), len(FEATURES)
         )
+        for f in as_ranks:  # an experiment: a feature's rank among the candidates instead
+            column = self.x[:, f]
+            order = np.argsort(-column, kind="stable")
+            ranked = np.zeros_like(column)
+            ranked[order] = 1 / (RANK_OFFSET + np.arange(1, len(column) + 1))
+            self.x[:, f] = np.where(column > 0, ranked, 0.0)
         gold = set(row["gold"])
         self.gold = np.array([p in gold for p in self.paths])
         self.n_gold = len(gold)
@@ -134,6 +141,9 @@ def main() -> None:
     parser.add_argument("features", nargs="+")
     parser.add_argument("--drop", action="append", default=[], help="hold this feature at 0")
     parser.add_argument("--no-history", action="store_true", help="drop the history features")
+    parser.add_argument(
+        "--as-ranks", action="append", default=[], help="use this feature's rank (experiment)"
+    )
     parser.add_argument("--by-repo", action="store_true", help="print each repository too")
     parser.add_argument("--write", default="")
     args = parser.parse_args()
@@ -141,7 +151,7 @@ def main() -> None:
     for path in args.features:
         source = Path(path).stem
         cases += [
-            Case(json.loads(line), source)
+            Case(json.loads(line), source, tuple(FEATURES.index(f) for f in args.as_ranks))
             for line in Path(path).read_text().splitlines()
             if line.strip()
         ]

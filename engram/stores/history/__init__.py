@@ -21,12 +21,12 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Commit",
     "GIT_TIMEOUT_S",
     "HISTORY_FILE",
-    "MAX_COMMITS",
-    "Commit",
     "History",
     "HistoryUnavailable",
+    "MAX_COMMITS",
     "load_history",
     "refresh_history",
 ]
