@@ -162,6 +162,8 @@ def test_a_shallow_clone_and_a_folder_without_git_degrade_with_a_note(repo: Path
     history = refresh_history(shallow, tmp_path / "s1")
     assert not history.usable
     assert "shallow" in history.note
+    git(repo, "config", "remote.origin.promisor", "true")  # as a partial clone has
+    assert "partial clone" in refresh_history(repo, tmp_path / "s3").note
     plain = tmp_path / "plain"
     plain.mkdir()
     history = refresh_history(plain, tmp_path / "s2")

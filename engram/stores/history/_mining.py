@@ -41,6 +41,8 @@ LOG_SETTINGS = (
 """No signature checks (they start gpg), bounded rename detection, paths as bytes."""
 NO_FETCH = {"GIT_NO_LAZY_FETCH": "1"}
 """A partial clone must not fetch missing objects from its remote while engram reads it."""
+PARTIAL_CLONE_KEYS = r"^(extensions\.partialclone|remote\..*\.promisor)$"
+"""Settings that make a clone partial: objects it lacks are fetched on demand."""
 RECORD = "\x1e"
 FIELD = "\x1f"
 _HASH = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
@@ -79,6 +81,10 @@ def git_log(root: Path, *, since: str = "", limit: int = MAX_COMMITS) -> str:
         raise HistoryUnavailable("not a git checkout with commits")
     if answer[0] == "true":
         raise HistoryUnavailable("a shallow clone (its history is cut)")
+    promisor = run_git(root, "config", "--get-regexp", PARTIAL_CLONE_KEYS)
+    if promisor.returncode == 0 and promisor.stdout.strip():
+        # older git has no GIT_NO_LAZY_FETCH: a missing tree would be fetched from the remote
+        raise HistoryUnavailable("a partial clone (reading its history could use the network)")
     span = f"{since}..HEAD" if since else "HEAD"
     done = run_git(
         root,
