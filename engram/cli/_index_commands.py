@@ -104,7 +104,8 @@ def index_command(
         f"{summary['seconds_total']:.1f}s"
     )
     if mined is not None and mined.note:
-        err_console.print(f"[yellow]history:[/] {mined.note}; files are ranked without it")
+        without = "" if mined.usable else "; files are ranked without it"
+        err_console.print(f"[yellow]history:[/] {mined.note}{without}")
     if summary["graph"].get("error"):
         err_console.print(f"[yellow]relation index not updated:[/] {summary['graph']['error']}")
 
