@@ -166,15 +166,21 @@ def main() -> None:
     k0 = np.array([float(start["kinds"].get(kind, 0.0)) for kind in KINDS], dtype=float)
     print("dropped:", ", ".join(sorted(drop)) or "none")
     report([(c, c.metrics(shipped, k0)) for c in cases], "shipped weights", args.by_repo)
-    held_out = []
+    held_out, blind = [], []
+    history = [FEATURES.index(f) for f in HISTORY_FEATURES]
     for repo in sorted({c.repo for c in cases}):
         w, k = fit([c for c in cases if c.repo != repo], w0, k0, frozen)
         held_out += [(c, c.metrics(w, k)) for c in cases if c.repo == repo]
+        no_history = w.copy()
+        no_history[history] = 0.0  # what these weights give a checkout without git
+        blind += [(c, c.metrics(no_history, k)) for c in cases if c.repo == repo]
     report(
         held_out,
         "leave-one-repository-out (weights fitted on the other repositories)",
         args.by_repo,
     )
+    if not drop >= set(HISTORY_FEATURES):
+        report(blind, "the same held-out weights on a checkout without git (history features 0)")
     w, k = fit(cases, w0, k0, frozen)
     report([(c, c.metrics(w, k)) for c in cases], "fitted on every case (in-sample)", args.by_repo)
     weights = {f: round(float(v), 4) for f, v in zip(FEATURES, w, strict=True)}
