@@ -89,7 +89,7 @@ def objective(cases: list[Case], w: np.ndarray, k: np.ndarray) -> float:
 
 
 def fit(
-    cases: list[Case], w: np.ndarray, k: np.ndarray, frozen: set[int]
+    cases: list[Case], w: np.ndarray, k: np.ndarray, frozen: set[int], kinds: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
     w, k = w.copy(), k.copy()
     best = objective(cases, w, k)
@@ -105,7 +105,7 @@ def fit(
                 value = objective(cases, trial, k)
                 if value > best + 1e-9:
                     best, w, improved = value, trial, True
-        for j in range(len(KINDS)):
+        for j in range(len(KINDS) if kinds else 0):
             for step in KIND_STEPS:
                 trial = k.copy()
                 trial[j] = min(0.0, max(-4.0, k[j] + step))
@@ -144,6 +144,12 @@ def main() -> None:
     parser.add_argument(
         "--as-ranks", action="append", default=[], help="use this feature's rank (experiment)"
     )
+    parser.add_argument(
+        "--fit-only",
+        action="append",
+        default=[],
+        help="fit only these features; the others and the kind priors keep the shipped values",
+    )
     parser.add_argument("--by-repo", action="store_true", help="print each repository too")
     parser.add_argument("--write", default="")
     args = parser.parse_args()
@@ -157,11 +163,14 @@ def main() -> None:
         ]
     drop = set(args.drop) | (set(HISTORY_FEATURES) if args.no_history else set())
     frozen = {FEATURES.index(f) for f in drop}
+    if args.fit_only:
+        frozen |= {i for i, f in enumerate(FEATURES) if f not in args.fit_only}
+    fit_kinds = not args.fit_only
     start = json.loads(WEIGHTS_FILE.read_text())
     w0 = np.array(
         [float(start["features"].get(f, NEW_FEATURE_START)) for f in FEATURES], dtype=float
     )
-    w0[list(frozen)] = 0.0
+    w0[[FEATURES.index(f) for f in drop]] = 0.0
     shipped = np.array([float(start["features"].get(f, 0.0)) for f in FEATURES], dtype=float)
     k0 = np.array([float(start["kinds"].get(kind, 0.0)) for kind in KINDS], dtype=float)
     print("dropped:", ", ".join(sorted(drop)) or "none")
@@ -169,7 +178,7 @@ def main() -> None:
     held_out, blind = [], []
     history = [FEATURES.index(f) for f in HISTORY_FEATURES]
     for repo in sorted({c.repo for c in cases}):
-        w, k = fit([c for c in cases if c.repo != repo], w0, k0, frozen)
+        w, k = fit([c for c in cases if c.repo != repo], w0, k0, frozen, fit_kinds)
         held_out += [(c, c.metrics(w, k)) for c in cases if c.repo == repo]
         no_history = w.copy()
         no_history[history] = 0.0  # what these weights give a checkout without git
@@ -181,7 +190,7 @@ def main() -> None:
     )
     if not drop >= set(HISTORY_FEATURES):
         report(blind, "the same held-out weights on a checkout without git (history features 0)")
-    w, k = fit(cases, w0, k0, frozen)
+    w, k = fit(cases, w0, k0, frozen, fit_kinds)
     report([(c, c.metrics(w, k)) for c in cases], "fitted on every case (in-sample)", args.by_repo)
     weights = {f: round(float(v), 4) for f, v in zip(FEATURES, w, strict=True)}
     kinds = {kind: round(float(v), 3) for kind, v in zip(KINDS, k, strict=True)}
