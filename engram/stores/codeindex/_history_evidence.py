@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -94,10 +94,7 @@ class HistoryTables:
         for i, commit in enumerate(kept):
             terms = code_tokens(commit.message)
             lengths.append(len(terms))
-            counts: dict[str, int] = defaultdict(int)
-            for term in terms:
-                counts[term] += 1
-            for term, n in counts.items():
+            for term, n in Counter(terms).items():
                 postings[term].append((i, n))
         return cls(
             tuple(files),
