@@ -151,6 +151,12 @@ def main() -> None:
         help="fit only these features; the others and the kind priors keep the shipped values",
     )
     parser.add_argument("--by-repo", action="store_true", help="print each repository too")
+    parser.add_argument(
+        "--start",
+        default=str(WEIGHTS_FILE),
+        help="weights file the fits start from (default: the shipped one); held-out figures "
+        "must start from weights not fitted on the held-out repository",
+    )
     parser.add_argument("--write", default="")
     args = parser.parse_args()
     cases = []
@@ -166,7 +172,7 @@ def main() -> None:
     if args.fit_only:
         frozen |= {i for i, f in enumerate(FEATURES) if f not in args.fit_only}
     fit_kinds = not args.fit_only
-    start = json.loads(WEIGHTS_FILE.read_text())
+    start = json.loads(Path(args.start).read_text())
     w0 = np.array(
         [float(start["features"].get(f, NEW_FEATURE_START)) for f in FEATURES], dtype=float
     )
