@@ -29,6 +29,7 @@ from engram.graph.retrieval import open_project_index  # noqa: E402
 from engram.stores.codeindex import INDEX_DIR  # noqa: E402
 from engram.stores.codeindex._localization import (  # noqa: E402
     FEATURES,
+    HISTORY_FEATURES,
     Weights,
     issue_evidence,
     rank_evidence,
@@ -36,6 +37,7 @@ from engram.stores.codeindex._localization import (  # noqa: E402
 
 DATASET = ROOT.parent / "shared" / "bench" / "locbench-dev"
 FEATURE_DEPTH = 150
+HISTORY_DEPTH = 50
 
 
 def metrics(ranked: list[str], gold: list[str]) -> dict[str, float]:
@@ -106,6 +108,7 @@ def main() -> None:
     parser.add_argument("--features", default="")
     parser.add_argument("--weights", default="")
     parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--no-history", action="store_true", help="rank as without git")
     parser.add_argument("--json", default="")
     parser.add_argument(
         "--home",
@@ -135,6 +138,15 @@ def main() -> None:
             for old in opened.values():
                 old.close()
             opened = {tree: open_project_index(context)}
+            if args.no_history:
+                opened[tree].history = None
+            elif opened[tree].history is not None and opened[tree].history_tables() is None:
+                mined = opened[tree].history.refresh()  # indexed before history was mined
+                print(
+                    f"history of {tree.name[:12]}: {len(mined.commits)} commits in "
+                    f"{mined.seconds:.2f} s {mined.note}",
+                    file=sys.stderr,
+                )
         index = opened[tree]
         t0 = time.perf_counter()
         hybrid = fused_files(index, case["query"])[:50]
@@ -164,6 +176,10 @@ def main() -> None:
         )
         if feature_out:
             keep = [e for e, _ in ranked[:FEATURE_DEPTH]]
+            for name in (*HISTORY_FEATURES, "imports"):  # what propagation alone would lift
+                by = sorted(evidence.values(), key=lambda e, n=name: -getattr(e, n))
+                keep += [e for e in by[:HISTORY_DEPTH] if getattr(e, name) > 0]
+            keep = list({e.path: e for e in keep}.values())
             keep += [
                 evidence[g] for g in case["gold_files"] if g in evidence and evidence[g] not in keep
             ]

@@ -99,11 +99,19 @@ def index_command(
         try:
             stats, walk = _update_index(index, on_progress)
             collected = index.collect_garbage() if gc else None
+            mined = index.history.last if index.history is not None else None
         finally:
             index.close()
     summary: dict[str, Any] = asdict(stats)
     if collected is not None:
         summary["gc"] = asdict(collected)
+    if mined is not None:
+        summary["history"] = {
+            "commits": len(mined.commits),
+            "new_commits": mined.added,
+            "seconds": round(mined.seconds, 3),
+            "note": mined.note,
+        }
     summary["graph"] = _update_graph(context, walk)
     summary["seconds_total"] = round(time.perf_counter() - started, 3)
     if as_json:
@@ -123,6 +131,9 @@ def index_command(
             f"{collected.leases} checkout(s)"
             + (f"; {collected.expired_leases} lease(s) expired" if collected.expired_leases else "")
         )
+    if mined is not None and mined.note:
+        without = "" if mined.usable else "; files are ranked without it"
+        err_console.print(f"[yellow]history:[/] {mined.note}{without}")
     if summary["graph"].get("error"):
         err_console.print(f"[yellow]relation index not updated:[/] {summary['graph']['error']}")
 
@@ -201,6 +212,9 @@ def _run_search(
         found: list[CodeHit] | list[FileHit] = index.search_files(
             query, k=k, mode=search_mode, prefer=_preferred_kinds(query)
         )
+        note = index.history.note() if index.history is not None else ""
+        if note and search_mode == "hybrid":
+            err_console.print(f"[yellow]note:[/] history: {note}")
     else:
         found = index.search(query, mode=search_mode, k=k)
     outage = vector_outage(index)

@@ -129,3 +129,33 @@ def test_index_takes_the_project_as_path_or_as_the_path_option(app, project, tmp
     other.mkdir()
     both = CliRunner().invoke(app, ["index", str(project), "--path", str(other)])
     assert both.exit_code == 2 and "give the project once" in " ".join(both.stderr.split())
+
+
+def test_history_is_mined_by_index_and_its_absence_is_a_note(app, project, tmp_path, monkeypatch):
+    import subprocess
+
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # no repository above
+    summary = run_json(app, ["index", str(project)])
+    assert summary["history"]["commits"] == 0
+    assert "not a git checkout" in summary["history"]["note"]
+    result = CliRunner().invoke(
+        app, ["search", "cache eviction", "--files", "--path", str(project)]
+    )
+    assert result.exit_code == 0 and "not a git checkout" in " ".join(result.stderr.split())
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "Dev")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "dev@example.com")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "fix: cache eviction"]):
+        subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
+    summary = run_json(app, ["index", str(project)])
+    assert summary["history"] == {
+        "commits": 1,
+        "new_commits": 1,
+        "seconds": summary["history"]["seconds"],
+        "note": "",
+    }
+    result = CliRunner().invoke(
+        app, ["search", "cache eviction", "--files", "--path", str(project)]
+    )
+    assert result.exit_code == 0 and "history" not in result.stderr
+    assert not list(project.rglob("history.json"))  # kept in the state folder, not the tree

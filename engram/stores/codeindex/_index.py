@@ -32,6 +32,8 @@ from engram.stores.codeindex._exact import (
 )
 from engram.stores.codeindex._file_kinds import FileKind
 from engram.stores.codeindex._fusion import DEFAULT_WEIGHTS, FILE_DECAY, aggregate_files, rrf
+from engram.stores.codeindex._history_evidence import HistoryTables
+from engram.stores.codeindex._history_source import IndexHistory
 from engram.stores.codeindex._hits import CodeHit, FileHit
 from engram.stores.codeindex._incremental import IndexProgress, IndexStats, update_index
 from engram.stores.codeindex._issue_reading import read_issue
@@ -142,8 +144,11 @@ class ProjectCodeIndex:
         bm25_dir: Path | None,
         weights: Mapping[str, float] | None = None,
         file_decay: float = FILE_DECAY,
+        history: IndexHistory | None = None,
     ) -> None:
         self.root = root
+        self.history = history
+        """The checkout's mined history (None: ranking without history)."""
         self.file_decay = file_decay
         self.embedder = embedder
         self.manifest = manifest
@@ -194,6 +199,8 @@ class ProjectCodeIndex:
         )
         generation = int(self.manifest.get_meta("generation", "0"))
         self._lexical = (lexical, generation) if lexical is not None else None
+        if self.history is not None:
+            self.history.refresh()
         return stats
 
     @_serialized
@@ -213,6 +220,10 @@ class ProjectCodeIndex:
         if not isinstance(self.vectors, SharedChromaVectors):
             return None
         return self.vectors.gc()
+
+    def history_tables(self) -> HistoryTables | None:
+        """Return the checkout's history read for ranking; None without a usable one."""
+        return self.history.tables() if self.history is not None else None
 
     def _bm25(self) -> SegmentedLexical:
         generation = int(self.manifest.get_meta("generation", "0"))
@@ -522,6 +533,7 @@ def _open_index(
         vectors=vectors,
         bm25_dir=index_dir / "bm25",
         weights=weights,
+        history=IndexHistory(root, index_dir),
     )
 
 

@@ -21,6 +21,13 @@ from typing import Literal, Protocol
 
 from engram.stores.codeindex._exact import is_path_term
 from engram.stores.codeindex._file_kinds import SOURCE_SUFFIXES, FileKind, file_kind
+from engram.stores.codeindex._history_evidence import (
+    RECENCY_REASON,
+    HistoryFeatures,
+    HistoryTables,
+    history_features,
+)
+from engram.stores.codeindex._import_evidence import import_features
 from engram.stores.codeindex._issue_reading import IssueSignals, read_issue
 from engram.stores.codeindex._ripgrep import grep
 
@@ -49,8 +56,14 @@ FEATURES = (
     "definition",
     "stem",
     "literal",
+    "recency",
+    "cochange",
+    "fixes",
+    "imports",
 )
 """Per-file evidence features, in the order of ``Weights.features``."""
+HISTORY_FEATURES = ("recency", "cochange", "fixes")
+"""The features read from the checkout's git history (0 without one)."""
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -87,6 +100,10 @@ class FileEvidence:
     definition: float = 0.0
     stem: float = 0.0
     literal: float = 0.0
+    recency: float = 0.0
+    cochange: float = 0.0
+    fixes: float = 0.0
+    imports: float = 0.0
     reasons: list[str] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     """Lines of this file that traceback frames point at, innermost first."""
@@ -94,9 +111,12 @@ class FileEvidence:
     """Names the issue mentions that this file defines."""
 
     def ordered_reasons(self) -> list[str]:
-        """Return the reasons, what the issue names first and text ranks last."""
+        """Return the reasons: what the issue names, then history, text ranks, recency last."""
         text = tuple(f"{label} #" for label in TEXT_LABELS.values())
-        return sorted(self.reasons, key=lambda reason: reason.startswith(text))
+        return sorted(
+            self.reasons,
+            key=lambda reason: 2 if reason.startswith(RECENCY_REASON) else reason.startswith(text),
+        )
 
     def vector(self) -> list[float]:
         """Return the features in ``FEATURES`` order."""
@@ -189,14 +209,16 @@ def gather_evidence(
     *,
     text_ranks: Mapping[str, Sequence[str]],
     literal_hits: Mapping[str, Sequence[str]] | None = None,
+    history: HistoryFeatures | None = None,
 ) -> dict[str, FileEvidence]:
-    """Collect the evidence for every file the issue's signals or the text ranks reach.
+    """Collect the evidence for every file the issue's signals, text ranks or history reach.
 
     Args:
         signals: The issue, read by ``read_issue``.
         files: The project's file table.
         text_ranks: File paths ranked by each text list ("bm25", "title_bm25", "dense").
         literal_hits: For each literal (a flag), the files that contain it.
+        history: The checkout's history features for this issue (None without history).
     """
     out: dict[str, FileEvidence] = {}
     kinds = files.kinds
@@ -243,7 +265,17 @@ def gather_evidence(
             for path in paths:
                 ev(path).literal += 1 / len(paths)
                 ev(path).reasons.append(f"contains {literal}")
+    if history is not None:
+        _history(history, ev)
     return out
+
+
+def _history(history: HistoryFeatures, ev) -> None:  # noqa: ANN001
+    for name in HISTORY_FEATURES:
+        for path, value in getattr(history, name).items():
+            setattr(ev(path), name, value)
+    for path, reasons in history.reasons.items():
+        ev(path).reasons.extend(reasons)
 
 
 def _definitions(signals: IssueSignals, files: ProjectFiles, ev) -> None:  # noqa: ANN001
@@ -337,6 +369,10 @@ class FileRanker(Protocol):
         """Return file paths ranked by one text list of ``query``."""
         ...
 
+    def history_tables(self) -> HistoryTables | None:
+        """Return the checkout's history read for ranking, None without a usable one."""
+        ...
+
 
 def literal_hits(root: Path, literals: Sequence[str], files: ProjectFiles) -> dict[str, list[str]]:
     """Return, for each literal, the indexed source files that contain it (one ripgrep pass)."""
@@ -381,9 +417,22 @@ def issue_evidence(index: FileRanker, issue: str) -> dict[str, FileEvidence]:
         "exact": index.file_ranks(issue, "exact"),
     }
     literals = [f for f in signals.flags if not is_path_term(f)]
-    return gather_evidence(
+    tables = index.history_tables()
+    history = (
+        history_features(tables, files.paths, text_ranks=text_ranks, query=query)
+        if tables is not None
+        else None
+    )
+    evidence = gather_evidence(
         signals,
         files,
         text_ranks=text_ranks,
         literal_hits=literal_hits(index.root, literals, files),
+        history=history,
     )
+    imported, reasons = import_features(index.root, files.paths, text_ranks=text_ranks)
+    for path, value in imported.items():
+        e = evidence.setdefault(path, FileEvidence(path, files.kinds.get(path, file_kind(path))))
+        e.imports = value
+        e.reasons.extend(reasons.get(path, ()))
+    return evidence

@@ -65,12 +65,24 @@ def filter_overrides(root: Path, environ: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def run_plumbing(
-    root: Path, *args: str, data: bytes | None = None, env: Mapping[str, str] | None = None
+    root: Path,
+    *args: str,
+    data: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git ARGS`` in ``root`` for engram's own plumbing (hooks, monitor, filters off).
 
+    Args:
+        root: The folder git runs in.
+        *args: git's arguments.
+        data: What git reads on its standard input.
+        env: Variables added to the secret-free environment.
+        timeout: Seconds git may run before it is killed; None waits.
+
     Raises:
         OSError: git is not installed.
+        subprocess.TimeoutExpired: git ran longer than ``timeout`` (it has been killed).
     """
     environ = git_environment(env)
     return subprocess.run(
@@ -80,4 +92,5 @@ def run_plumbing(
         capture_output=True,
         env=environ,
         check=False,
+        timeout=timeout,
     )

@@ -1,0 +1,59 @@
+"""The code index's view of the checkout's history: refreshed with the index, read once per HEAD."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from engram.stores.codeindex._history_evidence import HistoryTables
+from engram.stores.history import History, load_history, refresh_history
+
+log = logging.getLogger(__name__)
+
+
+class IndexHistory:
+    """The mined history of one project, stored in its index folder.
+
+    ``refresh`` runs with every index update (only new commits are read); searches read the
+    stored file and keep its tables until the file changes.
+    """
+
+    def __init__(self, root: Path, folder: Path) -> None:
+        self.root = root
+        self.folder = folder
+        self._tables: tuple[tuple[str, int], HistoryTables | None, str] | None = None
+        self.last: History | None = None
+        """What the last ``refresh`` found (None before one)."""
+
+    def refresh(self) -> History:
+        """Bring the stored history up to date with HEAD (never raises for git's failures)."""
+        history = refresh_history(self.root, self.folder, stored=self.last)
+        self.last = history
+        if history.note:
+            log.info("engram: history: %s", history.note)
+        return history
+
+    def tables(self) -> HistoryTables | None:
+        """Return the history's ranking tables, None when there is no usable history."""
+        return self._current()[1]
+
+    def note(self) -> str:
+        """Return why the history is missing or partial, or "" (not mined yet says so too)."""
+        return self._current()[2]
+
+    def _current(self) -> tuple[tuple[str, int], HistoryTables | None, str]:
+        from engram.stores.history import HISTORY_FILE
+
+        path = self.folder / HISTORY_FILE
+        try:
+            stamp = (str(path), path.stat().st_mtime_ns)
+        except OSError:
+            stamp = (str(path), -1)
+        if self._tables is None or self._tables[0] != stamp:
+            history = load_history(self.folder) if stamp[1] >= 0 else None
+            if history is None:
+                self._tables = (stamp, None, "history not mined yet: run `engram index`")
+            else:
+                tables = HistoryTables.build(history) if history.usable else None
+                self._tables = (stamp, tables, history.note)
+        return self._tables

@@ -1,0 +1,140 @@
+"""Keep a checkout's mined history in the index folder, and bring it up to date incrementally.
+
+The file (``history.json``) holds the commits reachable from the HEAD it was mined at, newest
+first. When HEAD has moved forward, only the new commits are read; when it moved elsewhere (a
+checkout of another branch, a rewrite), the history is mined again. A checkout whose history
+cannot be read keeps an empty history with the reason as its note, and the localizer ranks as
+it would without history.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from engram.stores.history._mining import (
+    MAX_COMMITS,
+    Commit,
+    HistoryUnavailable,
+    git_log,
+    parse_log,
+    run_git,
+)
+
+HISTORY_FILE = "history.json"
+"""The mined history's file name inside the index folder."""
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class History:
+    """The commits reachable from ``head``, newest first, or why there are none."""
+
+    head: str = ""
+    commits: tuple[Commit, ...] = ()
+    note: str = ""
+    """Why the history is missing or partial ("" when it is whole)."""
+    seconds: float = 0.0
+    """How long the last refresh spent reading git."""
+    added: int = 0
+    """Commits the last refresh read (all of them on a first mining)."""
+
+    @property
+    def usable(self) -> bool:
+        """Tell whether there is any history to rank with."""
+        return bool(self.commits)
+
+
+def head_of(root: Path) -> str:
+    """Return the checkout's HEAD commit, or raise ``HistoryUnavailable``."""
+    done = run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    sha = done.stdout.decode(errors="replace").strip()
+    if done.returncode != 0 or not sha:
+        raise HistoryUnavailable("not a git checkout with commits")
+    return sha
+
+
+def _is_ancestor(root: Path, old: str, new: str) -> bool:
+    return run_git(root, "merge-base", "--is-ancestor", old, new).returncode == 0
+
+
+def refresh_history(root: Path, folder: Path, *, stored: History | None = None) -> History:
+    """Mine the history of ``root`` into ``folder`` (only new commits when it moved forward).
+
+    ``stored`` is the history the caller last got for ``folder`` (it saves reading the file).
+    Never raises for a missing, shallow, failing or slow git: the history comes back empty
+    with a note, and is stored so the next search does not try again until HEAD changes.
+    """
+    started = time.perf_counter()
+    try:
+        head = head_of(root)
+        if stored is None or stored.head != head:
+            stored = load_history(folder)
+        if stored is not None and stored.head == head:
+            return replace(stored, seconds=time.perf_counter() - started, added=0)
+        since = ""
+        if stored is not None and stored.usable and _is_ancestor(root, stored.head, head):
+            since = stored.head
+        new = parse_log(git_log(root, since=since))
+    except HistoryUnavailable as err:
+        history = History(note=str(err), seconds=time.perf_counter() - started)
+        save_history(folder, history)
+        return history
+    older = stored.commits if since and stored is not None else ()
+    commits = (*new, *older)[:MAX_COMMITS]
+    note = ""
+    if len(new) >= MAX_COMMITS or (older and len(new) + len(older) > MAX_COMMITS):
+        note = f"history cut to the newest {MAX_COMMITS:,} commits"
+    if not commits:
+        note = "no commits touch this folder"
+    history = History(head, commits, note, time.perf_counter() - started, len(new))
+    save_history(folder, history)
+    return history
+
+
+def save_history(folder: Path, history: History) -> None:
+    """Write the history file atomically."""
+    from engram.stores.files import write_atomically
+
+    data = {
+        "version": FORMAT_VERSION,
+        "head": history.head,
+        "note": history.note,
+        "seconds": round(history.seconds, 3),
+        "added": history.added,
+        "commits": [
+            [c.sha, c.time, c.message, list(c.files), [list(r) for r in c.renames], c.size]
+            for c in history.commits
+        ],
+    }
+    write_atomically(folder / HISTORY_FILE, json.dumps(data, separators=(",", ":")).encode())
+
+
+def load_history(folder: Path) -> History | None:
+    """Read the stored history; None when there is none or it is unreadable or outdated."""
+    try:
+        data = json.loads((folder / HISTORY_FILE).read_text(encoding="utf-8"))
+        if data.get("version") != FORMAT_VERSION:
+            return None
+        commits = tuple(
+            Commit(
+                str(sha),
+                int(stamp),
+                str(message),
+                tuple(map(str, files)),
+                tuple((str(a), str(b)) for a, b in renames),
+                int(size),
+            )
+            for sha, stamp, message, files, renames, size in data["commits"]
+        )
+        return History(
+            str(data["head"]),
+            commits,
+            str(data.get("note", "")),
+            float(data.get("seconds", 0.0)),
+            int(data.get("added", 0)),
+        )
+    except (OSError, ValueError, TypeError, KeyError):
+        return None

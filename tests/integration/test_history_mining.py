@@ -1,0 +1,185 @@
+"""Mining a checkout's history with real git: HEAD only, renames, bulk commits, shallow clones."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engram.stores.codeindex._history_evidence import (
+    BULK_FILES,
+    HistoryTables,
+    history_features,
+)
+from engram.stores.codeindex._history_source import IndexHistory
+from engram.stores.codeindex._index import open_memory_code_index
+from engram.stores.embeddings._embedders import HashEmbedder
+from engram.stores.history import HISTORY_FILE, load_history, refresh_history
+
+DAY = 86_400
+START = 1_700_000_000
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+        reason="git is not installed",
+    ),
+]
+
+
+@pytest.fixture(autouse=True)
+def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "Dev")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "dev@example.com")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # a folder without .git must not find a repository above tmp_path
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+
+
+def git(repo: Path, *args: str, day: int = 0) -> None:
+    stamp = f"@{START + day * DAY} +0000"
+    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def commit(repo: Path, message: str, day: int, **contents: str) -> None:
+    for name, text in contents.items():
+        path = repo / (name.replace("__", "/") + (".py" if "__" in name else ".md"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message, day=day)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A checkout whose history has co-changes, a rename, a bulk commit and a future branch."""
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "Add the parser", 0, pkg__parser="def parse():\n    return 1\n")
+    commit(
+        root,
+        "fix: parser crash on empty input",
+        10,
+        pkg__parser="def parse():\n    return 2\n",
+        pkg__lexer="def lex():\n    return 1\n",
+    )
+    commit(
+        root,
+        "Tokens carry their line",
+        20,
+        pkg__parser="def parse():\n    return 3\n",
+        pkg__lexer="def lex():\n    return 2\n",
+    )
+    git(root, "mv", "pkg/lexer.py", "pkg/scanner.py")
+    git(root, "commit", "-q", "-m", "Rename the lexer to scanner", day=30)
+    bulk = {f"gen__m{i}": f"x = {i}\n" for i in range(BULK_FILES + 1)}
+    commit(
+        root,
+        "Reformat everything with the parser",
+        40,
+        pkg__parser="def parse():\n    return 4\n",
+        **bulk,
+    )
+    commit(root, "Docs for the scanner", 50, README="scanner\n")
+    git(root, "checkout", "-q", "-b", "future")
+    commit(root, "fix: secret crash in the parser", 60, pkg__secret="s = 1\n")
+    git(root, "checkout", "-q", "main")
+    return root
+
+
+def test_only_head_is_mined_renames_are_followed_and_bulk_commits_left_out(
+    repo: Path, tmp_path: Path
+):
+    history = refresh_history(repo, tmp_path / "state")
+    assert history.note == ""
+    messages = [c.message for c in history.commits]
+    assert messages[0] == "Docs for the scanner"
+    assert not any("secret" in m for m in messages)  # the other branch is not HEAD's past
+    tables = HistoryTables.build(history)
+    assert "pkg/secret.py" not in tables.touches
+    # the lexer's three changes count for the file's name at HEAD
+    assert len(tables.touches["pkg/scanner.py"]) == 3
+    assert "pkg/lexer.py" not in tables.touches
+    # the bulk commit counts for nobody
+    assert "gen/m0.py" not in tables.touches
+    assert len(tables.touches["pkg/parser.py"]) == 3
+
+
+def test_the_features_say_why(repo: Path, tmp_path: Path):
+    tables = HistoryTables.build(refresh_history(repo, tmp_path / "state"))
+    known = ["pkg/parser.py", "pkg/scanner.py", "README.md", "pkg/secret.py"]
+    features = history_features(
+        tables,
+        known,
+        text_ranks={"bm25": ["pkg/parser.py"]},
+        query="parser crash when the input is empty",
+    )
+    assert features.cochange["pkg/scanner.py"] == 1.0
+    assert "changed with pkg/parser.py in 2 commits" in features.reasons["pkg/scanner.py"]
+    assert features.fixes["pkg/parser.py"] == max(features.fixes.values())
+    assert any(
+        r.startswith("touched by 'fix: parser crash on empty input' (2023-11)")
+        for r in features.reasons["pkg/parser.py"]
+    )
+    assert "pkg/secret.py" not in features.fixes
+    assert features.recency["pkg/parser.py"] > features.recency["README.md"] > 0
+
+
+def test_new_commits_are_read_incrementally(repo: Path, tmp_path: Path):
+    state = tmp_path / "state"
+    first = refresh_history(repo, state)
+    commit(repo, "Scanner handles tabs", 70, pkg__scanner="def lex():\n    return 3\n")
+    second = refresh_history(repo, state)
+    assert second.added == 1
+    assert second.commits[1:] == first.commits
+    third = refresh_history(repo, state)  # HEAD unchanged: nothing read
+    assert third.added == 0
+    assert third.commits == second.commits == load_history(state).commits
+
+
+def test_a_moved_head_is_mined_again(repo: Path, tmp_path: Path):
+    state = tmp_path / "state"
+    refresh_history(repo, state)
+    git(repo, "checkout", "-q", "future")
+    history = refresh_history(repo, state)
+    assert history.commits[0].message == "fix: secret crash in the parser"
+
+
+def test_a_shallow_clone_and_a_folder_without_git_degrade_with_a_note(repo: Path, tmp_path: Path):
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow)],
+        check=True,
+        capture_output=True,
+    )
+    history = refresh_history(shallow, tmp_path / "s1")
+    assert not history.usable
+    assert "shallow" in history.note
+    git(repo, "config", "remote.origin.promisor", "true")  # as a partial clone has
+    assert "partial clone" in refresh_history(repo, tmp_path / "s3").note
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    history = refresh_history(plain, tmp_path / "s2")
+    assert not history.usable
+    assert "not a git checkout" in history.note
+
+
+def test_the_index_ranks_with_history_and_without(repo: Path, tmp_path: Path):
+    index = open_memory_code_index(repo, embedder=HashEmbedder())
+    index.update()
+    assert index.history_tables() is None  # no history folder: today's ranking
+    index.history = IndexHistory(index.root, tmp_path / "state")
+    assert "not mined yet" in index.history.note()
+    index.update()
+    assert (tmp_path / "state" / HISTORY_FILE).exists()
+    assert index.history_tables() is not None
+    hits = index.localize_files("parser crash on empty input", k=5)
+    reasons = {h.path: h.reasons for h in hits}
+    assert any(r.startswith("touched by 'fix: parser crash") for r in reasons["pkg/parser.py"])

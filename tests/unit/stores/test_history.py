@@ -1,0 +1,114 @@
+"""History as localizer evidence: parsing git's output as data, renames, bulk commits, reasons."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import engram.stores.files as files_face
+from engram.stores.codeindex._history_evidence import (
+    BULK_FILES,
+    HistoryTables,
+    history_features,
+)
+from engram.stores.codeindex._issue_reading import read_issue
+from engram.stores.codeindex._localization import ProjectFiles, gather_evidence, rank_evidence
+from engram.stores.history import Commit, History, refresh_history
+from engram.stores.history._mining import FIELD, RECORD, parse_log
+
+DAY = 86_400
+START = 1_700_000_000
+
+
+def make(sha: int, day: int, message: str, *files: str, renames=()) -> Commit:
+    return Commit(f"{sha:040x}", START + day * DAY, message, files, tuple(renames), len(files))
+
+
+HISTORY = History(
+    head=f"{9:040x}",
+    commits=(  # newest first
+        make(9, 50, "Docs for the scanner", "README.md"),
+        make(8, 40, "Reformat", "pkg/parser.py", *(f"gen/m{i}.py" for i in range(BULK_FILES))),
+        make(
+            7,
+            30,
+            "Rename the lexer",
+            "pkg/scanner.py",
+            renames=[("pkg/lexer.py", "pkg/scanner.py")],
+        ),
+        make(6, 20, "Tokens carry their line", "pkg/parser.py", "pkg/lexer.py"),
+        make(5, 10, "fix: parser crash on empty input", "pkg/parser.py", "pkg/lexer.py"),
+        make(4, 0, "Add the parser", "pkg/parser.py"),
+    ),
+)
+KNOWN = ["pkg/parser.py", "pkg/scanner.py", "README.md", "pkg/other.py"]
+
+
+def test_renames_are_followed_and_bulk_commits_left_out():
+    tables = HistoryTables.build(HISTORY)
+    assert len(tables.touches["pkg/scanner.py"]) == 3  # its two changes as the lexer count
+    assert "pkg/lexer.py" not in tables.touches
+    assert "gen/m0.py" not in tables.touches
+    assert len(tables.touches["pkg/parser.py"]) == 3  # not the bulk reformat
+
+
+def test_each_feature_names_its_reason():
+    features = history_features(
+        HistoryTables.build(HISTORY),
+        KNOWN,
+        text_ranks={"bm25": ["pkg/parser.py"]},
+        query="parser crash when the input is empty",
+    )
+    assert features.cochange == {"pkg/scanner.py": 1.0}
+    assert "changed with pkg/parser.py in 2 commits" in features.reasons["pkg/scanner.py"]
+    assert features.fixes["pkg/parser.py"] == max(features.fixes.values()) > 0
+    assert (
+        "touched by 'fix: parser crash on empty input' (2023-11)"
+        in features.reasons["pkg/parser.py"]
+    )
+    assert features.recency["pkg/parser.py"] > features.recency["README.md"] > 0
+    assert "pkg/other.py" not in features.recency  # never changed
+
+
+def test_history_lifts_a_file_the_text_alone_misses():
+    files = ProjectFiles.build([(p, "file", p) for p in KNOWN])
+    signals = read_issue("Parser crash on empty input\nIt crashes.")
+    ranks = {"bm25": ["pkg/parser.py", "README.md"]}
+    features = history_features(HistoryTables.build(HISTORY), KNOWN, text_ranks=ranks, query="x")
+    without = gather_evidence(signals, files, text_ranks=ranks)
+    with_history = gather_evidence(signals, files, text_ranks=ranks, history=features)
+    assert "pkg/scanner.py" not in without
+    assert with_history["pkg/scanner.py"].cochange == 1.0
+    assert rank_evidence(without)[0][0].path == "pkg/parser.py"
+
+
+def test_hostile_log_records_are_dropped():
+    good = "a" * 40
+    text = (
+        f"{RECORD}{good}{FIELD}{START}{FIELD}ok{FIELD}\0\nM\0pkg/a.py\0M\0../../etc/passwd\0"
+        f"M\0/abs/path.py\0R100\0pkg/a.py\0pkg/b.py\0"
+        f"{RECORD}not-a-hash{FIELD}{START}{FIELD}forged{FIELD}\0\nM\0pkg/forged.py\0"
+        f"{RECORD}{good}{FIELD}soon{FIELD}forged{FIELD}\0\nM\0pkg/forged.py\0"
+    )
+    commits = parse_log(text)
+    assert len(commits) == 1
+    assert commits[0].files == ("pkg/a.py", "pkg/b.py")
+    assert commits[0].renames == (("pkg/a.py", "pkg/b.py"),)
+
+
+def test_a_failing_or_slow_git_degrades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    def slow(*args: object, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+        raise subprocess.TimeoutExpired("git", 30)
+
+    monkeypatch.setattr(files_face, "run_plumbing", slow)
+    history = refresh_history(tmp_path, tmp_path / "state")
+    assert not history.usable
+    assert "took over" in history.note
+
+    def missing(*args: object, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(files_face, "run_plumbing", missing)
+    assert "could not run" in refresh_history(tmp_path, tmp_path / "other").note
