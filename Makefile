@@ -49,6 +49,8 @@ typecheck: install-dev
 	$(BIN)/mypy
 
 # The suite's order is fixed here (pytest-randomly is off); `make test-matrix` shuffles it.
+# `make test` runs it on every core (pytest-xdist), one test file per worker at a time, so a
+# file's servers and fixtures stay in one process.
 PYTEST := $(BIN)/pytest -q -p no:cacheprovider -p no:randomly --strict-markers
 
 unit: install-dev
@@ -61,7 +63,7 @@ test: install-dev
 	$(BIN)/ruff check engram studio tests bench examples scripts
 	$(BIN)/ruff format --check engram studio tests bench examples scripts
 	$(BIN)/mypy
-	$(PYTEST) --durations=15 tests
+	$(PYTEST) -n auto --dist loadfile --durations=15 tests
 
 # The suite under several terminal widths, TERM, locale and time zone, in random order.
 test-matrix: install-dev
