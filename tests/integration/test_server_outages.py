@@ -269,3 +269,22 @@ def test_vectors_lost_on_the_server_are_told_and_embedded_again(
     assert json.loads(again.stdout)["new_chunks"] == 3  # embedded again, nothing else
     checked = run_engram(project, home, NO_MODEL, "doctor", "--json", "--no-repair", env=env)
     assert checked.returncode == 0, checked.stdout
+
+
+def test_index_gc_collects_on_a_server_and_is_refused_without_one(
+    tmp_path: Path, live_chroma: ChromaServer
+):
+    import json
+
+    project = _project(tmp_path / "p")
+    home = tmp_path / "home"
+    refused = run_engram(project, home, NO_MODEL, "index", "--gc", env={"ENGRAM_MODEL": ""})
+    assert refused.returncode == 2 and "none is configured" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    env = {"ENGRAM_CHROMA_URL": live_chroma.url, "ENGRAM_MODEL": ""}
+    done = run_engram(project, home, NO_MODEL, "index", "--gc", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    collected = json.loads(done.stdout)["gc"]
+    assert collected["removed"] == 0 and collected["leases"] >= 1
+    said = run_engram(project, home, NO_MODEL, "index", "--gc", env=env)
+    assert "collected the server's vectors: removed 0 of" in said.stdout
