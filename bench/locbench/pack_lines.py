@@ -142,9 +142,10 @@ def main() -> None:
         shares = [r["gold_lines_share"] for r in cell if r.get("gold_lines_share") is not None]
         total = sum(r.get("gold_lines_total", 0) for r in cell)
         micro = sum(r.get("gold_lines_hit", 0) for r in cell) / total if total else float("nan")
+        macro = f"{statistics.mean(shares):.3f}" if shares else "n/a"  # no gold lines given
         print(
             f"| {budget} | {len(cell)} | {statistics.mean(r['covered'] for r in cell):.3f} | "
-            f"{statistics.mean(shares):.3f} | {micro:.3f} | "
+            f"{macro} | {micro:.3f} | "
             f"{statistics.median(r['ms'] for r in cell):.0f} |"
         )
     if args.json:
