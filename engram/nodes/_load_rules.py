@@ -18,7 +18,8 @@ from engram.graph import (
 from engram.graph.compaction import close_unanswered_calls, commit_messages
 from engram.nodes._support import current_thread_id
 from engram.stores import Ledger
-from engram.stores.project import load_rules_files
+from engram.stores.project import join_note, load_rules_files
+from engram.stores.sqlite import database_url
 
 
 def latest_user_text(state: State) -> str:
@@ -30,6 +31,17 @@ def latest_user_text(state: State) -> str:
                 return content
             return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
     return ""
+
+
+def _join_note(context: Context) -> str:
+    """On a team database, say once that an unjoined clone keeps its memory to itself."""
+    if not database_url():
+        return ""
+    try:
+        folder = context.state.make()
+    except OSError:
+        return ""
+    return join_note(context.project_path, context.home_path, folder)
 
 
 def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateUpdate:
@@ -52,7 +64,7 @@ def load_rules(state: State, runtime: Runtime[Context], *, deps: Deps) -> StateU
     trusted = project_is_trusted(context)
     rules = load_rules_files(context.project_path, context.home_path, project_rules=trusted)
     notes = [] if trusted else [untrusted_note(context)]
-    notes += [note for note in (context.state.legacy_note(),) if note]
+    notes += [note for note in (context.state.legacy_note(), _join_note(context)) if note]
     if rules.truncated:
         notes.append(
             f"rules files total {rules.total_chars} characters; only the first "

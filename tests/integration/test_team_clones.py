@@ -84,6 +84,15 @@ def test_clones_at_other_paths_share_memory_and_sessions_once_joined(
     assert "team1" in {row["thread_id"] for row in json.loads(listed.stdout)}
     listed = engram(mallory, fork, "sessions", "list", "--json")
     assert "team1" not in {row["thread_id"] for row in json.loads(listed.stdout)}
+    # An unjoined clone on the team database is told once how to share, never joined for it.
+    with OpenAIStub([{"content": "one"}, {"content": "two"}]) as stub:
+        env = _env(tmp_path / "home-mallory", database_url, stub.base_url)
+        first = engram(env, fork, "run", "first?", "--json")
+        second = engram(env, fork, "run", "second?", "--json")
+    notes = [json.loads(r.stdout)["notes"] for r in (first, second)]
+    assert sum("`engram project join`" in n for n in notes[0]) == 1
+    assert not any("`engram project join`" in n for n in notes[1])
+    assert not json.loads(engram(mallory, fork, "project", "show", "--json").stdout)["joined"]
     # Leaving keeps the project's memory as it is and the checkout's own from before.
     assert engram(bob, clone, "project", "leave").returncode == 0
     assert "Deploys go through staging" not in facts(bob, clone)

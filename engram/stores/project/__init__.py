@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from engram.stores.project._identity import (
         ProjectIdentity,
         describe_identity,
+        join_note,
         join_project,
         joined_identity,
         leave_project,
@@ -50,6 +51,7 @@ __all__ = [
     "forget_trust",
     "index_is_trusted",
     "is_test_path",
+    "join_note",
     "join_project",
     "joined_identity",
     "leave_project",
@@ -74,6 +76,7 @@ __getattr__, __dir__ = lazy_face(
         "engram.stores.project._identity": (
             "ProjectIdentity",
             "describe_identity",
+            "join_note",
             "join_project",
             "joined_identity",
             "leave_project",

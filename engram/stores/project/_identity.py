@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -105,6 +106,33 @@ def leave_project(project: Path, home: Path) -> bool:
 def joined_identity(project: Path, home: Path) -> str:
     """Return the identity this checkout joined ("" when it did not)."""
     return _joins(Path(home)).get(project_key(project), "")
+
+
+JOIN_NOTED = "join-noted"
+"""In the project's state folder: the note about joining was given for this checkout."""
+
+
+def join_note(project: Path, home: Path, state_folder: Path) -> str:
+    """Say once that a shared store keeps this checkout's memory to itself until it joins.
+
+    For a team on a shared database: a clone with history that the user has not joined gets
+    one note, then never again ("" when there is nothing to say or it was said).
+    """
+    marker = state_folder / JOIN_NOTED
+    if os.path.lexists(marker) or joined_identity(project, home):
+        return ""
+    identity = project_identity(project)
+    if not identity.shared:
+        return ""
+    try:
+        marker.touch()
+    except OSError:
+        return ""  # said again next time rather than never
+    return (
+        "the team database keeps this checkout's memory and sessions to itself: "
+        "`engram project join` shares them with the project's other checkouts "
+        "(join only a repository you trust)"
+    )
 
 
 def _joins(home: Path) -> dict[str, str]:
