@@ -227,7 +227,19 @@ def _run_search(
                 hint=OUTAGE_HINT,
             )
         err_console.print(f"[yellow]note:[/] {escape(outage)}")
+    changed = index.changed_since_indexed(hit.path for hit in found)
+    if changed:
+        err_console.print(f"[yellow]note:[/] {escape(changed_note(changed))}")
     return found
+
+
+def changed_note(changed: list[str]) -> str:
+    """Say which shown files changed since the index was updated, and what to do."""
+    shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+    return (
+        f"{shown} changed since the last `engram index`: the lines shown for "
+        f"{'it' if len(changed) == 1 else 'them'} may be out of date; run `engram index`"
+    )
 
 
 def _exact(root: Path, query: str, k: int, files: bool) -> list[CodeHit] | list[FileHit]:

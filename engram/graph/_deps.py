@@ -145,6 +145,15 @@ class Deps:
         age = time.monotonic() - self._opened_at.get(key, 0.0)
         return degraded and age >= FAILED_OPEN_RETRY_S
 
+    def opened_code_index(self, context: Context) -> ProjectCodeIndex | None:
+        """Return the project's code index if it is open already; never opens it, never waits.
+
+        No lock: an opener may hold it for as long as a hanging backend takes, and reading one
+        dict entry is atomic.
+        """
+        found = self._opened.get(("code_index", context.project_path))
+        return cast("ProjectCodeIndex | None", found)
+
     def forget(self, name: ResourceName, context: Context) -> None:
         """Drop a cached resource so the next access reopens it."""
         with self._lock:

@@ -109,6 +109,10 @@ def _build(
     pack, plan, _ = assemble_pack(
         state, context, count=count, feedback=feedback, extra=extra, notes=notes, ask=ask
     )
+    stale = _changed_slices(pack, context, deps)
+    if stale:
+        notes.append(stale)
+        pack = replace(pack, notes=(*pack.notes, stale))
     if feedback_store is not None and plan.source == "formula":
         updated = record_usage(
             feedback, task_type=task_type, planned=plan.budget, actual=pack.tokens
@@ -118,6 +122,28 @@ def _build(
         except StoreError as exc:
             notes.append(f"pack feedback not saved: {exc}")
     return pack, plan, notes
+
+
+def _changed_slices(pack: Pack, context: Context, deps: Deps) -> str:
+    """Say which sliced files changed on disk since the index was updated ("" for none)."""
+    section = pack.section("slices")
+    if section is None or not section.items:
+        return ""
+    index = deps.opened_code_index(context)  # opened by the branches, or not used at all
+    check = getattr(index, "changed_since_indexed", None)
+    if check is None:
+        return ""
+    try:
+        changed = check(i.path for i in section.items)
+    except (StoreError, OSError):
+        return ""  # the branches already said what is wrong with the index
+    if not changed:
+        return ""
+    shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+    return (
+        f"pack: {shown} changed since the last `engram index`: the code map and the lines "
+        "sliced come from the index, which has the file as it was (run `engram index`)"
+    )
 
 
 def _reranker(

@@ -364,3 +364,15 @@ def test_a_failed_reranking_keeps_the_ranking_and_says_so(repo, engram_home, mon
     assert len(requests) <= 1
     assert _map_paths(pack) == _map_paths(plain)
     assert any("re-ranking was skipped" in n for n in pack["notes"])
+
+
+def test_the_pack_says_when_a_sliced_file_changed_since_the_index(repo, engram_home, cli):
+    index(repo, engram_home)
+    code, out = run_cli(cli, TASK, "--path", str(repo), "--json")
+    assert code == 0 and not any("changed since" in n for n in json.loads(out)["notes"])
+    headers = repo / "src/app/headers.py"
+    headers.write_text("# moved\n" + headers.read_text())
+    code, out = run_cli(cli, TASK, "--path", str(repo), "--json")
+    notes = json.loads(out)["notes"]
+    assert code == 0
+    assert any("src/app/headers.py changed since the last `engram index`" in n for n in notes)

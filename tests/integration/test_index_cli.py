@@ -159,3 +159,18 @@ def test_history_is_mined_by_index_and_its_absence_is_a_note(app, project, tmp_p
     )
     assert result.exit_code == 0 and "history" not in result.stderr
     assert not list(project.rglob("history.json"))  # kept in the state folder, not the tree
+
+
+def test_search_says_when_a_file_it_shows_changed_since_the_index(app, project):
+    run_json(app, ["index", str(project)])
+    fresh = CliRunner().invoke(app, ["search", "fetch_page retries", "--path", str(project)])
+    assert fresh.exit_code == 0 and "changed since the last `engram index`" not in fresh.output
+    page = project / "pkg" / "http.py"
+    page.write_text("\n\n" + page.read_text())  # every line moved down two
+    stale = CliRunner().invoke(app, ["search", "fetch_page retries", "--path", str(project)])
+    assert stale.exit_code == 0
+    assert "pkg/http.py changed since the last `engram index`" in stale.output
+    assert "pkg/cache.py changed" not in stale.output
+    run_json(app, ["index", str(project)])
+    again = CliRunner().invoke(app, ["search", "fetch_page retries", "--path", str(project)])
+    assert "changed since the last `engram index`" not in again.output

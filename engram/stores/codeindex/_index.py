@@ -204,6 +204,28 @@ class ProjectCodeIndex:
         return stats
 
     @_serialized
+    def changed_since_indexed(self, paths: Iterable[str]) -> list[str]:
+        """Return which of ``paths`` changed on disk (or vanished) since the last update.
+
+        Compared by size and modification time with the manifest, one ``stat`` per path: a
+        command says so rather than answer from an index older than the files it shows.
+        """
+        records = self.manifest.files()
+        changed = []
+        for path in dict.fromkeys(paths):
+            record = records.get(path)
+            if record is None:
+                continue  # not indexed (found by exact search on the fly): nothing to compare
+            try:
+                info = (self.root / path).stat()
+            except OSError:
+                changed.append(path)
+                continue
+            if info.st_size != record.size or info.st_mtime_ns != record.mtime_ns:
+                changed.append(path)
+        return changed
+
+    @_serialized
     def missing_vectors(self) -> int:
         """Count indexed chunks whose vector is not in the vector store (0 when whole)."""
         if isinstance(self.vectors, SharedChromaVectors):
