@@ -106,9 +106,16 @@ class SharedChromaVectors:
         return [i for i, key in zip(ids, keys, strict=True) if key not in held]
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray) -> None:
-        """Write the vectors of chunks ``adopt`` found missing on the server."""
+        """Write the vectors of chunks ``adopt`` found missing on the server.
+
+        Raises:
+            ValueError: A chunk was not adopted first (its content key is unknown).
+        """
         keys = self._keys_of(ids)
-        pairs = [(keys[i], v) for i, v in zip(ids, vectors, strict=True) if i in keys]
+        unknown = [i for i in ids if i not in keys]
+        if unknown:
+            raise ValueError(f"{len(unknown)} chunks were not adopted before their upsert")
+        pairs = [(keys[i], v) for i, v in zip(ids, vectors, strict=True)]
         unique = dict(pairs)  # two chunks with one text share one vector
         order = list(unique)
         for start in range(0, len(order), SERVER_BATCH):

@@ -9,7 +9,6 @@ from engram._lazy import lazy_face
 if TYPE_CHECKING:
     from engram.stores.project._identity import (
         ProjectIdentity,
-        describe_identity,
         join_note,
         join_project,
         joined_identity,
@@ -45,7 +44,6 @@ __all__ = [
     "SettingsError",
     "ShippedFile",
     "claim_index_dir",
-    "describe_identity",
     "discover_verify_commands",
     "failure_lines",
     "forget_trust",
@@ -75,7 +73,6 @@ __getattr__, __dir__ = lazy_face(
     {
         "engram.stores.project._identity": (
             "ProjectIdentity",
-            "describe_identity",
             "join_note",
             "join_project",
             "joined_identity",

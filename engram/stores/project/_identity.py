@@ -213,12 +213,3 @@ def _commit_is_genuine(root: Path, sha: bytes) -> bool:
     header = f"commit {len(body)}\0".encode("ascii")
     digest = hashlib.sha1 if len(sha) == 40 else hashlib.sha256
     return digest(header + body).hexdigest().encode("ascii") == sha
-
-
-def describe_identity(identity: ProjectIdentity) -> str:
-    """Return a short human form of an identity (the root commit cut to 12 characters)."""
-    if not identity.shared:
-        return f"{identity.key} (by path: {identity.note})" if identity.note else identity.key
-    rest = identity.key[len(HISTORY_PREFIX) :]
-    sha, _, folder = rest.partition("/")
-    return f"history {sha[:12]}" + (f", folder {folder}" if folder else "")
