@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from engram.stores.relations._model import RelationIndex
+from engram.stores.relations._power_iteration import pagerank
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
@@ -111,10 +112,7 @@ def _pagerank(g: nx.DiGraph, seeds: dict[str, float], damping: float) -> dict[st
     if g.number_of_nodes() == 0:
         return {}
     personalization = {n: w for n, w in seeds.items() if n in g and w > 0} or None
-    scores: dict[str, float] = nx.pagerank(
-        g, alpha=damping, personalization=personalization, weight="weight"
-    )
-    return scores
+    return pagerank(g, alpha=damping, personalization=personalization)
 
 
 def pagerank_files(
