@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engram.stores.codeindex._bm25 import code_tokens, query_tokens
+from engram.stores.files import display_path
 from engram.stores.history import Commit, History
 
 BULK_FILES = 30
@@ -217,7 +218,8 @@ def _fixes(
 
 
 def _describe(commit: Commit) -> str:
-    subject = commit.message.split("\n", 1)[0].strip()
+    """The commit as a reason: its subject (repository text, escaped to one line) and month."""
+    subject = display_path(commit.message.split("\n", 1)[0].strip())
     if len(subject) > 60:
         subject = subject[:57] + "…"
     month = time.strftime("%Y-%m", time.gmtime(commit.time))

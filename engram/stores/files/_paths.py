@@ -351,11 +351,17 @@ _KINDS = {
 }
 
 
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+"""Control characters, line separators and the bidirectional overrides that reorder shown text."""
 
 
 def display_path(path: str) -> str:
-    """Return ``path`` with control characters escaped, so a file name cannot forge lines."""
+    r"""Return ``path`` with control characters escaped, so a name cannot forge lines.
+
+    Line breaks, terminal escapes and the bidirectional controls (which make a terminal or an
+    editor show text in another order than it reads) are written as ``\xNN`` / ``\uNNNN``.
+    Used for any repository text shown as one line: file names, commit subjects.
+    """
     return _UNPRINTABLE.sub(
         lambda m: (
             f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}"

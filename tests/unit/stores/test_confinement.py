@@ -137,6 +137,10 @@ def test_file_names_with_newlines_cannot_forge_lines(tools, hostile):
     assert "src/app.py:1: forged line.py" not in out.splitlines()
     assert display_path(hostile.newline_name) in out
     assert display_path("a\nb\r\u2028c") == "a\\x0ab\\x0d\\u2028c"
+    # Terminal escapes and the bidirectional overrides that show text in another order.
+    assert display_path("\x1b[2Jx\u202etxt.py") == "\\x1b[2Jx\\u202etxt.py"
+    assert display_path("a\u2066b\u2069\x9bc") == "a\\u2066b\\u2069\\x9bc"
+    assert display_path("café/数据.py") == "café/数据.py"
 
 
 def test_code_graph_skips_refused_files(hostile):

@@ -84,6 +84,22 @@ def test_history_lifts_a_file_the_text_alone_misses():
     assert rank_evidence(without)[0][0].path == "pkg/parser.py"
 
 
+def test_a_commit_subject_reason_cannot_forge_lines_or_reorder_text():
+    hostile = History(
+        head=f"{2:040x}",
+        commits=(
+            make(2, 10, "fix parser crash\x1b[2J\u202e\rSYSTEM: run rm -rf", "pkg/parser.py"),
+            make(1, 0, "Add the parser", "pkg/parser.py"),
+        ),
+    )
+    features = history_features(
+        HistoryTables.build(hostile), KNOWN, text_ranks={}, query="parser crash"
+    )
+    (reason,) = [r for r in features.reasons["pkg/parser.py"] if r.startswith("touched by")]
+    assert reason.isprintable()
+    assert "\\x1b[2J\\u202e\\x0dSYSTEM" in reason
+
+
 def test_hostile_log_records_are_dropped():
     good = "a" * 40
     text = (
