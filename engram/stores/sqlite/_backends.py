@@ -9,8 +9,8 @@ import asyncio
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,7 +23,7 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 from langgraph.checkpoint.sqlite import SqliteSaver
-from langgraph.store.base import BaseStore, Op, Result
+from langgraph.store.base import BaseStore
 
 from engram.stores._write_lock import PostgresAdvisoryLock, register_write_lock
 from engram.stores.sqlite._files import (
@@ -33,6 +33,7 @@ from engram.stores.sqlite._files import (
     sqlite_connect,
     sqlite_lock,
 )
+from engram.stores.sqlite._guarded import GuardedSaverMixin, GuardedStoreMixin
 from engram.stores.sqlite._postgres import (
     GuardedPostgresSaverMixin,
     GuardedPostgresStoreMixin,
@@ -115,48 +116,24 @@ class ThreadedSqliteSaver(SyncSaverAsyncAPI, SqliteSaver):
     """``SqliteSaver`` usable from the async graph and the sync CLI alike."""
 
 
-class ReadOnlySqliteStore(ThreadedSqliteStore):
+class ReadOnlySqliteStore(GuardedStoreMixin, ThreadedSqliteStore):
     """The memory store of a home that cannot be written: reads work, a write says why not."""
 
     path: Path
 
-    def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run a batch; a write fails with ``StoreReadOnlyError`` naming the file."""
-        with database_errors(self.path):
-            return super().batch(ops)
+    def guard(self) -> AbstractContextManager[None]:
+        """A write fails with ``StoreReadOnlyError`` naming the file."""
+        return database_errors(self.path)
 
 
-class ReadOnlySqliteSaver(ThreadedSqliteSaver):
+class ReadOnlySqliteSaver(GuardedSaverMixin, ThreadedSqliteSaver):
     """The session checkpointer of a home that cannot be written: sessions list and show."""
 
     path: Path
 
-    def put(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """Refuse to save a checkpoint with ``StoreReadOnlyError`` naming the file."""
-        with database_errors(self.path):
-            return super().put(config, checkpoint, metadata, new_versions)
-
-    def put_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        """Refuse to save pending writes with ``StoreReadOnlyError`` naming the file."""
-        with database_errors(self.path):
-            super().put_writes(config, writes, task_id, task_path)
-
-    def delete_thread(self, thread_id: str) -> None:
-        """Refuse to delete a session with ``StoreReadOnlyError`` naming the file."""
-        with database_errors(self.path):
-            super().delete_thread(thread_id)
+    def guard(self) -> AbstractContextManager[None]:
+        """A write fails with ``StoreReadOnlyError`` naming the file."""
+        return database_errors(self.path)
 
 
 ReadOnly = TypeVar("ReadOnly", ReadOnlySqliteStore, ReadOnlySqliteSaver)

@@ -9,26 +9,14 @@ use, so a turn can stop before its next step (``engram.cli``) instead of running
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import (
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
-    CheckpointTuple,
-)
+from typing import Any
 
 from engram.stores._errors import BackendUnavailableError, StoreError
 from engram.stores._url_masking import mask_url_passwords
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
-
-    from langgraph.store.base import Op, Result
+from engram.stores.sqlite._guarded import GuardedSaverMixin, GuardedStoreMixin
 
 URL_HINT = (
     "use postgresql://USER:PASSWORD@HOST:5432/DATABASE (percent-encode @, : and / in the "
@@ -141,8 +129,8 @@ def postgres_errors(url: str) -> Iterator[None]:
         ) from None  # the chained driver error may quote the URL
 
 
-class GuardedPostgresSaverMixin:
-    """Checkpoint reads and writes that raise ``BackendUnavailableError`` when the server goes.
+class GuardedPostgresSaverMixin(GuardedSaverMixin):
+    """Checkpoint calls that raise ``BackendUnavailableError`` when the server goes.
 
     Mixed in before LangGraph's ``PostgresSaver`` (``open_checkpointer`` builds the class,
     as ``langgraph.checkpoint.postgres`` is imported only when Postgres is configured).
@@ -150,74 +138,19 @@ class GuardedPostgresSaverMixin:
 
     url: str = ""
 
-    def put(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """Save a checkpoint."""
-        with postgres_errors(self.url):
-            return super().put(config, checkpoint, metadata, new_versions)  # type: ignore[misc]
-
-    def put_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        """Save pending writes of a task."""
-        with postgres_errors(self.url):
-            super().put_writes(config, writes, task_id, task_path)  # type: ignore[misc]
-
-    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        """Fetch a checkpoint tuple."""
-        with postgres_errors(self.url):
-            found: CheckpointTuple | None = super().get_tuple(config)  # type: ignore[misc]
-            return found
-
-    def list(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> Iterator[CheckpointTuple]:
-        """List checkpoints, newest first."""
-        with postgres_errors(self.url):
-            yield from super().list(  # type: ignore[misc]
-                config, filter=filter, before=before, limit=limit
-            )
-
-    def delete_thread(self, thread_id: str) -> None:
-        """Delete every checkpoint of a thread."""
-        with postgres_errors(self.url):
-            super().delete_thread(thread_id)  # type: ignore[misc]
-
-    def get_delta_channel_history(
-        self, *, config: RunnableConfig, channels: Sequence[str]
-    ) -> Mapping[str, Any]:
-        """Read channel history."""
-        with postgres_errors(self.url):
-            history: Mapping[str, Any] = super().get_delta_channel_history(  # type: ignore[misc]
-                config=config, channels=channels
-            )
-            return history
+    def guard(self) -> AbstractContextManager[None]:
+        """Turn a lost or refused connection into ``BackendUnavailableError``."""
+        return postgres_errors(self.url)
 
 
-class GuardedPostgresStoreMixin:
+class GuardedPostgresStoreMixin(GuardedStoreMixin):
     """Memory reads and writes that raise ``BackendUnavailableError`` when the server goes."""
 
     url: str = ""
 
-    def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run a batch of store operations."""
-        with postgres_errors(self.url):
-            results: list[Result] = super().batch(ops)  # type: ignore[misc]
-            return results
+    def guard(self) -> AbstractContextManager[None]:
+        """Turn a lost or refused connection into ``BackendUnavailableError``."""
+        return postgres_errors(self.url)
 
 
 @dataclass(frozen=True)
