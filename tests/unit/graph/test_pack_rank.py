@@ -222,3 +222,22 @@ def test_depth_beyond_its_share_waits_for_other_files_best_spans():
         ("b.py", 1),
         ("a.py", 40),
     ]
+
+
+def test_leading_files_take_their_spans_in_the_localizers_order():
+    localizer = [
+        hit("a.py", 50, 60, 1.0, "localizer", "named_in_issue"),
+        hit("a.py", 1, 10, 0.99, "localizer", "head"),
+        hit("b.py", 50, 60, 0.5, "localizer", "b_named"),
+        hit("b.py", 1, 10, 0.49, "localizer", "b_head"),
+        hit("c.py", 50, 60, 0.33, "localizer", "c_named"),
+        hit("c.py", 1, 10, 0.32, "localizer", "c_head"),
+    ]
+    bm25 = [hit(p, 1, 10, 0.9, "bm25", "text match") for p in ("a.py", "b.py", "c.py")]
+    ranked = rank_files(evidence_of([*localizer, *bm25], [], []), lead="localizer")
+    assert [r.path for r in ranked] == ["a.py", "b.py", "c.py"]
+    assert [s.symbol for s in ranked[0].spans] == ["named_in_issue", "head"]
+    assert [s.symbol for s in ranked[1].spans] == ["b_named", "b_head"]
+    # past the leading files, a span's best rank in any source orders it (bm25 ranks c's
+    # head first there)
+    assert [s.start_line for s in ranked[2].spans] == [1, 50]
