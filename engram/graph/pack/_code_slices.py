@@ -75,13 +75,12 @@ def slice_items(
     ``depth_tokens`` come last, except that the first to overflow it is cut to the room left
     (``MIN_RECUT_TOKENS`` or more). So a small budget still covers many files and a larger one
     reads the likeliest files whole. A span longer than its limit shows its head and, when
-    ``terms`` are given, the lines around those terms (``pick_rows``). Spans overlapping
-    one already taken from the same file are skipped. A file with no span contributes its
-    head. Unreadable files (``lines_of`` returns None) are skipped. ``anchors`` gives, per
-    path, lines a traceback points at: a cut slice shows them before any term's lines.
-    A span shows no line an earlier slice of its file showed, nor the lines of the file's
-    other spans it encloses (a module chunk's range runs around the functions between its
-    statements); a span with no line left is skipped.
+    ``terms`` are given, the lines around those terms (``pick_rows``); ``anchors`` gives, per
+    path, lines a traceback points at, which a cut slice shows before any term's lines. A
+    span shows no line an earlier slice of its file showed, nor the lines of the file's other
+    chunks it encloses (a module chunk's range runs around the functions between its
+    statements); a span with no line left is skipped. A file with no span contributes its
+    head. Unreadable files (``lines_of`` returns None) are skipped.
     """
     count = remembering(count)
     best_of_focus: list[PackItem] = []
