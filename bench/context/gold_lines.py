@@ -70,7 +70,11 @@ def git(repo: Path, *args: str) -> str:
     return proc.stdout
 
 
-def branch_commits(repo: Path) -> list[tuple[str, list[str], str]]:
+CommitRow = tuple[str, list[str], str]
+"""A commit's hash, its parents' hashes and its subject."""
+
+
+def branch_commits(repo: Path) -> list[CommitRow]:
     """Return (commit, parents, subject) of every commit reachable from a branch, newest first."""
     out = git(repo, "log", "--branches", "--format=%H%x00%P%x00%s")
     rows = []
@@ -93,7 +97,9 @@ def touched(repo: Path, parent: str, commit: str) -> set[str]:
     return set(git(repo, "diff", "--no-renames", "--name-only", parent, commit).split("\n")) - {""}
 
 
-def find_fix(repo: Path, commits, number: int, gold: set[str], base: str) -> Fix | str:
+def find_fix(
+    repo: Path, commits: list[CommitRow], number: int, gold: set[str], base: str
+) -> Fix | str:
     """Return the fix commit pair of pull request ``number``, or why there is none."""
     best: tuple[float, int, Fix] | None = None
     named = 0
@@ -162,7 +168,7 @@ def to_base(base_text: str, parent_text: str, lines: list[int]) -> list[int]:
     return sorted({n for n in wanted if 1 <= n <= max(total, 1)})
 
 
-def gold_of(repo: Path, case: dict, commits) -> dict | str:
+def gold_of(repo: Path, case: dict, commits: list[CommitRow]) -> dict | str:
     """Return the case's gold-lines row, or why it has none."""
     number = int(case["instance_id"].rsplit("-", 1)[1])
     gold = set(case["gold_files"])
@@ -201,7 +207,7 @@ def main() -> int:
         for line in Path(name).read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
-    history: dict[str, list] = {}
+    history: dict[str, list[CommitRow]] = {}
     reasons: Counter[str] = Counter()
     sources: Counter[str] = Counter()
     rows = []
