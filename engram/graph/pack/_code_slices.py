@@ -8,7 +8,8 @@ limit: its head, then, given the task's terms, the lines that name them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from engram.graph._tokens import Counter, remembering
 from engram.graph.pack._filling import PackItem
@@ -40,6 +41,8 @@ lines: 0.58 at 0.4, 0.61 at 0.5, 0.62 at 0.55), localize-dev keeps its file cove
 FOCUS_SLICE_TOKENS = 2000
 """Longest slice of a leading file: whole functions, not heads (a quarter of the functions
 a fix changes on locbench-dev are longer than 900 tokens)."""
+LINE_WINDOW_SOURCES = frozenset({"exact"})
+"""Evidence sources whose spans are lines around a match, not whole functions or classes."""
 FILE_HEAD_LINES = 60
 """Lines shown for a file known only as a whole (no span): its head."""
 MIN_RECUT_TOKENS = 300
@@ -61,6 +64,7 @@ def slice_items(
     focus_per_file: int = FOCUS_SLICES_PER_FILE,
     depth_tokens: int | None = None,
     terms: frozenset[str] = frozenset(),
+    anchors: Mapping[str, frozenset[int]] | None = None,
 ) -> list[PackItem]:
     """Return code slices, most wanted first: the leading files in depth, then breadth.
 
@@ -71,8 +75,11 @@ def slice_items(
     ``depth_tokens`` come last, except that the first to overflow it is cut to the room left
     (``MIN_RECUT_TOKENS`` or more). So a small budget still covers many files and a larger one
     reads the likeliest files whole. A span longer than its limit shows its head and, when
-    ``terms`` are given, the lines around those terms (``pick_rows``). Spans overlapping
-    one already taken from the same file are skipped. A file with no span contributes its
+    ``terms`` are given, the lines around those terms (``pick_rows``); ``anchors`` gives, per
+    path, lines a traceback points at, which a cut slice shows before any term's lines. A
+    span shows no line an earlier slice of its file showed, nor the lines of the file's other
+    chunks it encloses (a module chunk's range runs around the functions between its
+    statements); a span with no line left is skipped. A file with no span contributes its
     head. Unreadable files (``lines_of`` returns None) are skipped.
     """
     count = remembering(count)
@@ -89,40 +96,51 @@ def slice_items(
         spans = ranked.spans or (
             Evidence(ranked.path, 1, min(len(lines), FILE_HEAD_LINES), "", ranked.score, "head"),
         )
-        taken: list[tuple[int, int]] = []
+        shown: set[int] = set()
+        taken = 0
         for span in spans:
-            if len(taken) == limit:
+            if taken == limit:
                 break
             start, end = max(1, span.start_line), min(len(lines), max(span.end_line, 1))
-            if start > end or any(start <= b and a <= end for a, b in taken):
+            if start > end:
                 continue
+            hidden = shown | _inner_lines(span, spans)
+            marks = (anchors or {}).get(ranked.path, frozenset())
             in_focus = number < focus
             item = _slice(
                 ranked,
                 span,
                 lines,
-                start,
-                end,
+                (start, end),
                 count,
                 focus_tokens if in_focus else max_tokens,
                 terms,
+                hidden,
+                marks,
             )
+            if item is None:
+                continue
             if not in_focus:
-                rounds[len(taken)].append(item)
+                rounds[taken].append(item)
             elif not taken:
                 best_of_focus.append(item)
             else:
                 cost = count(item.text)
                 room = depth_tokens - depth_used if depth_tokens is not None else cost
                 if cost > room >= MIN_RECUT_TOKENS:
-                    item = _slice(ranked, span, lines, start, end, count, room, terms)
-                    cost = count(item.text)
+                    item = _slice(
+                        ranked, span, lines, (start, end), count, room, terms, hidden, marks
+                    )
+                    cost = count(item.text) if item else 0
+                if item is None:
+                    continue
                 if cost <= room:
                     depth.append(item)
                     depth_used += cost
                 else:
                     late.append(item)
-            taken.append((start, end))
+            shown.update(_shown_lines(item))
+            taken += 1
     return [*best_of_focus, *depth, *(item for batch in rounds for item in batch), *late]
 
 
@@ -130,48 +148,83 @@ def _slice(
     ranked: RankedFile,
     span: Evidence,
     lines: Sequence[str],
-    start: int,
-    end: int,
+    bounds: tuple[int, int],
     count: Counter,
     max_tokens: int,
     terms: frozenset[str] = frozenset(),
-) -> PackItem:
+    hidden: AbstractSet[int] = frozenset(),
+    marks: AbstractSet[int] = frozenset(),
+) -> PackItem | None:
+    """Return a slice of ``bounds`` (first and last line) within ``max_tokens``.
+
+    Lines in ``hidden`` (shown by an earlier slice, or inside another span of the file that
+    this one encloses) are left out; lines in ``marks`` are picked first when the span is cut.
+    None when no line is left to show.
+    """
+    start, end = bounds
+    free = [row for row in range(end - start + 1) if start + row not in hidden]
+    if not free:
+        return None
     symbol = f" {span.symbol}" if span.symbol else ""
 
-    def header(last: int) -> str:
-        return f"--- {ranked.path}:{start}-{last}{symbol}"
+    def header(first: int, last: int) -> str:
+        return f"--- {ranked.path}:{first}-{last}{symbol}"
 
-    room = max_tokens - count(header(end)) - 1
-    body = lines[start - 1 : end]
+    room = max_tokens - count(header(start, end)) - 1
+    body = [lines[start - 1 + row] for row in free]
     costs = [count(line) + 1 for line in body]
+    anchored = {i for i, row in enumerate(free) if start + row in marks}
     if sum(costs) <= room:
-        rows = set(range(len(body)))
-    elif terms:
-        rows = pick_rows(body, costs, room, terms, count(_gap(len(body))) + 1)
+        picked = set(range(len(body)))
+    elif terms or anchored:
+        gap_cost = count(_gap(end - start + 1)) + 1
+        picked = pick_rows(body, costs, room, terms, gap_cost, anchored)
     else:
-        rows = head_rows(costs, room)
-    runs = _runs(sorted(rows))
+        picked = head_rows(costs, room)
+    runs = _runs(sorted(free[i] for i in picked))
     text: list[str] = []
-    shown_to = 0  # rows of body shown or marked so far
+    shown_to = runs[0][0]  # rows of the span shown or marked so far
     for first, last in runs:
         if first > shown_to:
             text.append(_gap(first - shown_to))
-        text.extend(body[first : last + 1])
+        text.extend(lines[start - 1 + first : start + last])
         shown_to = last + 1
-    if shown_to < len(body):
-        text.append(_gap(len(body) - shown_to, more=True))
-    last_line = start + runs[-1][1]
+    if shown_to <= end - start:
+        text.append(_gap(end - start + 1 - shown_to, more=True))
+    first_line, last_line = start + runs[0][0], start + runs[-1][1]
     return PackItem(
         section="slices",
-        text="\n".join([header(last_line), *text]),
+        text="\n".join([header(first_line, last_line), *text]),
         path=ranked.path,
-        start_line=start,
+        start_line=first_line,
         end_line=last_line,
         symbol=span.symbol,
         score=ranked.score,
         reasons=ranked.reasons,
         shown=tuple((start + a, start + b) for a, b in runs) if len(runs) > 1 else (),
     )
+
+
+def _inner_lines(span: Evidence, spans: Sequence[Evidence]) -> set[int]:
+    """Return the lines of the file's other code units (chunks) that ``span`` encloses.
+
+    A module chunk's range runs from its first leftover statement to its last, around the
+    functions between them: those have spans of their own and are not the module chunk's
+    text. Line windows (``LINE_WINDOW_SOURCES``) are not code units: a function keeps them.
+    """
+    inner: set[int] = set()
+    for other in spans:
+        inside = span.start_line <= other.start_line and other.end_line <= span.end_line
+        same = (other.start_line, other.end_line) == (span.start_line, span.end_line)
+        if inside and not same and other.source not in LINE_WINDOW_SOURCES:
+            inner.update(range(other.start_line, other.end_line + 1))
+    return inner
+
+
+def _shown_lines(item: PackItem) -> set[int]:
+    """Return the file lines a slice shows."""
+    runs = item.shown or ((item.start_line, item.end_line),)
+    return {line for first, last in runs for line in range(first, last + 1)}
 
 
 def _gap(lines: int, *, more: bool = False) -> str:

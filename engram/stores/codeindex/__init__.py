@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         SearchMode,
         open_code_index,
     )
+    from engram.stores.codeindex._issue_reading import read_issue
     from engram.stores.codeindex._localization import LOCALIZER_SOURCE
     from engram.stores.codeindex._ripgrep import RG_TIMEOUT_S, grep
     from engram.stores.codeindex._shared_vectors import GcReport
@@ -62,6 +63,7 @@ __all__ = [
     "locate_on_the_fly",
     "open_code_index",
     "probe_chroma",
+    "read_issue",
     "release_embedded_chroma",
     "rrf",
     "walk_for_index",
@@ -90,6 +92,7 @@ __getattr__, __dir__ = lazy_face(
         "engram.stores.codeindex._hits": ("CodeHit", "FileHit"),
         "engram.stores.codeindex._ignore_check": ("IgnoreFileCheck",),
         "engram.stores.codeindex._incremental": ("IndexProgress", "IndexStats", "walk_for_index"),
+        "engram.stores.codeindex._issue_reading": ("read_issue",),
         "engram.stores.codeindex._index": (
             "INDEX_DIR",
             "ProjectCodeIndex",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engram.graph.pack._code_slices import MIN_RECUT_TOKENS, slice_items
 from engram.graph.pack._fusion import Evidence, evidence_of, rank_files
-from engram.graph.pack._line_picking import head_rows, line_terms, pick_rows
+from engram.graph.pack._line_picking import frame_lines, head_rows, line_terms, pick_rows
 
 
 def words(text: str) -> int:
@@ -132,3 +132,71 @@ def test_a_one_line_gap_shows_its_line_when_that_costs_no_more_than_the_marker()
     costs[34] = costs[35] = 1  # row 35 is the one line between the two needles' windows
     rows = pick_rows(lines, costs, 59, line_terms("needle"), 2)
     assert set(range(28, 43)) <= rows and 5 not in rows
+
+
+def module_with_functions() -> list[str]:
+    """A module: imports, a 40-line function, a 40-line function, then module-level code."""
+    lines = ["import os", "LIMIT = 3", ""]
+    for name in ("parse", "render"):
+        lines += [f"def {name}(text):", f'    """{name.title()} the text."""']
+        lines += [f"    {name}_step_{i} = os.path.join(text, '{i}')" for i in range(38)]
+        lines.append("")
+    lines += ["if __name__ == '__main__':", "    parse(os.getcwd())"]
+    return lines
+
+
+def test_a_module_chunk_leaves_out_the_functions_it_encloses():
+    lines = module_with_functions()
+    spans = [
+        Evidence("m.py", 1, len(lines), "m.py", 1.0, "localizer"),  # module code around them
+        Evidence("m.py", 4, 43, "parse(text)", 0.9, "localizer"),
+        Evidence("m.py", 44, 83, "render(text)", 0.8, "localizer"),
+    ]
+    items = slice_items(rank_files(spans), {"m.py": lines}.get, words, focus_tokens=4000)
+    module, parse, render = items
+    shown = {n for a, b in module.shown for n in range(a, b + 1)}
+    assert {1, 2, 84, 85} <= shown and not shown & set(range(4, 84))
+    assert (parse.start_line, parse.end_line) == (4, 43)
+    assert (render.start_line, render.end_line) == (44, 83)
+
+
+def test_a_cut_slice_shows_the_line_a_traceback_frame_points_at():
+    lines = long_function()
+    task = (
+        "Crash in handle\n"
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3/site-packages/app/svc.py", line 201, in handle\n'
+        "    step = compute(request)\n"
+        "ValueError: bad step\n"
+    )
+    assert frame_lines(task, ["app/svc.py", "other.py"]) == {"app/svc.py": frozenset({201})}
+    ranked = rank_files([Evidence("app/svc.py", 1, 300, "handle", 1.0, "bm25")])
+    (only,) = slice_items(
+        ranked,
+        {"app/svc.py": lines}.get,
+        words,
+        max_tokens=150,
+        focus=0,
+        terms=line_terms(task),
+        anchors=frame_lines(task, ["app/svc.py"]),
+    )
+    assert any(a <= 201 <= b for a, b in only.shown)
+    assert only.shown[0][0] == 1  # the head still comes first
+    assert words(only.text) <= 150
+
+
+def test_an_issue_naming_a_function_gets_its_body_sliced_whole():
+    lines = module_with_functions()
+    ranked = rank_files(
+        [
+            Evidence("m.py", 44, 83, "render(text)", 1.0, "localizer"),
+            Evidence("m.py", 4, 43, "parse(text)", 0.5, "localizer"),
+        ]
+    )
+    first, _ = slice_items(ranked, {"m.py": lines}.get, words, terms=line_terms("render fails"))
+    assert (first.symbol, first.start_line, first.end_line, first.shown) == (
+        "render(text)",
+        44,
+        83,
+        (),
+    )

@@ -113,19 +113,20 @@ def test_code_map_is_limited_to_its_file_count():
     assert len(code_map_items(rank_files(evidence_of(many, [], [])), limit=20)) == 20
 
 
-def test_slices_deal_best_span_of_every_file_first_and_skip_overlaps():
+def test_slices_deal_best_span_of_every_file_first_and_never_repeat_a_line():
     files = {
         "a.py": [f"a line {i}" for i in range(40)],
         "b.py": [f"b line {i}" for i in range(40)],
         "c.py": [f"c line {i}" for i in range(40)],
     }
-    hits = HITS + [hit("b.py", 6, 8, 0.1, "bm25", "inner")]
+    hits = HITS + [hit("b.py", 20, 30, 0.1, "dense", "b2"), hit("b.py", 25, 34, 0.05, "bm25")]
     ranked = rank_files(evidence_of(hits, [], []))
     items = slice_items(ranked, files.get, words, focus=0)
     firsts = [i.path for i in items[: len({i.path for i in items})]]
     assert len(set(firsts)) == len(firsts)  # round 1 has one slice per file
     b_spans = [(i.start_line, i.end_line) for i in items if i.path == "b.py"]
-    assert (6, 8) not in b_spans  # inside the already taken 5-9
+    assert b_spans.count((20, 30)) == 1  # the same span from another source is not repeated
+    assert (31, 34) in b_spans  # an overlapping span shows only the lines not shown yet
     assert all(i.path != "d.py" for i in items)  # unreadable file skipped
 
 
@@ -221,3 +222,22 @@ def test_depth_beyond_its_share_waits_for_other_files_best_spans():
         ("b.py", 1),
         ("a.py", 40),
     ]
+
+
+def test_leading_files_take_their_spans_in_the_localizers_order():
+    localizer = [
+        hit("a.py", 50, 60, 1.0, "localizer", "named_in_issue"),
+        hit("a.py", 1, 10, 0.99, "localizer", "head"),
+        hit("b.py", 50, 60, 0.5, "localizer", "b_named"),
+        hit("b.py", 1, 10, 0.49, "localizer", "b_head"),
+        hit("c.py", 50, 60, 0.33, "localizer", "c_named"),
+        hit("c.py", 1, 10, 0.32, "localizer", "c_head"),
+    ]
+    bm25 = [hit(p, 1, 10, 0.9, "bm25", "text match") for p in ("a.py", "b.py", "c.py")]
+    ranked = rank_files(evidence_of([*localizer, *bm25], [], []), lead="localizer")
+    assert [r.path for r in ranked] == ["a.py", "b.py", "c.py"]
+    assert [s.symbol for s in ranked[0].spans] == ["named_in_issue", "head"]
+    assert [s.symbol for s in ranked[1].spans] == ["b_named", "b_head"]
+    # past the leading files, a span's best rank in any source orders it (bm25 ranks c's
+    # head first there)
+    assert [s.start_line for s in ranked[2].spans] == [1, 50]
