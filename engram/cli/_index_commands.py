@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,8 @@ from engram.stores import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     from rich.progress import TaskID
 
     from engram.graph import Context
@@ -37,7 +40,6 @@ if TYPE_CHECKING:
         FileHit,
         FileKind,
         IndexProgress,
-        IndexStats,
         ProjectCodeIndex,
         SearchMode,
     )
@@ -97,9 +99,11 @@ def index_command(
 
         index = open_project_index(context, create=True)
         try:
-            stats, walk = _update_index(index, on_progress)
-            collected = index.collect_garbage() if gc else None
-            mined = index.history.last if index.history is not None else None
+            walk = _walk(index)
+            with _relation_update(context, walk) as graph:
+                stats = index.update(on_progress, walk=walk)
+                collected = index.collect_garbage() if gc else None
+                mined = index.history.last if index.history is not None else None
         finally:
             index.close()
     summary: dict[str, Any] = asdict(stats)
@@ -112,7 +116,7 @@ def index_command(
             "seconds": round(mined.seconds, 3),
             "note": mined.note,
         }
-    summary["graph"] = _update_graph(context, walk)
+    summary["graph"] = graph.result()
     summary["seconds_total"] = round(time.perf_counter() - started, 3)
     if as_json:
         print_json(summary)
@@ -138,25 +142,78 @@ def index_command(
         err_console.print(f"[yellow]relation index not updated:[/] {summary['graph']['error']}")
 
 
-def _update_index(
-    index: ProjectCodeIndex, progress: Callable[[IndexProgress], None]
-) -> tuple[IndexStats, WalkReport]:
-    """Update the index from one project walk and return the walk for the relation index."""
+def _walk(index: ProjectCodeIndex) -> WalkReport:
+    """Walk the project once, for the code index and the relation index."""
     from engram.stores.codeindex import walk_for_index
 
-    walk = walk_for_index(index.root, index.manifest)
-    return index.update(progress, walk=walk), walk
+    return walk_for_index(index.root, index.manifest)
 
 
-def _update_graph(context: Context, walk: WalkReport) -> dict[str, Any]:
-    """Refresh the relation index alongside the index; a failure is reported, not fatal."""
-    try:
+class _RelationUpdate:
+    """The relation index's refresh, run in a worker process beside the code index's update.
+
+    Both updates read the same walk and write different files; the relation index is pure
+    Python and the code index spends much of its time in Chroma's native code, so on two
+    cores they overlap. Without a worker (it cannot start) it runs here, as before.
+    """
+
+    def __init__(self, context: Context, walk: WalkReport) -> None:
+        self._context = context
+        self._walk = walk
+        self._future: Future[Any] | None = None
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> None:
+        """Start the refresh in a fresh (spawned) interpreter; stay inline if none starts."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         from engram.stores.relations import update_relation_index
 
-        stats = update_relation_index(context.project_path, context.state, files=walk.files)
-    except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
-        return {"error": str(exc)}
-    return asdict(stats) if hasattr(stats, "__dataclass_fields__") else {"stats": str(stats)}
+        try:
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._future = self._pool.submit(
+                update_relation_index,
+                self._context.project_path,
+                self._context.state,
+                files=self._walk.files,
+            )
+        except (OSError, RuntimeError):
+            self.stop()
+
+    def stop(self) -> None:
+        """Let the worker go (it exits once its one refresh is done)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def result(self) -> dict[str, Any]:
+        """Return the refresh's statistics; a failure is reported, not fatal."""
+        try:
+            stats = self._future.result() if self._future is not None else self._inline()
+        except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
+            return {"error": str(exc)}
+        finally:
+            self.stop()
+        return asdict(stats)
+
+    def _inline(self) -> Any:
+        from engram.stores.relations import update_relation_index
+
+        context = self._context
+        return update_relation_index(context.project_path, context.state, files=self._walk.files)
+
+
+@contextmanager
+def _relation_update(context: Context, walk: WalkReport) -> Iterator[_RelationUpdate]:
+    """Start the relation index's refresh; stop its worker if the code index's update fails."""
+    update = _RelationUpdate(context, walk)
+    update.start()
+    try:
+        yield update
+    except BaseException:
+        update.stop()
+        raise
 
 
 @handle_errors

@@ -174,3 +174,36 @@ def test_search_says_when_a_file_it_shows_changed_since_the_index(app, project):
     run_json(app, ["index", str(project)])
     again = CliRunner().invoke(app, ["search", "fetch_page retries", "--path", str(project)])
     assert "changed since the last `engram index`" not in again.output
+
+
+def test_the_relation_index_refreshed_beside_the_code_index_matches_an_inline_refresh(
+    app, project, tmp_path, monkeypatch
+):
+    from engram.cli._command_support import load_context
+    from engram.stores.relations import graph_store_for, update_relation_index
+
+    summary = run_json(app, ["index", str(project)])
+    assert summary["graph"]["files"] == 2 and summary["graph"]["nodes"] > 0, summary["graph"]
+    context = load_context(project)
+    worker_graph = graph_store_for(context.project_path, context.state).load()
+    inline_home = tmp_path / "inline-home"
+    monkeypatch.setenv("ENGRAM_HOME", str(inline_home))
+    inline_context = load_context(project)
+    inline = update_relation_index(inline_context.project_path, inline_context.state)
+    inline_graph = graph_store_for(inline_context.project_path, inline_context.state).load()
+    assert {k: v for k, v in summary["graph"].items() if k != "seconds"} == {
+        k: v for k, v in vars(inline).items() if k != "seconds"
+    }
+    assert worker_graph.facts == inline_graph.facts and worker_graph.edges == inline_graph.edges
+
+
+def test_the_relation_index_is_refreshed_inline_when_no_worker_starts(app, project, monkeypatch):
+    import concurrent.futures
+
+    def refuse(*args, **kwargs):
+        raise OSError("no processes left")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", refuse)
+    summary = run_json(app, ["index", str(project)])
+    assert summary["graph"]["files"] == 2 and summary["graph"]["parsed"] == 2, summary["graph"]
+    assert "error" not in summary["graph"]
