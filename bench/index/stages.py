@@ -53,7 +53,11 @@ STAGES: tuple[tuple[str, str, str], ...] = (
         "Manifest.chunk_ids_of",
     ),
     ("BM25 build and save", "engram.stores.codeindex._incremental", "refresh_lexical"),
-    ("relation index (read, parse, resolve, save)", "engram.stores.relations._index", "update_relation_index"),
+    (
+        "relation index (read, parse, resolve, save)",
+        "engram.stores.relations._index",
+        "update_relation_index",
+    ),
     ("  relation facts (parse and walk)", "engram.stores.relations._index", "extract_file"),
     ("  relation edges (resolve)", "engram.stores.relations._index", "replace_edges"),
 )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import BrokenExecutor, Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -129,19 +131,72 @@ class CachedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return vectors for ``texts``, embedding only those the cache does not hold."""
+        return self._finish(self._start(texts, None))
+
+    def embed_batches(
+        self, batches: Iterable[Sequence[str]], submit: Submit
+    ) -> Iterator[np.ndarray]:
+        """Yield each batch's vectors as ``embed`` would, embedding misses through ``submit``.
+
+        The next batch's misses are submitted before a batch is yielded, so they are embedded
+        (by a worker process) while the caller writes the vectors it was just given.
+        """
+        pending: _Pending | None = None
+        for texts in batches:
+            started = self._start(texts, submit)
+            if pending is not None:
+                yield self._finish(pending)
+            pending = started
+        if pending is not None:
+            yield self._finish(pending)
+
+    def _start(self, texts: Sequence[str], submit: Submit | None) -> _Pending:
+        """Look ``texts`` up and start embedding the misses (here when ``submit`` is None)."""
         hashes = [text_hash(t) for t in texts]
         known = self.cache.get_many(self.model_id, list(dict.fromkeys(hashes)))
         todo: dict[str, str] = {}
         for h, t in zip(hashes, texts, strict=True):
             if h not in known:
                 todo.setdefault(h, t)
-        if todo:
-            fresh = self.inner.embed(list(todo.values()))  # type: ignore[attr-defined]
-            new = dict(zip(todo.keys(), fresh, strict=True))
+        misses = list(todo.values())
+        future: Future[np.ndarray] | None = None
+        if todo and submit is not None:
+            future = submit(misses)
+        elif todo:
+            future = Future()
+            future.set_result(self.inner.embed(misses))  # type: ignore[attr-defined]
+        return _Pending(hashes, known, list(todo), misses, future)
+
+    def _finish(self, pending: _Pending) -> np.ndarray:
+        """Store the misses' vectors in the cache and return the batch's vectors in order."""
+        hashes, known = pending.hashes, pending.known
+        if pending.future is not None:
+            try:
+                fresh = pending.future.result()
+            except BrokenExecutor:  # the worker died: embed here instead
+                fresh = self.inner.embed(pending.misses)  # type: ignore[attr-defined]
+            new = dict(zip(pending.todo, fresh, strict=True))
             self.cache.put_many(self.model_id, new)
             known.update(new)
+        todo = set(pending.todo)
         self.misses += len(todo)
-        self.hits += len(texts) - sum(1 for h in hashes if h in todo)
-        if not texts:
+        self.hits += len(hashes) - sum(1 for h in hashes if h in todo)
+        if not hashes:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
+
+
+Submit = Callable[[list[str]], "Future[np.ndarray]"]
+"""Start embedding texts elsewhere (a worker process) and return the vectors' future."""
+
+
+@dataclass
+class _Pending:
+    """A batch looked up in the cache whose misses are being embedded."""
+
+    hashes: list[str]
+    known: dict[str, np.ndarray]
+    todo: list[str]
+    """Hashes of the misses, in the order of ``misses``."""
+    misses: list[str]
+    future: Future[np.ndarray] | None
