@@ -143,20 +143,27 @@ class CachedEmbedder:
         """
         pending: _Pending | None = None
         for texts in batches:
-            started = self._start(texts, submit)
+            started = self._start(texts, submit, pending)
             if pending is not None:
                 yield self._finish(pending)
             pending = started
         if pending is not None:
             yield self._finish(pending)
 
-    def _start(self, texts: Sequence[str], submit: Submit | None) -> _Pending:
-        """Look ``texts`` up and start embedding the misses (here when ``submit`` is None)."""
+    def _start(
+        self, texts: Sequence[str], submit: Submit | None, ahead: _Pending | None = None
+    ) -> _Pending:
+        """Look ``texts`` up and start embedding the misses (here when ``submit`` is None).
+
+        Texts of ``ahead``, the batch still being embedded, are not embedded again: they are
+        taken from it once it is finished, as the cache would give them after it.
+        """
         hashes = [text_hash(t) for t in texts]
         known = self.cache.get_many(self.model_id, list(dict.fromkeys(hashes)))
+        coming = set(ahead.todo) if ahead is not None else set()
         todo: dict[str, str] = {}
         for h, t in zip(hashes, texts, strict=True):
-            if h not in known:
+            if h not in known and h not in coming:
                 todo.setdefault(h, t)
         misses = list(todo.values())
         future: Future[np.ndarray] | None = None
@@ -165,11 +172,16 @@ class CachedEmbedder:
         elif todo:
             future = Future()
             future.set_result(self.inner.embed(misses))  # type: ignore[attr-defined]
-        return _Pending(hashes, known, list(todo), misses, future)
+        borrowed = ahead if ahead is not None and coming & set(hashes) else None
+        return _Pending(hashes, known, list(todo), misses, future, borrowed)
 
     def _finish(self, pending: _Pending) -> np.ndarray:
         """Store the misses' vectors in the cache and return the batch's vectors in order."""
         hashes, known = pending.hashes, pending.known
+        if pending.ahead is not None:  # finished before this batch, so its vectors are known
+            came = set(pending.ahead.todo)
+            known.update({h: pending.ahead.known[h] for h in hashes if h in came})
+            pending.ahead = None
         if pending.future is not None:
             try:
                 fresh = pending.future.result()
@@ -200,3 +212,5 @@ class _Pending:
     """Hashes of the misses, in the order of ``misses``."""
     misses: list[str]
     future: Future[np.ndarray] | None
+    ahead: _Pending | None = None
+    """The batch before, when some of this batch's misses are being embedded with it."""
