@@ -4,7 +4,8 @@ A full index embeds tens of thousands of chunks and writes each batch's vectors 
 whose native code holds the interpreter lock while it writes. With the shipped static table
 behind the embedding cache, the misses are embedded in one spawned worker process instead,
 one batch ahead, so embedding and writing proceed on two cores; the vectors are the same
-(the worker runs the same ``StaticEmbedder`` over the same texts). Any other embedder, or too
+(the worker runs the same ``StaticEmbedder`` over the same texts) and the worker also writes
+them to the embedding cache's file, which the caller only reads. Any other embedder, or too
 few texts to pay for starting a worker, embeds here, batch after batch.
 """
 
@@ -13,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache, partial
+from pathlib import Path
 
 import numpy as np
 
-from engram.stores.embeddings._cache import CachedEmbedder
+from engram.stores.embeddings._cache import CachedEmbedder, SqliteEmbeddingCache, text_hash
 from engram.stores.embeddings._embedders import Embedder
 from engram.stores.embeddings._lazy import LazyEmbedder
 from engram.stores.embeddings._static import StaticEmbedder
@@ -47,8 +49,14 @@ def embed_in_batches(
     except (OSError, RuntimeError):
         yield partial(map, embedder.embed)
         return
+    cache = cached.cache
+    if isinstance(cache, SqliteEmbeddingCache):  # the worker writes the cache file too
+        submit = partial(pool.submit, _embed_and_store, cache.path, cached.model_id)
+        embed_all = partial(cached.embed_batches, submit=submit, submit_stores=True)
+    else:
+        embed_all = partial(cached.embed_batches, submit=partial(pool.submit, _embed))
     try:
-        yield partial(cached.embed_batches, submit=partial(pool.submit, _embed_in_worker))
+        yield embed_all
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -70,5 +78,20 @@ def _worker_embedder() -> StaticEmbedder:
     return StaticEmbedder()
 
 
-def _embed_in_worker(texts: list[str]) -> np.ndarray:
+@cache
+def _worker_cache(path: Path) -> SqliteEmbeddingCache:
+    """The worker process's connection to the embedding cache file."""
+    return SqliteEmbeddingCache(path)
+
+
+def _embed(texts: list[str]) -> np.ndarray:
     return _worker_embedder().embed(texts)
+
+
+def _embed_and_store(path: Path, model_id: str, texts: list[str]) -> np.ndarray:
+    """Embed ``texts`` and put their vectors in the cache file (off the caller's process)."""
+    vectors = _embed(texts)
+    _worker_cache(path).put_many(
+        model_id, dict(zip((text_hash(t) for t in texts), vectors, strict=True))
+    )
+    return vectors

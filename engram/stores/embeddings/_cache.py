@@ -59,6 +59,7 @@ class SqliteEmbeddingCache:
     """Cache in one SQLite file shared by every project and process of a user."""
 
     def __init__(self, path: Path) -> None:
+        self.path = path
         self._conn = sqlite_connect(path)
         self._lock = threading.Lock()
         self._conn.execute(
@@ -134,16 +135,18 @@ class CachedEmbedder:
         return self._finish(self._start(texts, None))
 
     def embed_batches(
-        self, batches: Iterable[Sequence[str]], submit: Submit
+        self, batches: Iterable[Sequence[str]], submit: Submit, *, submit_stores: bool = False
     ) -> Iterator[np.ndarray]:
         """Yield each batch's vectors as ``embed`` would, embedding misses through ``submit``.
 
         The next batch's misses are submitted before a batch is yielded, so they are embedded
         (by a worker process) while the caller writes the vectors it was just given.
+        ``submit_stores`` says that ``submit`` also puts the vectors in this cache's file.
         """
         pending: _Pending | None = None
         for texts in batches:
             started = self._start(texts, submit, pending)
+            started.stored = submit_stores
             if pending is not None:
                 yield self._finish(pending)
             pending = started
@@ -187,8 +190,10 @@ class CachedEmbedder:
                 fresh = pending.future.result()
             except BrokenExecutor:  # the worker died: embed here instead
                 fresh = self.inner.embed(pending.misses)  # type: ignore[attr-defined]
+                pending.stored = False
             new = dict(zip(pending.todo, fresh, strict=True))
-            self.cache.put_many(self.model_id, new)
+            if not pending.stored:
+                self.cache.put_many(self.model_id, new)
             known.update(new)
         todo = set(pending.todo)
         self.misses += len(todo)
@@ -214,3 +219,5 @@ class _Pending:
     future: Future[np.ndarray] | None
     ahead: _Pending | None = None
     """The batch before, when some of this batch's misses are being embedded with it."""
+    stored: bool = False
+    """Whether whoever embeds the misses also puts them in the cache."""
