@@ -12,6 +12,7 @@ few texts to pay for starting a worker, embeds here, batch after batch.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from functools import cache, partial
 from pathlib import Path
@@ -50,11 +51,14 @@ def embed_in_batches(
         yield partial(map, embedder.embed)
         return
     cache = cached.cache
-    if isinstance(cache, SqliteEmbeddingCache):  # the worker writes the cache file too
-        submit = partial(pool.submit, _embed_and_store, cache.path, cached.model_id)
-        embed_all = partial(cached.embed_batches, submit=submit, submit_stores=True)
-    else:
-        embed_all = partial(cached.embed_batches, submit=partial(pool.submit, _embed))
+    stores = isinstance(cache, SqliteEmbeddingCache)  # then the worker writes the file too
+
+    def submit(batch: list[str]) -> Future[np.ndarray]:
+        if isinstance(cache, SqliteEmbeddingCache):
+            return pool.submit(_embed_and_store, cache.path, cached.model_id, batch)
+        return pool.submit(_embed, batch)
+
+    embed_all = partial(cached.embed_batches, submit=submit, submit_stores=stores)
     try:
         yield embed_all
     finally:
