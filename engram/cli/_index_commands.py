@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 # The commands import the index, Chroma, the model tools and the progress bars when they run, not
 # when the CLI starts: `engram --help` and the other commands should not pay for them.
 
+RELATION_WORKER_MIN_FILES = 1000
+"""Fewest new or changed files for which the relation index is refreshed in a worker process
+(starting one costs about a second of CPU; a small update is done sooner inline)."""
+
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 JsonOption = typer.Option(False, "--json", help="Print JSON.")
 ProjectArgument = typer.Argument(None, help="Project root (default: current folder).")
@@ -100,7 +104,8 @@ def index_command(
         index = open_project_index(context, create=True)
         try:
             walk = _walk(index)
-            with _relation_update(context, walk) as graph:
+            worker = _files_to_parse(index, walk) >= RELATION_WORKER_MIN_FILES
+            with _relation_update(context, walk, worker=worker) as graph:
                 stats = index.update(on_progress, walk=walk)
                 collected = index.collect_garbage() if gc else None
                 mined = index.history.last if index.history is not None else None
@@ -204,11 +209,30 @@ class _RelationUpdate:
         return update_relation_index(context.project_path, context.state, files=self._walk.files)
 
 
+def _files_to_parse(index: ProjectCodeIndex, walk: WalkReport) -> int:
+    """Count the walked files that are new or changed since the last update."""
+    records = index.manifest.files()
+    return sum(
+        1
+        for f in walk.files
+        if (r := records.get(f.path)) is None or (r.size, r.mtime_ns) != (f.size, f.mtime_ns)
+    )
+
+
 @contextmanager
-def _relation_update(context: Context, walk: WalkReport) -> Iterator[_RelationUpdate]:
-    """Start the relation index's refresh; stop its worker if the code index's update fails."""
+def _relation_update(
+    context: Context, walk: WalkReport, *, worker: bool
+) -> Iterator[_RelationUpdate]:
+    """Start the relation index's refresh; stop its worker if the code index's update fails.
+
+    Args:
+        context: The run's settings (project and state folder).
+        walk: The project walk both indexes read.
+        worker: Refresh in a worker process; otherwise inline, when ``result`` is asked.
+    """
     update = _RelationUpdate(context, walk)
-    update.start()
+    if worker:
+        update.start()
     try:
         yield update
     except BaseException:

@@ -179,9 +179,15 @@ def test_search_says_when_a_file_it_shows_changed_since_the_index(app, project):
 def test_the_relation_index_refreshed_beside_the_code_index_matches_an_inline_refresh(
     app, project, tmp_path, monkeypatch
 ):
+    from engram.cli import _index_commands
     from engram.cli._command_support import load_context
     from engram.stores.relations import graph_store_for, update_relation_index
 
+    def not_here(self):
+        raise AssertionError("the relation index was refreshed in this process")
+
+    monkeypatch.setattr(_index_commands, "RELATION_WORKER_MIN_FILES", 1)
+    monkeypatch.setattr(_index_commands._RelationUpdate, "_inline", not_here)
     summary = run_json(app, ["index", str(project)])
     assert summary["graph"]["files"] == 2 and summary["graph"]["nodes"] > 0, summary["graph"]
     context = load_context(project)
@@ -200,9 +206,12 @@ def test_the_relation_index_refreshed_beside_the_code_index_matches_an_inline_re
 def test_the_relation_index_is_refreshed_inline_when_no_worker_starts(app, project, monkeypatch):
     import concurrent.futures
 
+    from engram.cli import _index_commands
+
     def refuse(*args, **kwargs):
         raise OSError("no processes left")
 
+    monkeypatch.setattr(_index_commands, "RELATION_WORKER_MIN_FILES", 1)
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", refuse)
     summary = run_json(app, ["index", str(project)])
     assert summary["graph"]["files"] == 2 and summary["graph"]["parsed"] == 2, summary["graph"]
