@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -45,8 +46,11 @@ QUERIES = (
 """Queries compared between the two indexes (BM25 scores and ``search --files``)."""
 
 
-def run_index(checkout: Path, tree: Path, home: Path) -> tuple[float, dict]:
-    """Time one whole ``index`` process of ``checkout`` over ``tree``."""
+def run_index(checkout: Path, tree: Path, home: Path) -> tuple[float, float, dict]:
+    """Time one whole ``index`` process of ``checkout`` over ``tree``: wall and CPU seconds.
+
+    CPU is user plus system time of the process and the worker processes it waited for.
+    """
     env = {
         **os.environ,
         "ENGRAM_HOME": str(home),
@@ -54,9 +58,13 @@ def run_index(checkout: Path, tree: Path, home: Path) -> tuple[float, dict]:
         "ANONYMIZED_TELEMETRY": "False",
     }
     command = [sys.executable, str(checkout / "bench/index/cli.py"), "index", str(tree), "--json"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-    return time.perf_counter() - started, json.loads(out.stdout)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu, json.loads(out.stdout)
 
 
 def search_files(checkout: Path, tree: Path, home: Path, query: str) -> list[str]:
@@ -148,13 +156,15 @@ def main() -> int:
     for raw in args.trees:
         tree = Path(raw).resolve()
         seconds: dict[Path, list[float]] = {baseline: [], ROOT: []}
+        cpu: dict[Path, list[float]] = {baseline: [], ROOT: []}
         kept: dict[Path, Path] = {}
         chunks = 0
         for _ in range(args.runs):
             for checkout in (baseline, ROOT):
                 home = Path(tempfile.mkdtemp(prefix="engram-build-speed-"))
-                took, summary = run_index(checkout, tree, home)
+                took, used, summary = run_index(checkout, tree, home)
                 seconds[checkout].append(took)
+                cpu[checkout].append(used)
                 chunks = summary["chunks"]
                 if checkout in kept:
                     shutil.rmtree(home, ignore_errors=True)
@@ -167,7 +177,8 @@ def main() -> int:
             flush=True,
         )
         runs = {k.name: [round(s, 1) for s in v] for k, v in seconds.items()}
-        notes.append(f"{tree.name}: runs {runs}; load {os.getloadavg()}")
+        used = {k.name: [round(s, 1) for s in v] for k, v in cpu.items()}
+        notes.append(f"{tree.name}: wall s {runs}; CPU s {used}; load {os.getloadavg()}")
         notes += [f"  {line}" for line in compare(tree, baseline, kept[baseline], kept[ROOT])]
         for home in kept.values():
             shutil.rmtree(home, ignore_errors=True)
