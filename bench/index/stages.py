@@ -7,9 +7,7 @@ embedding cache, no index yet) and the checkout to measure first on PYTHONPATH:
 
     ENGRAM_HOME=$(mktemp -d) PYTHONPATH=CHECKOUT .venv/bin/python bench/index/stages.py TREE
 
-The relation index's row is the figure the command reports: a checkout that refreshes it in a
-worker process runs it beside the rows above, where no timer here reaches (its parse and
-resolve rows then stay at zero). Stages that a checkout does not have (a function another version does not define) are
+Stages that a checkout does not have (a function another version does not define) are
 left out. Indented stages are counted inside the row above them, so rows do not add up.
 """
 
@@ -19,7 +17,6 @@ import argparse
 import contextlib
 import importlib
 import io
-import json
 import sys
 import time
 from collections import defaultdict
@@ -56,6 +53,11 @@ STAGES: tuple[tuple[str, str, str], ...] = (
         "Manifest.chunk_ids_of",
     ),
     ("BM25 build and save", "engram.stores.codeindex._incremental", "refresh_lexical"),
+    (
+        "relation index (read, parse, resolve, save)",
+        "engram.stores.relations._index",
+        "update_relation_index",
+    ),
     ("  relation facts (parse and walk)", "engram.stores.relations._index", "extract_file"),
     ("  relation edges (resolve)", "engram.stores.relations._index", "replace_edges"),
 )
@@ -106,18 +108,15 @@ def main() -> int:
         _wrap(totals, label, module, attribute)
     run: Callable[..., Any] = app
     command = time.perf_counter()
-    output = io.StringIO()
-    with contextlib.redirect_stdout(output), contextlib.suppress(SystemExit):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
         run(["index", args.tree, "--json"], standalone_mode=False)
     finished = time.perf_counter()
-    graph = json.loads(output.getvalue())["graph"].get("seconds", 0.0)
     print("| Stage | Seconds |")
     print("| --- | --- |")
     print(f"| imports (Typer, the index command) | {imports:.2f} |")
     for label in dict.fromkeys(label for label, _, _ in STAGES):
         if label in totals:
             print(f"| {label} | {totals[label]:.2f} |")
-    print(f"| relation index (its own figure; see above) | {graph:.2f} |")
     print(f"| whole `index` command | {finished - command:.2f} |")
     return 0
 

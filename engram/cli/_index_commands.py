@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,8 +29,6 @@ from engram.stores import (
 )
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
-
     from rich.progress import TaskID
 
     from engram.graph import Context
@@ -40,6 +37,7 @@ if TYPE_CHECKING:
         FileHit,
         FileKind,
         IndexProgress,
+        IndexStats,
         ProjectCodeIndex,
         SearchMode,
     )
@@ -47,10 +45,6 @@ if TYPE_CHECKING:
 
 # The commands import the index, Chroma, the model tools and the progress bars when they run, not
 # when the CLI starts: `engram --help` and the other commands should not pay for them.
-
-RELATION_WORKER_MIN_FILES = 1000
-"""Fewest new or changed files for which the relation index is refreshed in a worker process
-(starting one costs about a second of CPU; a small update is done sooner inline)."""
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
 JsonOption = typer.Option(False, "--json", help="Print JSON.")
@@ -103,12 +97,9 @@ def index_command(
 
         index = open_project_index(context, create=True)
         try:
-            walk = _walk(index)
-            worker = _files_to_parse(index, walk) >= RELATION_WORKER_MIN_FILES
-            with _relation_update(context, walk, worker=worker) as graph:
-                stats = index.update(on_progress, walk=walk)
-                collected = index.collect_garbage() if gc else None
-                mined = index.history.last if index.history is not None else None
+            stats, walk = _update_index(index, on_progress)
+            collected = index.collect_garbage() if gc else None
+            mined = index.history.last if index.history is not None else None
         finally:
             index.close()
     summary: dict[str, Any] = asdict(stats)
@@ -121,7 +112,7 @@ def index_command(
             "seconds": round(mined.seconds, 3),
             "note": mined.note,
         }
-    summary["graph"] = graph.result()
+    summary["graph"] = _update_graph(context, walk)
     summary["seconds_total"] = round(time.perf_counter() - started, 3)
     if as_json:
         print_json(summary)
@@ -147,97 +138,25 @@ def index_command(
         err_console.print(f"[yellow]relation index not updated:[/] {summary['graph']['error']}")
 
 
-def _walk(index: ProjectCodeIndex) -> WalkReport:
-    """Walk the project once, for the code index and the relation index."""
+def _update_index(
+    index: ProjectCodeIndex, progress: Callable[[IndexProgress], None]
+) -> tuple[IndexStats, WalkReport]:
+    """Update the index from one project walk and return the walk for the relation index."""
     from engram.stores.codeindex import walk_for_index
 
-    return walk_for_index(index.root, index.manifest)
+    walk = walk_for_index(index.root, index.manifest)
+    return index.update(progress, walk=walk), walk
 
 
-class _RelationUpdate:
-    """The relation index's refresh, run in a worker process beside the code index's update.
-
-    Both updates read the same walk and write different files; the relation index is pure
-    Python and the code index spends much of its time in Chroma's native code, so on two
-    cores they overlap. Without a worker (it cannot start) it runs here, as before.
-    """
-
-    def __init__(self, context: Context, walk: WalkReport) -> None:
-        self._context = context
-        self._walk = walk
-        self._future: Future[Any] | None = None
-        self._pool: ProcessPoolExecutor | None = None
-
-    def start(self) -> None:
-        """Start the refresh in a fresh (spawned) interpreter; stay inline if none starts."""
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        from engram.stores.relations import update_relation_index
-
-        try:
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-            self._future = self._pool.submit(
-                update_relation_index,
-                self._context.project_path,
-                self._context.state,
-                files=self._walk.files,
-            )
-        except (OSError, RuntimeError):
-            self.stop()
-
-    def stop(self) -> None:
-        """Let the worker go (it exits once its one refresh is done)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-    def result(self) -> dict[str, Any]:
-        """Return the refresh's statistics; a failure is reported, not fatal."""
-        try:
-            stats = self._future.result() if self._future is not None else self._inline()
-        except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
-            return {"error": str(exc)}
-        finally:
-            self.stop()
-        return asdict(stats)
-
-    def _inline(self) -> Any:
-        from engram.stores.relations import update_relation_index
-
-        context = self._context
-        return update_relation_index(context.project_path, context.state, files=self._walk.files)
-
-
-def _files_to_parse(index: ProjectCodeIndex, walk: WalkReport) -> int:
-    """Count the walked files that are new or changed since the last update."""
-    records = index.manifest.files()
-    return sum(
-        1
-        for f in walk.files
-        if (r := records.get(f.path)) is None or (r.size, r.mtime_ns) != (f.size, f.mtime_ns)
-    )
-
-
-@contextmanager
-def _relation_update(
-    context: Context, walk: WalkReport, *, worker: bool
-) -> Iterator[_RelationUpdate]:
-    """Start the relation index's refresh; stop its worker if the code index's update fails.
-
-    Args:
-        context: The run's settings (project and state folder).
-        walk: The project walk both indexes read.
-        worker: Refresh in a worker process; otherwise inline, when ``result`` is asked.
-    """
-    update = _RelationUpdate(context, walk)
-    if worker:
-        update.start()
+def _update_graph(context: Context, walk: WalkReport) -> dict[str, Any]:
+    """Refresh the relation index alongside the index; a failure is reported, not fatal."""
     try:
-        yield update
-    except BaseException:
-        update.stop()
-        raise
+        from engram.stores.relations import update_relation_index
+
+        stats = update_relation_index(context.project_path, context.state, files=walk.files)
+    except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
+        return {"error": str(exc)}
+    return asdict(stats) if hasattr(stats, "__dataclass_fields__") else {"stats": str(stats)}
 
 
 @handle_errors

@@ -30,7 +30,7 @@ from engram.stores.codeindex._chunker import chunk_file, embedding_text
 from engram.stores.codeindex._manifest import FileRecord, Manifest, NewChunk
 from engram.stores.codeindex._shared_vectors import SharedChromaVectors
 from engram.stores.codeindex._vectors import VectorStore
-from engram.stores.embeddings import Embedder, embed_in_batches
+from engram.stores.embeddings import Embedder
 from engram.stores.files import ProjectFile, WalkReport, read_text, walk_project
 
 EMBED_BATCH_CHUNKS = 1024
@@ -198,50 +198,21 @@ def _embed(
     progress: Callable[[IndexProgress], None] | None,
 ) -> int:
     """Write the vectors of ``ids``; return how many a shared server held already."""
-    if isinstance(vectors, SharedChromaVectors):
-        return _embed_shared(ids, fresh, manifest, vectors, embedder, progress)
-    batches = [
-        ids[start : start + EMBED_BATCH_CHUNKS] for start in range(0, len(ids), EMBED_BATCH_CHUNKS)
-    ]
-    texts = (_texts(batch, fresh, manifest) for batch in batches)
-    done = 0
-    with embed_in_batches(embedder, len(ids)) as embed_all:
-        for batch, batch_vectors in zip(batches, embed_all(texts), strict=True):
-            vectors.upsert(batch, batch_vectors)
-            done += len(batch)
-            if progress is not None:
-                progress(IndexProgress("embed", done, len(ids)))
-    return 0
-
-
-def _embed_shared(
-    ids: list[str],
-    fresh: dict[str, NewChunk],
-    manifest: Manifest,
-    vectors: SharedChromaVectors,
-    embedder: Embedder,
-    progress: Callable[[IndexProgress], None] | None,
-) -> int:
-    """Write the vectors a shared server lacks, batch by batch; return how many it held."""
     reused = 0
     for start in range(0, len(ids), EMBED_BATCH_CHUNKS):
         batch = ids[start : start + EMBED_BATCH_CHUNKS]
-        texts = _texts(batch, fresh, manifest)
-        needed = set(vectors.adopt(batch, texts))
-        reused += len(batch) - len(needed)
-        texts = [t for i, t in zip(batch, texts, strict=True) if i in needed]
-        batch = [i for i in batch if i in needed]
+        stored = manifest.embed_texts([i for i in batch if i not in fresh])
+        texts = [fresh[i].embed_text if i in fresh else stored.get(i, "") for i in batch]
+        if isinstance(vectors, SharedChromaVectors):
+            needed = set(vectors.adopt(batch, texts))
+            reused += len(batch) - len(needed)
+            texts = [t for i, t in zip(batch, texts, strict=True) if i in needed]
+            batch = [i for i in batch if i in needed]
         if batch:
             vectors.upsert(batch, embedder.embed(texts))
         if progress is not None:
             progress(IndexProgress("embed", min(start + EMBED_BATCH_CHUNKS, len(ids)), len(ids)))
     return reused
-
-
-def _texts(batch: list[str], fresh: dict[str, NewChunk], manifest: Manifest) -> list[str]:
-    """Return the texts to embed for ``batch``: new chunks' own, the manifest's for the rest."""
-    stored = manifest.embed_texts([i for i in batch if i not in fresh])
-    return [fresh[i].embed_text if i in fresh else stored.get(i, "") for i in batch]
 
 
 def _cache_counters(embedder: Embedder) -> tuple[int, int]:

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from engram.stores.embeddings._batches import embed_in_batches
     from engram.stores.embeddings._embedders import Embedder, make_embedder
     from engram.stores.embeddings._lazy import LazyEmbedder
     from engram.stores.embeddings._static import STATIC_DIM, STATIC_FOLDER
@@ -17,14 +16,12 @@ __all__ = [
     "LazyEmbedder",
     "STATIC_DIM",
     "STATIC_FOLDER",
-    "embed_in_batches",
     "make_embedder",
 ]
 
 __getattr__, __dir__ = lazy_face(
     __name__,
     {
-        "engram.stores.embeddings._batches": ("embed_in_batches",),
         "engram.stores.embeddings._embedders": ("Embedder", "make_embedder"),
         "engram.stores.embeddings._lazy": ("LazyEmbedder",),
         "engram.stores.embeddings._static": ("STATIC_DIM", "STATIC_FOLDER"),

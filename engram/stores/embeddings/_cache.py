@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import BrokenExecutor, Future
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -59,7 +57,6 @@ class SqliteEmbeddingCache:
     """Cache in one SQLite file shared by every project and process of a user."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
         self._conn = sqlite_connect(path)
         self._lock = threading.Lock()
         self._conn.execute(
@@ -132,92 +129,19 @@ class CachedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return vectors for ``texts``, embedding only those the cache does not hold."""
-        return self._finish(self._start(texts, None))
-
-    def embed_batches(
-        self, batches: Iterable[Sequence[str]], submit: Submit, *, submit_stores: bool = False
-    ) -> Iterator[np.ndarray]:
-        """Yield each batch's vectors as ``embed`` would, embedding misses through ``submit``.
-
-        The next batch's misses are submitted before a batch is yielded, so they are embedded
-        (by a worker process) while the caller writes the vectors it was just given.
-        ``submit_stores`` says that ``submit`` also puts the vectors in this cache's file.
-        """
-        pending: _Pending | None = None
-        for texts in batches:
-            started = self._start(texts, submit, pending)
-            started.stored = submit_stores
-            if pending is not None:
-                yield self._finish(pending)
-            pending = started
-        if pending is not None:
-            yield self._finish(pending)
-
-    def _start(
-        self, texts: Sequence[str], submit: Submit | None, ahead: _Pending | None = None
-    ) -> _Pending:
-        """Look ``texts`` up and start embedding the misses (here when ``submit`` is None).
-
-        Texts of ``ahead``, the batch still being embedded, are not embedded again: they are
-        taken from it once it is finished, as the cache would give them after it.
-        """
         hashes = [text_hash(t) for t in texts]
         known = self.cache.get_many(self.model_id, list(dict.fromkeys(hashes)))
-        coming = set(ahead.todo) if ahead is not None else set()
         todo: dict[str, str] = {}
         for h, t in zip(hashes, texts, strict=True):
-            if h not in known and h not in coming:
+            if h not in known:
                 todo.setdefault(h, t)
-        misses = list(todo.values())
-        future: Future[np.ndarray] | None = None
-        if todo and submit is not None:
-            future = submit(misses)
-        elif todo:
-            future = Future()
-            future.set_result(self.inner.embed(misses))  # type: ignore[attr-defined]
-        borrowed = ahead if ahead is not None and coming & set(hashes) else None
-        return _Pending(hashes, known, list(todo), misses, future, borrowed)
-
-    def _finish(self, pending: _Pending) -> np.ndarray:
-        """Store the misses' vectors in the cache and return the batch's vectors in order."""
-        hashes, known = pending.hashes, pending.known
-        if pending.ahead is not None:  # finished before this batch, so its vectors are known
-            came = set(pending.ahead.todo)
-            known.update({h: pending.ahead.known[h] for h in hashes if h in came})
-            pending.ahead = None
-        if pending.future is not None:
-            try:
-                fresh = pending.future.result()
-            except BrokenExecutor:  # the worker died: embed here instead
-                fresh = self.inner.embed(pending.misses)  # type: ignore[attr-defined]
-                pending.stored = False
-            new = dict(zip(pending.todo, fresh, strict=True))
-            if not pending.stored:
-                self.cache.put_many(self.model_id, new)
+        if todo:
+            fresh = self.inner.embed(list(todo.values()))  # type: ignore[attr-defined]
+            new = dict(zip(todo.keys(), fresh, strict=True))
+            self.cache.put_many(self.model_id, new)
             known.update(new)
-        todo = set(pending.todo)
         self.misses += len(todo)
-        self.hits += len(hashes) - sum(1 for h in hashes if h in todo)
-        if not hashes:
+        self.hits += len(texts) - sum(1 for h in hashes if h in todo)
+        if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
-
-
-Submit = Callable[[list[str]], "Future[np.ndarray]"]
-"""Start embedding texts elsewhere (a worker process) and return the vectors' future."""
-
-
-@dataclass
-class _Pending:
-    """A batch looked up in the cache whose misses are being embedded."""
-
-    hashes: list[str]
-    known: dict[str, np.ndarray]
-    todo: list[str]
-    """Hashes of the misses, in the order of ``misses``."""
-    misses: list[str]
-    future: Future[np.ndarray] | None
-    ahead: _Pending | None = None
-    """The batch before, when some of this batch's misses are being embedded with it."""
-    stored: bool = False
-    """Whether whoever embeds the misses also puts them in the cache."""

@@ -39,11 +39,6 @@ class LazyEmbedder:
         return self._get().dim
 
     @property
-    def real(self) -> Embedder:
-        """The real embedder (built now if it was not yet)."""
-        return self._get()
-
-    @property
     def loaded(self) -> bool:
         """Whether the real embedder has been built."""
         return self._inner is not None

@@ -59,8 +59,6 @@ class StaticEmbedder:
     def __init__(self, table: np.ndarray | None = None, tokenizer_path: Path | None = None) -> None:
         from tokenizers import Tokenizer
 
-        self.shipped = table is None and tokenizer_path is None
-        """Whether this embeds with the shipped table and tokenizer (as a new one would)."""
         table = load_static_table() if table is None else table
         path = tokenizer_path or STATIC_FOLDER / "tokenizer.json"
         self._tokenizer = Tokenizer.from_file(str(path))
