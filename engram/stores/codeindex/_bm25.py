@@ -76,13 +76,11 @@ class LexicalIndex:
     @classmethod
     def build(cls, ids: Sequence[str], token_lists: Sequence[Sequence[str]]) -> LexicalIndex:
         """Index one token list per id."""
-        import bm25s
+        from engram.stores.codeindex._bm25_arrays import build_model
 
         if not ids:
             return cls([], None)
-        model = bm25s.BM25(k1=BM25_K1, b=BM25_B)
-        model.index([list(t) or [""] for t in token_lists], show_progress=False)
-        return cls(ids, model)
+        return cls(ids, build_model(token_lists, BM25_K1, BM25_B))
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """Return the BM25 score of every document for the query tokens."""

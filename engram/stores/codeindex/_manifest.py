@@ -187,9 +187,9 @@ class Manifest:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for path in replaced:
-                conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
-                conn.execute("DELETE FROM files WHERE path = ?", (path,))
+            gone = [(path,) for path in replaced]
+            conn.executemany("DELETE FROM chunks WHERE path = ?", gone)
+            conn.executemany("DELETE FROM files WHERE path = ?", gone)
             conn.executemany(
                 "INSERT OR REPLACE INTO files (path, hash, size, mtime_ns) VALUES (?, ?, ?, ?)",
                 [(r.path, r.hash, r.size, r.mtime_ns) for r in records],
