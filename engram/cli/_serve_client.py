@@ -107,7 +107,7 @@ def _converse(sock: socket.socket, args: list[str], cwd: str, paths: ServePaths)
     }
     sock.settimeout(ACCEPT_TIMEOUT_S)
     try:
-        send_message(sock, request, fds=[0, 1, 2])
+        send_message(sock, request)
         reply, _ = receive_message(sock)
     except (OSError, WireError):
         return None
@@ -120,9 +120,11 @@ def _converse(sock: socket.socket, args: list[str], cwd: str, paths: ServePaths)
     while True:
         try:
             message, _ = receive_message(sock)
-        except WireError:
+            if message.get("ready"):
+                send_message(sock, {"streams": True}, fds=[0, 1, 2])
+        except (OSError, WireError):
             if not started:
-                return None
+                return None  # it never ran: run it here
             return _lost(paths)
         except KeyboardInterrupt:
             try:

@@ -46,6 +46,9 @@ TICK_S = 1.0
 PEER_CREDENTIALS = struct.Struct("3i")
 EXIT_INTERRUPTED = 130
 BACKLOG = 64
+FDS_TIMEOUT_S = 5.0
+"""How long a client that was told its command runs next may take to send its descriptors."""
+STANDARD_FDS = (0, 1, 2)
 
 
 class AlreadyServingError(RuntimeError):
@@ -58,7 +61,9 @@ class Job:
 
     conn: socket.socket
     request: dict[str, Any]
-    fds: list[int]
+    fds: list[int] = field(default_factory=list)
+    ready: threading.Event = field(default_factory=threading.Event)
+    """Set when the descriptors came (or the client left)."""
     state: str = "queued"
     """queued, running, interrupted, or done."""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -153,26 +158,24 @@ class WarmServer:
         except (OSError, WireError):
             conn.close()
             return
+        for fd in fds:  # descriptors come later, when the command is about to run
+            os.close(fd)
         op = request.get("op")
-        if op != "run" or len(fds) != 3:
-            for fd in fds:
-                os.close(fd)
+        if op != "run":
             self._answer(conn, op)
             return
         if request.get("version") != self.version:
-            for fd in fds:
-                os.close(fd)
             self._refuse(conn, "version")
             self.stop()  # a client of newer (or other) code: make way for its server
             return
-        job = Job(conn, request, fds)
+        job = Job(conn, request)
         try:
             send_message(conn, {"accepted": True})
         except OSError:
             self._close(job)
             return
         self._jobs.put(job)
-        self._relay_interrupts(job)
+        self._relay(job)
 
     def _answer(self, conn: socket.socket, op: object) -> None:
         with conn, suppress(OSError):
@@ -188,19 +191,30 @@ class WarmServer:
         with conn, suppress(OSError):
             send_message(conn, {"refused": reason, "version": self.version})
 
-    def _relay_interrupts(self, job: Job) -> None:
-        """Turn the client's Ctrl-C (or its disappearance) into a KeyboardInterrupt."""
+    def _relay(self, job: Job) -> None:
+        """Read the rest of the client's messages: its descriptors, then any Ctrl-C.
+
+        A client's Ctrl-C (or its disappearance) becomes a KeyboardInterrupt in its command,
+        or drops the command if it has not started.
+        """
         while True:
             try:
-                receive_message(job.conn)
+                message, fds = receive_message(job.conn, with_fds=True)
             except (OSError, WireError):
-                pass  # the client is gone: nobody waits for this command any more
+                message, fds = {}, []  # the client is gone: nobody waits for this command
+            if message.get("streams") and len(fds) == len(STANDARD_FDS):
+                job.fds = fds
+                job.ready.set()
+                continue
+            for fd in fds:
+                os.close(fd)
             with job.lock:
                 if job.state == "running":
                     job.state = "interrupted"
                     _thread.interrupt_main()
                 elif job.state == "queued":
                     job.state = "interrupted"
+                job.ready.set()
                 if job.state in {"done", "interrupted"}:
                     return
 
@@ -218,16 +232,25 @@ class WarmServer:
             self._last = time.monotonic()
 
     def _run(self, job: Job) -> None:
+        """Ask for the client's descriptors, run its command with them, send the exit code.
+
+        The descriptors are sent only now: descriptors in flight in a socket nobody reads
+        would keep the client's pipes open after it gave up on a hung server.
+        """
         code = EXIT_INTERRUPTED
         try:
+            if job.state != "queued":
+                return
+            send_message(job.conn, {"ready": True})
+            job.ready.wait(FDS_TIMEOUT_S)
             with job.lock:
-                skip = job.state != "queued"
-                job.state = "running" if not skip else job.state
-            if not skip:
-                self.projects.forget_missing()
-                send_message(job.conn, {"started": True})
-                code = run_command(self.command, job.request, job.fds)
-                self.served += 1
+                if job.state != "queued" or not job.fds:
+                    return
+                job.state = "running"
+            self.projects.forget_missing()
+            send_message(job.conn, {"started": True})
+            code = run_command(self.command, job.request, job.fds)
+            self.served += 1
         except KeyboardInterrupt:
             code = EXIT_INTERRUPTED
         except OSError as exc:

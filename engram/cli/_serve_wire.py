@@ -2,13 +2,14 @@
 
 Standard library only (the client reads it before anything else loads). A conversation:
 
-1. The client sends ``hello`` with its standard input, output and error attached
-   (``SCM_RIGHTS``): ``{"op": "run", "version", "argv", "prog_name", "cwd", "env",
-   "streams"}``; or ``{"op": "status"}`` / ``{"op": "stop"}`` without descriptors.
-2. The server answers ``{"refused": reason}`` (another code version, a bad request: the client
-   runs the command itself), or ``{"started": true}`` the moment the command begins to write to
-   the client's descriptors.
-3. The server sends ``{"exit": code}`` when the command ends. While waiting, the client may
+1. The client sends ``{"op": "run", "version", "argv", "prog_name", "cwd", "env",
+   "streams"}`` (or ``{"op": "status"}`` / ``{"op": "stop"}``).
+2. The server answers ``{"refused": reason}`` (another code version: the client runs the
+   command itself) or ``{"accepted": true}`` (queued).
+3. When the command is next, the server sends ``{"ready": true}``; the client answers
+   ``{"streams": true}`` with its standard input, output and error attached (``SCM_RIGHTS``);
+   the server sends ``{"started": true}`` and the command begins to write to them.
+4. The server sends ``{"exit": code}`` when the command ends. While waiting, the client may
    send ``{"interrupt": true}`` (Ctrl-C), which the command sees as ``KeyboardInterrupt``.
 
 A connection closed after ``started`` and before ``exit`` means the server died mid-command:
