@@ -170,13 +170,26 @@ def _stream_settings(stream: object) -> dict[str, object]:
 
 
 def start_server(paths: ServePaths) -> None:
-    """Start a server in the background (its own session, output to its log); do not wait.
+    """Start a server in the background once this process has done its command.
 
-    Two clients starting one at once is harmless: the second server finds the lock held and
-    exits.
+    Started at exit, so that its start-up (importing everything, 2-3 s of CPU) does not
+    compete with the command this process runs itself. Two clients starting one at once is
+    harmless: the second server finds the lock held and exits.
     """
+    import atexit
+
+    atexit.register(_spawn, paths)
+
+
+def _spawn(paths: ServePaths) -> None:
+    """Start ``engram serve`` detached (its own session, output to its log); do not wait."""
     import subprocess
 
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()  # the command's output goes out before anything else happens
+        except (OSError, ValueError):
+            pass
     try:
         check_folders(paths, create=True)
         log = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -193,6 +206,6 @@ def start_server(paths: ServePaths) -> None:
             close_fds=True,
         )
     except OSError:
-        pass  # no server this time; the command itself runs as always
+        pass  # no server this time; the command itself ran as always
     finally:
         os.close(log)

@@ -103,8 +103,7 @@ def _serve(idle: float | None) -> None:
     idle_s = idle if idle is not None else _idle_setting(DEFAULT_IDLE_S)
     paths = serve_paths()
     _own_log()
-    command = warm_up()
-    server = WarmServer(paths, command, code_version(), idle_s)
+    server = WarmServer(paths, warm_up, code_version(), idle_s)
     err_console.print(f"engram serve: listening on {paths.socket} (pid {os.getpid()})")
     try:
         server.serve()

@@ -26,7 +26,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,9 +72,17 @@ class Job:
 class WarmServer:
     """Accepts connections on ``paths.socket`` and runs their commands on the main thread."""
 
-    def __init__(self, paths: ServePaths, command: AppCommand, version: str, idle_s: float):
+    def __init__(
+        self,
+        paths: ServePaths,
+        prepare: Callable[[], AppCommand],
+        version: str,
+        idle_s: float,
+    ):
         self.paths = paths
-        self.command = command
+        self.prepare = prepare
+        """Imports what commands need and returns the app; called once the socket listens."""
+        self.command: AppCommand | None = None
         self.version = version
         self.idle_s = idle_s
         self.projects = WarmProjects()
@@ -93,6 +101,10 @@ class WarmServer:
         """
         with self._lock(), self._listening() as listener:
             threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+            # Listening first: a command arriving while the modules load waits for them
+            # instead of running cold beside them (two cold starts on the same cores).
+            self.command = self.prepare()
+            self._last = time.monotonic()
             token = WARM_RESOURCES.set(self.projects)
             try:
                 self._run_jobs()
@@ -249,6 +261,8 @@ class WarmServer:
                 job.state = "running"
             self.projects.forget_missing()
             send_message(job.conn, {"started": True})
+            if self.command is None:
+                raise AssertionError("a command ran before the server was prepared")
             code = run_command(self.command, job.request, job.fds)
             self.served += 1
         except KeyboardInterrupt:

@@ -324,3 +324,16 @@ def test_serve_off_never_starts_a_server(tmp_path):
     assert done.returncode == 0
     time.sleep(0.5)
     assert not serve_paths(home).folder.exists()
+
+
+def test_a_deep_engram_home_gets_a_short_private_socket_and_an_idle_server_stops(tmp_path):
+    home = tmp_path.joinpath(*["a-rather-long-folder-name"] * 5)
+    paths = serve_paths(home)
+    assert paths.socket.parent != paths.folder and len(str(paths.socket)) < 100
+    started = time.monotonic()
+    done = engram(home, "serve", "--idle", "2")
+    assert done.returncode == 0, done.stderr
+    assert str(paths.socket).encode() in done.stderr and b"idle for 2 s" in done.stderr
+    assert time.monotonic() - started < 60
+    assert (paths.socket.parent.stat().st_mode & 0o777) == 0o700
+    assert not paths.socket.exists()
