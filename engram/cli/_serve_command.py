@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 
@@ -10,6 +11,7 @@ import typer
 from engram.cli._command_support import err_console, fail, out_console, print_json
 from engram.cli._serve_client import connect
 from engram.cli._serve_paths import UnsafeSocketError, check_socket_file, serve_paths
+from engram.cli._serve_request import AppCommand
 from engram.cli._serve_wire import WireError, receive_message, send_message
 
 STOP_WAIT_S = 5.0
@@ -22,6 +24,7 @@ def register(app: typer.Typer) -> None:
 
 
 def serve_command(
+    ctx: typer.Context,
     status: bool = typer.Option(
         False, "--status", help="Say whether a server runs, and its state."
     ),
@@ -42,7 +45,7 @@ def serve_command(
     elif stop:
         _stop()
     else:
-        _serve(idle)
+        _serve(idle, ctx.find_root().command)
 
 
 def _ask(op: str) -> dict | None:
@@ -95,7 +98,8 @@ def _stop() -> None:
     out_console.print(f"stopped the engram server {answer.get('pid')}")
 
 
-def _serve(idle: float | None) -> None:
+def _serve(idle: float | None, app: AppCommand) -> None:
+    """Serve in the foreground; ``app`` is the root command that runs each request."""
     from engram.cli._serve_paths import code_version
     from engram.cli._serve_server import DEFAULT_IDLE_S, AlreadyServingError, WarmServer
     from engram.cli._serve_warmup import warm_up
@@ -103,8 +107,8 @@ def _serve(idle: float | None) -> None:
     idle_s = idle if idle is not None else _idle_setting(DEFAULT_IDLE_S)
     paths = serve_paths()
     _own_log()
-    server = WarmServer(paths, warm_up, code_version(), idle_s)
-    err_console.print(f"engram serve: listening on {paths.socket} (pid {os.getpid()})")
+    server = WarmServer(paths, functools.partial(warm_up, app), code_version(), idle_s)
+    err_console.print(f"engram serve: starting on {paths.socket} (pid {os.getpid()})")
     try:
         server.serve()
     except AlreadyServingError as exc:

@@ -20,21 +20,17 @@ WARM_MODULES = (
 """Modules every forwarded command imports sooner or later (LangGraph, Chroma, tree-sitter)."""
 
 
-def warm_up() -> AppCommand:
-    """Import the commands' modules and return the app as one Click command, built once.
+def warm_up(app: AppCommand) -> AppCommand:
+    """Import the commands' modules; return ``app``, the root Click command, to run requests.
 
-    Typer turns the app into a Click command on every call (about 0.1 s); the server builds
-    it once and calls it for each request.
+    Typer turns the app into a Click command on every start (about 0.1 s); the server reuses
+    the one that runs ``engram serve`` for every request.
     """
     import importlib
 
-    import typer.main
-
-    from engram.cli._app import _mask_log_lines, app
     from engram.stores.codeindex._chroma_import import import_chromadb
 
     for name in WARM_MODULES:
         importlib.import_module(name)
     import_chromadb()
-    _mask_log_lines()
-    return typer.main.get_command(app)
+    return app
