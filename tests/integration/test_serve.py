@@ -8,6 +8,7 @@ commands that should reach it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -337,3 +338,46 @@ def test_a_deep_engram_home_gets_a_short_private_socket_and_an_idle_server_stops
     assert time.monotonic() - started < 60
     assert (paths.socket.parent.stat().st_mode & 0o777) == 0o700
     assert not paths.socket.exists()
+
+
+def on_a_terminal(home: Path, *args: str, serve: bool) -> tuple[int, bytes]:
+    """Run engram with stdout and stderr on a 70-column pseudo-terminal, colours on."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 70, 0, 0))
+    env = {
+        k: v
+        for k, v in environ(home, serve=serve).items()
+        if k not in {"NO_COLOR", "COLUMNS", "LINES"}
+    }
+    env["TERM"] = "xterm-256color"
+    process = subprocess.Popen(
+        [ENGRAM, *args], env=env, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: every writer has closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    return process.wait(timeout=60), b"".join(chunks)
+
+
+def test_on_a_terminal_the_forwarded_output_has_the_same_colours_and_width(warm):
+    home, project, _ = warm
+    args = ("search", "check the password", "--path", str(project))
+    here = on_a_terminal(home, *args, serve=False)
+    there = on_a_terminal(home, *args, serve=True)
+    assert there == here
+    assert b"\x1b[" in here[1]  # colours: it was a terminal
+    visible = re.sub(r"\x1b\[[0-9;]*m", "", here[1].decode())
+    assert max(len(line) for line in visible.splitlines()) <= 70  # fitted to the terminal
