@@ -14,6 +14,7 @@ to a file. Every test therefore runs with this environment, set here and nowhere
 | ``GIT_CONFIG_GLOBAL`` | the user's ``~/.gitconfig`` (when there is one) | git keeps its identity with ``HOME`` moved |
 | other ``ENGRAM_*``, ``OPENAI_*``, ``LANGSMITH_*`` | removed | no stray model, endpoint or tracing settings |
 | ``HF_HUB_OFFLINE`` etc. | ``1`` | never reach for the network |
+| ``ENGRAM_SERVE`` | ``off`` | no command starts a warm server (its tests start their own) |
 
 Standard input is ``/dev/null`` for the whole session, so a subprocess that would wait for an
 answer sees end-of-file at once instead of inheriting the caller's terminal.
@@ -40,6 +41,7 @@ FIXED_ENV = {
     "ANONYMIZED_TELEMETRY": "False",
     "LANGSMITH_TRACING": "false",
     "PYTHONIOENCODING": "utf-8",
+    "ENGRAM_SERVE": "off",
 }
 CLEARED_PREFIXES = ("ENGRAM_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_")
 CLEARED_NAMES = ("FORCE_COLOR", "CLICOLOR_FORCE", "PYTHONSTARTUP")

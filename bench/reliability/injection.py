@@ -65,7 +65,11 @@ def engram(
 
     ``trusted`` runs the project as trusted (``ENGRAM_TRUST_PROJECT=1``): its rules count.
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ENGRAM_", "OPENAI_")) or k == "ENGRAM_SERVE"
+    }
     env.update(ENGRAM_HOME=str(home), NO_COLOR="1", COLUMNS="200", HF_HUB_OFFLINE="1")
     if trusted:
         env.update(ENGRAM_TRUST_PROJECT="1")

@@ -95,6 +95,7 @@ def bench_env(home: Path, pycache: Path) -> dict[str, str]:
     return {
         **env,
         "ENGRAM_HOME": str(home),
+        "ENGRAM_SERVE": "off",  # cold processes: the warm server has its own bench (serve.py)
         "HF_HUB_OFFLINE": "1",
         "PYTHONPYCACHEPREFIX": str(pycache),
     }

@@ -24,6 +24,7 @@ from engram.cli._graph_commands import register as register_graph
 from engram.cli._index_commands import register as register_index
 from engram.cli._memory_commands import register as register_memory
 from engram.cli._project_commands import register as register_project
+from engram.cli._serve_command import register as register_serve
 from engram.cli._session_commands import register as register_sessions
 from engram.cli._trust_command import confirm_trust
 from engram.cli._trust_command import register as register_trust
@@ -216,3 +217,4 @@ register_sessions(app)
 register_doctor(app)
 register_trust(app)
 register_project(app)
+register_serve(app)

@@ -27,8 +27,22 @@ T = TypeVar("T")
 # Messages are never hard-wrapped: a terminal wraps them itself, and a pipe, a log file or another
 # program reading engram's output gets each sentence on one line. Tables are the exception: they
 # are printed with ``print_table`` so that they still fit the terminal when there is one.
-out_console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+OUT_CONSOLE_OPTIONS: dict[str, Any] = {"highlight": False, "soft_wrap": True}
+ERR_CONSOLE_OPTIONS: dict[str, Any] = {**OUT_CONSOLE_OPTIONS, "stderr": True}
+out_console = Console(**OUT_CONSOLE_OPTIONS)
+err_console = Console(**ERR_CONSOLE_OPTIONS)
+
+
+def reset_consoles() -> None:
+    """Set both consoles up again from the current environment and standard streams.
+
+    A console reads ``COLUMNS``, ``NO_COLOR``, ``TERM`` and whether its stream is a terminal
+    when it is made; the warm server (``engram serve``) calls this for each command it runs
+    for another terminal.
+    """
+    out_console.__init__(**OUT_CONSOLE_OPTIONS)  # type: ignore[misc]
+    err_console.__init__(**ERR_CONSOLE_OPTIONS)  # type: ignore[misc]
+
 
 UNBOUNDED = 1_000_000
 """The width a renderable is measured in off a terminal (its natural width is then used)."""

@@ -1,8 +1,10 @@
 """The ``engram`` console script: answer ``--version`` at once, hand every other command to the app.
 
 ``engram --version`` is what scripts, editors and package checks call to see whether engram is
-there; it needs neither Typer nor Rich, so it is answered before they are imported. Everything
-else, ``engram --version`` among other arguments included, goes to the Typer app unchanged.
+there; it needs neither Typer nor Rich, so it is answered before they are imported. The
+commands the warm server answers (``engram serve``) are handed to it next, with the standard
+library only. Everything else, and whatever the server does not take, goes to the Typer app
+unchanged.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from engram import __version__
 
 VERSION_ARGS = ["--version"]
 """The command line answered here without loading the app."""
+
+FORWARDED_FIRST = frozenset({"context", "search", "graph", "slice", "profile", "memory"})
+"""First words of the commands the warm server may answer (``engram.cli._serve_client``)."""
 
 GC_YOUNG_THRESHOLD = 10_000
 """Allocations between two collections of the youngest objects (Python's default: 700).
@@ -28,9 +33,17 @@ longer to be freed).
 
 def main() -> None:
     """Run the ``engram`` command line with the process's arguments."""
-    if sys.argv[1:] == VERSION_ARGS:
+    args = sys.argv[1:]
+    if args == VERSION_ARGS:
         sys.stdout.write(f"engram {__version__}\n")
         return
+    if args and args[0] in FORWARDED_FIRST:
+        from engram.cli._serve_client import forward, forwardable
+
+        if forwardable(args):
+            code = forward(args)
+            if code is not None:
+                raise SystemExit(code)
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     from engram.cli._app import run_app
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from engram.graph._context import Context
 from engram.graph._llm import make_model
+from engram.graph._warm_resources import WARM_RESOURCES
 from engram.stores.codeindex import IgnoreFileCheck
 from engram.stores.files import FileDerived
 
@@ -185,6 +186,13 @@ def _open_code_index(context: Context) -> ProjectCodeIndex:
 
 
 def _open_relation_index(context: Context) -> RelationIndex:
+    keeper = WARM_RESOURCES.get()
+    if keeper is not None:
+        return keeper.keep("relation_index", context, _load_relation_index)
+    return _load_relation_index(context)
+
+
+def _load_relation_index(context: Context) -> RelationIndex:
     from engram.stores.relations import open_relation_index
 
     return open_relation_index(context.project_path, context.state)

@@ -19,7 +19,11 @@ ENGRAM = str(Path(sys.executable).parent / "engram")
 
 
 def _env(home: Path, base_url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ENGRAM_", "OPENAI_")) or k == "ENGRAM_SERVE"
+    }
     env.update(
         {
             "ENGRAM_HOME": str(home),

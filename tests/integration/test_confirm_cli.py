@@ -19,7 +19,11 @@ RISKY = "Drop the legacy sessions table in the production database with a migrat
 
 
 def _run(project: Path, home: Path, base_url: str, *args: str, answer: str | None = None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ENGRAM_", "OPENAI_")) or k == "ENGRAM_SERVE"
+    }
     env.update(
         {
             "ENGRAM_HOME": str(home),

@@ -229,7 +229,11 @@ def test_sigint_during_a_slow_model_call_leaves_a_session_that_goes_on(tmp_path,
         {"content": "second answer"},
     ]
     with OpenAIStub(script) as stub:
-        environ = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
+        environ = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("ENGRAM_", "OPENAI_")) or k == "ENGRAM_SERVE"
+        }
         environ.update(
             {
                 "ENGRAM_HOME": str(engram_home),

@@ -84,7 +84,11 @@ def database_url():
 
 
 def _env(home: Path, url: str, base_url: str = "") -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ENGRAM_", "OPENAI_")) or k == "ENGRAM_SERVE"
+    }
     env.update(
         {
             "ENGRAM_HOME": str(home),

@@ -112,7 +112,11 @@ def _engram(
     stdin: str | None = None,
     env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ENGRAM_", "OPENAI_")) or k == "ENGRAM_SERVE"
+    }
     environ.update(
         {
             "ENGRAM_HOME": str(home),

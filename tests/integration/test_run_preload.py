@@ -45,7 +45,11 @@ def test_first_turn_of_a_cold_session_searches_a_loaded_index(
         "    return token == 'x'\n"
     )
     (project / "paths.py").write_text("def confine(path, root):\n    return root / path\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ENGRAM_", "OPENAI_")) or k == "ENGRAM_SERVE"
+    }
     env.update(
         {
             "ENGRAM_HOME": str(engram_home),

@@ -14,7 +14,11 @@ def run_engram(
     project: Path, home: Path, base_url: str, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run ``engram ARGS --path PROJECT`` with no terminal, the stub model and hash embeddings."""
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ENGRAM_", "OPENAI_")) or k == "ENGRAM_SERVE"
+    }
     environ.update(
         {
             "ENGRAM_HOME": str(home),

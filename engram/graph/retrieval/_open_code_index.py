@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from engram.graph._context import Context
+from engram.graph._warm_resources import WARM_RESOURCES
 from engram.graph.retrieval._vector_outage import ServerVectors, UnreachableVectors
 from engram.stores import BackendUnavailableError, IndexNotBuiltError
 from engram.stores.codeindex import (
@@ -61,6 +62,13 @@ def open_project_index(
             is and ``create`` is True. Without ``create`` an unreachable Chroma server only
             takes the dense ranking away (``vector_outage`` says so).
     """
+    keeper = WARM_RESOURCES.get()
+    if keeper is not None and not create:
+        return keeper.keep("code_index", context, _open_project_index)
+    return _open_project_index(context, create=create)
+
+
+def _open_project_index(context: Context, *, create: bool = False) -> ProjectCodeIndex:
     root = context.project_path
     if not create and not context.state.path(INDEX_DIR, "manifest.sqlite").exists():
         raise IndexNotBuiltError(f"no code index in {root}")

@@ -1,0 +1,201 @@
+"""The warm server's open projects: their indexes kept across commands, and kept current.
+
+Each project's code index and relation index stay open between commands (the
+``ResourceKeeper`` the openers ask, ``engram.graph._warm_resources``). Before one is lent again
+it is checked against the disk: the project folder must still be the same folder (a deleted,
+moved or replaced project is dropped, never answered from), and the index files must be the
+ones it was opened on (another process's ``engram index`` makes it reopen).
+
+A code index kept open is followed with ``watchfiles``: a change under the project runs the
+index's incremental update (the same walk, ignore rules and access policy as ``engram
+index``) after a short quiet period, so a saved file is searchable about a second later.
+Until then search and the pack say the file changed since the last index, as they do anywhere.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from engram.graph import Context
+from engram.graph._warm_resources import KeptName
+from engram.stores import StoreError
+
+log = logging.getLogger("engram.serve")
+
+T = TypeVar("T")
+DEBOUNCE_MS = 400
+"""Longest wait gathering a burst of changes into one update."""
+QUIET_MS = 50
+"""A burst ends after this long without a change."""
+
+Key = tuple[str, ...]
+
+
+@dataclass
+class Kept:
+    """One open resource and what it was opened on."""
+
+    value: Any
+    root: Path
+    folder_id: tuple[int, int]
+    stamp: tuple[object, ...]
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+def folder_identity(path: Path) -> tuple[int, int]:
+    """Return the (device, inode) of a folder; raises OSError when it is gone."""
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
+class WarmProjects:
+    """Every project's kept indexes (a ``ResourceKeeper``), their checks and their watchers."""
+
+    def __init__(self) -> None:
+        self._kept: dict[Key, Kept] = {}
+        self._lock = threading.RLock()
+        self.updates = 0
+        """Watcher updates run (for ``engram serve --status``)."""
+
+    def keep(self, name: KeptName, context: Context, opener: Callable[[Context], T]) -> T:
+        """Return the project's open ``name``, reopening it if the disk changed under it."""
+        key = _key(name, context)
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None and self._current(name, context, kept):
+                return cast("T", kept.value)
+            if kept is not None:
+                self._drop_stale(name)
+            value = opener(context)
+            root = context.project_path
+            kept = Kept(value, root, folder_identity(root), _stamp(name, context, value))
+            self._kept[key] = kept
+            if name == "code_index":
+                self._follow(kept, context)
+            return value
+
+    def forget_missing(self) -> None:
+        """Drop projects whose folder is gone or is another folder now."""
+        with self._lock:
+            for key, kept in list(self._kept.items()):
+                try:
+                    same = folder_identity(kept.root) == kept.folder_id
+                except OSError:
+                    same = False
+                if not same:
+                    self._drop(key)
+
+    def projects(self) -> list[str]:
+        """Return the roots of the projects held open."""
+        with self._lock:
+            return sorted({str(kept.root) for kept in self._kept.values()})
+
+    def close(self) -> None:
+        """Stop every watcher and close every index."""
+        with self._lock:
+            for key in list(self._kept):
+                self._drop(key)
+
+    def _current(self, name: KeptName, context: Context, kept: Kept) -> bool:
+        try:
+            if folder_identity(kept.root) != kept.folder_id:
+                return False
+            if getattr(kept.value, "degraded", False):
+                return False  # opened while a server was down: try it again
+            return _stamp(name, context, kept.value) == kept.stamp
+        except (OSError, StoreError):
+            return False
+
+    def _drop_stale(self, name: KeptName) -> None:
+        """Drop a changed resource; for a code index, every code index (shared Chroma clients)."""
+        for key in [k for k in self._kept if k[0] == name]:
+            self._drop(key)
+        if name == "code_index":
+            from engram.stores.codeindex import release_embedded_chroma
+
+            release_embedded_chroma()
+
+    def _drop(self, key: Key) -> None:
+        kept = self._kept.pop(key)
+        kept.stop.set()
+        close = getattr(kept.value, "close", None)
+        if callable(close):
+            try:
+                close()
+            except (OSError, StoreError) as exc:
+                log.warning("engram serve: closing the index of %s: %s", kept.root, exc)
+
+    def _follow(self, kept: Kept, context: Context) -> None:
+        thread = threading.Thread(
+            target=self._watch,
+            args=(kept, context),
+            name=f"watch {kept.root}",
+            daemon=True,
+        )
+        thread.start()
+
+    def _watch(self, kept: Kept, context: Context) -> None:
+        """Update the kept code index after each burst of changes, until it is dropped."""
+        from watchfiles import DefaultFilter, watch
+
+        home = str(context.home_path)
+        default = DefaultFilter()
+
+        def relevant(change: Any, path: str) -> bool:
+            return default(change, path) and not path.startswith(home)
+
+        try:
+            for _changes in watch(
+                kept.root,
+                watch_filter=relevant,
+                debounce=DEBOUNCE_MS,
+                step=QUIET_MS,
+                stop_event=kept.stop,
+                raise_interrupt=False,
+            ):
+                with self._lock:
+                    if kept.stop.is_set():
+                        return
+                    self._update(kept, context)
+        except (OSError, RuntimeError) as exc:  # the folder went away, or inotify ran out
+            log.warning("engram serve: stopped following %s: %s", kept.root, exc)
+
+    def _update(self, kept: Kept, context: Context) -> None:
+        try:
+            kept.value.update()
+            kept.stamp = _stamp("code_index", context, kept.value)
+            self.updates += 1
+        except (OSError, StoreError) as exc:
+            log.warning("engram serve: updating the index of %s: %s", kept.root, exc)
+
+
+def _key(name: KeptName, context: Context) -> Key:
+    """Everything in the run settings that decides what opening ``name`` gives."""
+    return (
+        name,
+        str(context.project_path),
+        str(context.home_path),
+        context.embedding_provider,
+        context.embedding_model,
+        context.embedding_url,
+        context.chroma_url,
+    )
+
+
+def _stamp(name: KeptName, context: Context, value: Any) -> tuple[object, ...]:
+    """Return what changes when another process rewrites the resource's files."""
+    if name == "code_index":
+        from engram.stores.codeindex import INDEX_DIR
+
+        manifest = os.stat(context.state.path(INDEX_DIR, "manifest.sqlite"))
+        return (manifest.st_dev, manifest.st_ino, value.manifest.get_meta("generation"))
+    from engram.stores.relations import GRAPH_FILE
+
+    graph = os.stat(context.state.path(*GRAPH_FILE.parts))
+    return (graph.st_dev, graph.st_ino, graph.st_size, graph.st_mtime_ns)

@@ -1,0 +1,132 @@
+"""Run one forwarded command in the server as if it were the client's own process.
+
+For the length of the command the server takes on the client's process-wide state: its
+standard input, output and error (the descriptors it passed, put on 0, 1 and 2, so terminal
+checks, terminal sizes and child processes see the client's), its environment (``COLUMNS``,
+``NO_COLOR``, ``TERM``, ``ENGRAM_*``...), its working folder, ``sys.argv`` and the way its Python
+set up ``sys.stdout`` and ``sys.stderr``; the Rich consoles are set up again from them. All of
+it is put back afterwards. This is why the server runs one command at a time.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import sys
+import time
+import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from engram.cli._command_support import reset_consoles
+
+STANDARD_FDS = (0, 1, 2)
+
+
+class AppCommand(Protocol):
+    """The app as one Click command (``typer.main.get_command``)."""
+
+    def main(
+        self, args: Sequence[str] | None = ..., prog_name: str | None = ..., **extra: Any
+    ) -> Any:
+        """Parse ``args`` and run the command they name (exits as a process would)."""
+        ...
+
+
+def run_command(command: AppCommand, request: dict[str, Any], fds: list[int]) -> int:
+    """Run ``request`` (a ``run`` message) with the client's ``fds``; return its exit code."""
+    with _client_process(request, fds):
+        try:
+            command.main(
+                args=list(request["argv"]),
+                prog_name=str(request.get("prog_name") or "engram"),
+                standalone_mode=True,
+            )
+        except SystemExit as done:
+            return _exit_code(done.code)
+        except Exception:  # what the process would have printed before dying
+            traceback.print_exc()
+            return 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+    return 0
+
+
+def _exit_code(code: object) -> int:
+    """Return the process exit status ``sys.exit(code)`` gives."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    sys.stderr.write(f"{code}\n")
+    return 1
+
+
+@contextmanager
+def _client_process(request: dict[str, Any], fds: list[int]) -> Iterator[None]:
+    """Take on the client's streams, environment, folder and argv; restore them after."""
+    saved_env = dict(os.environ)
+    saved_cwd = os.getcwd()
+    saved_argv = sys.argv
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved_fds = [os.dup(fd) for fd in STANDARD_FDS]
+    try:
+        for target, fd in zip(STANDARD_FDS, fds, strict=True):
+            os.dup2(fd, target)
+        _set_environ(request["env"])
+        os.chdir(request["cwd"])
+        sys.argv = ["engram", *request["argv"]]
+        out, err = request["streams"]
+        sys.stdin = open(0, encoding=out["encoding"], errors=out["errors"], closefd=False)  # noqa: SIM115
+        sys.stdout = _writer(1, out)
+        sys.stderr = _writer(2, err)
+        _point_log_handlers(saved_streams[2], sys.stderr)
+        reset_consoles()
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except OSError:
+                pass  # the client's pipe is closed: what is lost was never going to arrive
+        _point_log_handlers(sys.stderr, saved_streams[2])
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        for target, fd in zip(STANDARD_FDS, saved_fds, strict=True):
+            os.dup2(fd, target)
+            os.close(fd)
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        _set_environ(saved_env)
+        reset_consoles()
+
+
+def _writer(fd: int, settings: dict[str, Any]) -> io.TextIOWrapper:
+    """Return a text stream on ``fd`` set up as the client's Python set up its own."""
+    raw = io.FileIO(fd, "w", closefd=False)
+    return io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=settings["encoding"],
+        errors=settings["errors"],
+        line_buffering=bool(settings["line_buffering"]),
+    )
+
+
+def _point_log_handlers(old: Any, new: Any) -> None:
+    """Move the root logger's handlers writing to ``old`` (the stderr) to ``new``."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and handler.stream is old:
+            handler.setStream(new)
+
+
+def _set_environ(values: dict[str, str]) -> None:
+    """Make ``os.environ`` exactly ``values`` (and the time zone follow ``TZ``)."""
+    for name in list(os.environ):
+        if name not in values:
+            del os.environ[name]
+    os.environ.update(values)
+    time.tzset()

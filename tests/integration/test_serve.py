@@ -1,0 +1,383 @@
+"""``engram serve``: forwarded commands answer as in-process ones, and every way it can go wrong.
+
+Real processes and sockets: each server here is an ``engram serve`` process started (and
+stopped) by the test, in a temporary ENGRAM_HOME, with ``ENGRAM_SERVE`` on only for the
+commands that should reach it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from engram.cli._serve_paths import serve_paths
+from engram.cli._serve_wire import receive_message, send_message
+
+pytestmark = pytest.mark.integration
+
+ENGRAM = str(Path(sys.executable).with_name("engram"))
+START_TIMEOUT_S = 60.0
+
+FILES = {
+    "app/auth.py": (
+        "def check_password(user, password):\n"
+        '    """Compare the password with the stored hash."""\n'
+        "    return hash_password(password) == user.password_hash\n\n\n"
+        "def hash_password(password):\n"
+        "    return str(sum(map(ord, password)))\n"
+    ),
+    "app/paths.py": (
+        "from pathlib import Path\n\n\n"
+        "def confine(root, raw):\n"
+        '    """Resolve ``raw`` under ``root``; refuse paths that leave it."""\n'
+        "    path = (Path(root) / raw).resolve()\n"
+        "    if not path.is_relative_to(root):\n"
+        "        raise ValueError(raw)\n"
+        "    return path\n"
+    ),
+    "app/views.py": (
+        "from app.auth import check_password\n\n\n"
+        "def login(request):\n"
+        "    return check_password(request.user, request.form['password'])\n"
+    ),
+}
+
+
+def make_project(root: Path) -> Path:
+    """Write the small project (no git: its ranking has no history and no clock)."""
+    for name, text in FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def environ(home: Path, *, serve: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "ENGRAM_SERVE"}
+    env.update(ENGRAM_HOME=str(home), ENGRAM_EMBEDDING_PROVIDER="hash")
+    if not serve:
+        env["ENGRAM_SERVE"] = "off"
+    return env
+
+
+def engram(
+    home: Path, *args: str, serve: bool = True, cwd: Path | None = None, **extra: str
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [ENGRAM, *args],
+        env={**environ(home, serve=serve), **extra},
+        cwd=cwd,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+
+
+def status(home: Path) -> dict:
+    """Ask the server of ``home`` for its status over the socket; {} when none answers."""
+    path = serve_paths(home).socket
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(5)
+            sock.connect(str(path))
+            send_message(sock, {"op": "status"})
+            return receive_message(sock)[0]
+    except OSError:
+        return {}
+
+
+class Server:
+    """An ``engram serve`` process of one ENGRAM_HOME, stopped at the end of the test."""
+
+    def __init__(self, home: Path):
+        self.home = home
+        self.process = subprocess.Popen(
+            [ENGRAM, "serve", "--idle", "120"],
+            env=environ(home, serve=True),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not status(home):
+            assert self.process.poll() is None, self.process.stderr.read().decode()  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """One indexed project and a server holding it (module-wide: starting one costs seconds)."""
+    home = tmp_path_factory.mktemp("serve_home")
+    project = make_project(tmp_path_factory.mktemp("serve_project"))
+    built = engram(home, "index", str(project), serve=False)
+    assert built.returncode == 0, built.stderr
+    server = Server(home)
+    yield home, project, server
+    server.stop()
+
+
+def outcome(done: subprocess.CompletedProcess[bytes]) -> tuple[int, bytes, bytes]:
+    return done.returncode, done.stdout, done.stderr
+
+
+COMMANDS = [
+    ("search", "check the password", "--json"),
+    ("search", "check the password"),
+    ("search", "--files", "confine paths", "--json"),
+    ("search", "--files", "confine paths"),
+    ("context", "fix the password check", "--budget", "2000", "--json"),
+    ("context", "fix the password check", "--budget", "2000"),
+    ("graph", "check_password", "--json"),
+    ("search",),  # a usage error: exit 2, Click's message on stderr
+    ("search", "x", "--mode", "nonsense"),
+]
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(a) for a in COMMANDS])
+def test_forwarded_commands_answer_exactly_as_in_process(warm, args):
+    home, project, server = warm
+    served_before = status(home)["commands"]
+    for columns in ("120", "50"):
+        here = engram(home, *args, serve=False, cwd=project, COLUMNS=columns)
+        there = engram(home, *args, cwd=project, COLUMNS=columns)
+        assert outcome(there) == outcome(here)
+    assert status(home)["commands"] == served_before + 2  # both went to the server
+
+
+def test_two_clients_at_once_both_get_their_answer(warm):
+    home, project, _ = warm
+    jobs = [
+        ("search", "hash the password", "--json", "--path", str(project)),
+        ("context", "confine a path", "--budget", "1500", "--json", "--path", str(project)),
+    ] * 3
+    expected = {args: outcome(engram(home, *args, serve=False)) for args in set(jobs)}
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        results = list(pool.map(lambda args: (args, outcome(engram(home, *args))), jobs))
+    for args, result in results:
+        assert result == expected[args]
+
+
+def test_a_saved_file_is_found_by_search_within_a_second_or_two(warm):
+    home, project, _ = warm
+    engram(home, "search", "warm up", "--path", str(project))  # the server follows it now
+    (project / "app" / "billing.py").write_text("def refund_invoice_quickly(invoice):\n    pass\n")
+    written = time.monotonic()
+    while time.monotonic() - written < 10:
+        done = engram(home, "search", "refund_invoice_quickly", "--json", "--path", str(project))
+        if b"app/billing.py" in done.stdout:
+            break
+    assert b"app/billing.py" in done.stdout
+    assert b"changed since" not in done.stderr  # the index follows: no stale note
+    assert time.monotonic() - written < 5
+
+
+def test_a_project_replaced_on_disk_is_never_answered_from_the_old_index(warm, tmp_path):
+    home, _, _ = warm
+    project = make_project(tmp_path / "replaced")
+    assert engram(home, "index", str(project), serve=False).returncode == 0
+    assert b"app/auth.py" in engram(home, "search", "password", "--path", str(project)).stdout
+    moved = tmp_path / "moved"
+    project.rename(moved)
+    gone = engram(home, "search", "password", "--path", str(project))
+    assert outcome(gone) == outcome(
+        engram(home, "search", "password", "--path", str(project), serve=False)
+    )
+    assert gone.returncode == 2
+    assert str(project) not in status(home)["projects"]
+    # another folder at the same path, indexed anew: answers come from its files only
+    project.mkdir()
+    (project / "other.py").write_text("def password_policy():\n    return 12\n")
+    assert engram(home, "index", str(project), serve=False).returncode == 0
+    fresh = engram(home, "search", "password", "--json", "--path", str(project))
+    assert b"other.py" in fresh.stdout and b"app/auth.py" not in fresh.stdout
+    shutil.rmtree(moved)
+
+
+def test_a_server_of_other_code_is_refused_and_stops(tmp_path):
+    server = Server(tmp_path / "home")
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.connect(str(serve_paths(server.home).socket))
+            send_message(
+                sock, {"op": "run", "version": "0.0.0+old", "argv": ["search", "x"]}, [0, 1, 2]
+            )
+            assert receive_message(sock)[0]["refused"] == "version"
+        server.process.wait(timeout=15)
+    finally:
+        server.stop()
+
+
+def test_a_server_killed_during_a_command_is_reported_not_rerun(tmp_path):
+    home = tmp_path / "home"
+    project = make_project(tmp_path / "project")
+    assert engram(home, "index", str(project), serve=False).returncode == 0
+    server = Server(home)
+    try:
+        client = subprocess.Popen(
+            [ENGRAM, "context", "fix the password check", "--path", str(project)],
+            env=environ(home, serve=True),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        fd1 = Path(f"/proc/{server.pid}/fd/1")
+        deadline = time.monotonic() + 30
+        while not os.readlink(fd1).startswith("pipe:"):  # the command writes to the client now
+            assert time.monotonic() < deadline
+        os.kill(server.pid, signal.SIGKILL)
+        _, err = client.communicate(timeout=60)
+        assert client.returncode == 1
+        assert b"the warm server stopped during this command" in err
+    finally:
+        server.stop()
+
+
+def test_a_hung_server_is_not_waited_for(tmp_path):
+    home = tmp_path / "home"
+    project = make_project(tmp_path / "project")
+    server = Server(home)
+    os.kill(server.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        done = engram(
+            home, "search", "confine", "--mode", "exact", "--json", "--path", str(project)
+        )
+        assert done.returncode == 0 and b"app/paths.py" in done.stdout
+        assert time.monotonic() - started < 30
+    finally:
+        os.kill(server.pid, signal.SIGCONT)
+        server.stop()
+
+
+def test_a_dead_servers_socket_is_replaced_by_a_new_server(tmp_path):
+    home = tmp_path / "home"
+    project = make_project(tmp_path / "project")
+    server = Server(home)
+    server.process.kill()
+    server.process.wait()
+    assert serve_paths(home).socket.exists()  # left behind
+    done = engram(home, "search", "confine", "--mode", "exact", "--json", "--path", str(project))
+    assert done.returncode == 0 and b"app/paths.py" in done.stdout  # answered in-process
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not (found := status(home)):  # ...and a new server started in the background
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    try:
+        assert found["pid"] != server.pid
+    finally:
+        assert engram(home, "serve", "--stop").returncode == 0
+
+
+@pytest.mark.parametrize("unsafe", ["group-writable", "other-owner", "symlink"])
+def test_an_unsafe_socket_folder_is_refused(tmp_path, unsafe):
+    home = tmp_path / "home"
+    project = make_project(tmp_path / "project")
+    folder = serve_paths(home).folder
+    if unsafe == "symlink":
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir(mode=0o700)
+        home.mkdir()
+        folder.symlink_to(elsewhere)
+    else:
+        folder.mkdir(parents=True, mode=0o700)
+        if unsafe == "group-writable":
+            folder.chmod(0o770)
+        else:
+            os.chown(folder, 65534, 65534)
+    socket_path = serve_paths(home).socket
+    done = engram(home, "search", "confine", "--mode", "exact", "--json", "--path", str(project))
+    assert done.returncode == 0 and b"app/paths.py" in done.stdout  # runs here instead
+    assert b"not using the warm server" in done.stderr
+    refused = engram(home, "serve", "--idle", "5")
+    assert refused.returncode == 1 and b"cannot listen" in refused.stderr
+    assert not socket_path.exists()
+
+
+def test_serve_off_never_starts_a_server(tmp_path):
+    home = tmp_path / "home"
+    project = make_project(tmp_path / "project")
+    done = engram(home, "search", "confine", "--mode", "exact", "--path", str(project), serve=False)
+    assert done.returncode == 0
+    time.sleep(0.5)
+    assert not serve_paths(home).folder.exists()
+
+
+def test_a_deep_engram_home_gets_a_short_private_socket_and_an_idle_server_stops(tmp_path):
+    home = tmp_path.joinpath(*["a-rather-long-folder-name"] * 5)
+    paths = serve_paths(home)
+    assert paths.socket.parent != paths.folder and len(str(paths.socket)) < 100
+    started = time.monotonic()
+    done = engram(home, "serve", "--idle", "2")
+    assert done.returncode == 0, done.stderr
+    assert str(paths.socket).encode() in done.stderr and b"idle for 2 s" in done.stderr
+    assert time.monotonic() - started < 60
+    assert (paths.socket.parent.stat().st_mode & 0o777) == 0o700
+    assert not paths.socket.exists()
+
+
+def on_a_terminal(home: Path, *args: str, serve: bool) -> tuple[int, bytes]:
+    """Run engram with stdout and stderr on a 70-column pseudo-terminal, colours on."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 70, 0, 0))
+    env = {
+        k: v
+        for k, v in environ(home, serve=serve).items()
+        if k not in {"NO_COLOR", "COLUMNS", "LINES"}
+    }
+    env["TERM"] = "xterm-256color"
+    process = subprocess.Popen(
+        [ENGRAM, *args], env=env, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: every writer has closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    return process.wait(timeout=60), b"".join(chunks)
+
+
+def test_on_a_terminal_the_forwarded_output_has_the_same_colours_and_width(warm):
+    home, project, _ = warm
+    args = ("search", "check the password", "--path", str(project))
+    here = on_a_terminal(home, *args, serve=False)
+    there = on_a_terminal(home, *args, serve=True)
+    assert there == here
+    assert b"\x1b[" in here[1]  # colours: it was a terminal
+    visible = re.sub(r"\x1b\[[0-9;]*m", "", here[1].decode())
+    assert max(len(line) for line in visible.splitlines()) <= 70  # fitted to the terminal
