@@ -190,7 +190,7 @@ def whole_process(project: Path, home: str, runs: int, entry: str) -> dict[str, 
         command = [str(engram), "context"]
     else:
         command = [sys.executable, str(Path(__file__).with_name("cli_entry.py")), "context"]
-    env = {"ENGRAM_HOME": home, "PATH": str(Path(sys.executable).parent)}
+    env = {"ENGRAM_HOME": home, "PATH": str(Path(sys.executable).parent), "ENGRAM_SERVE": "off"}
     times = []
     for number in range(runs + 1):
         task = TASKS[number % len(TASKS)]

@@ -158,7 +158,7 @@ class Engram:
 
     def __init__(self, exe: str, home: Path, branch_timeout_ms: int | None, timeout: float):
         self.exe = exe
-        self.env = dict(os.environ)
+        self.env = dict(os.environ, ENGRAM_SERVE="off")  # whole processes, as a user runs them
         self.env["ENGRAM_HOME"] = str(home)
         self.env.setdefault("HF_HUB_OFFLINE", "1")
         self.env.setdefault("TRANSFORMERS_OFFLINE", "1")

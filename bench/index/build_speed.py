@@ -56,6 +56,7 @@ def run_index(checkout: Path, tree: Path, home: Path) -> tuple[float, float, dic
         "ENGRAM_HOME": str(home),
         "PYTHONPATH": str(checkout),
         "ANONYMIZED_TELEMETRY": "False",
+        "ENGRAM_SERVE": "off",  # each run is a whole process, not a warm server
     }
     command = [sys.executable, str(checkout / "bench/index/cli.py"), "index", str(tree), "--json"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -69,7 +70,12 @@ def run_index(checkout: Path, tree: Path, home: Path) -> tuple[float, float, dic
 
 def search_files(checkout: Path, tree: Path, home: Path, query: str) -> list[str]:
     """Return the top 10 files ``search --files`` gives for ``query``."""
-    env = {**os.environ, "ENGRAM_HOME": str(home), "PYTHONPATH": str(checkout)}
+    env = {
+        **os.environ,
+        "ENGRAM_HOME": str(home),
+        "PYTHONPATH": str(checkout),
+        "ENGRAM_SERVE": "off",
+    }
     command = [sys.executable, str(checkout / "bench/index/cli.py"), "search", query]
     command += ["--files", "--json", "--path", str(tree)]
     out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)

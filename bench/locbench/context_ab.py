@@ -57,7 +57,7 @@ def main() -> None:
         c["instance_id"]: c for c in map(json.loads, Path(args.cases).read_text().splitlines())
     }
     query = cases[args.issue_id]["query"]
-    env = dict(os.environ, **({"ENGRAM_HOME": args.home} if args.home else {}))
+    env = dict(os.environ, ENGRAM_SERVE="off", **({"ENGRAM_HOME": args.home} if args.home else {}))
     times: dict[str, list[float]] = {"a": [], "b": []}
     trees = {"a": args.tree, "b": args.tree_b or args.tree}
     for which in ("a", "b"):

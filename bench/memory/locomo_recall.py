@@ -142,7 +142,7 @@ def cli_factory(conversation: dict, home: Path, work: Path):
     queries.write_text(
         "".join(json.dumps({"id": n, "query": q}) + "\n" for n, q in enumerate(asked))
     )
-    env = {**os.environ, "ENGRAM_HOME": str(home)}
+    env = {**os.environ, "ENGRAM_HOME": str(home), "ENGRAM_SERVE": "off"}
     subprocess.run(
         [engram, "memory", "import", turns, "--path", folder],
         env=env,

@@ -111,12 +111,14 @@ def _converse(sock: socket.socket, args: list[str], cwd: str, paths: ServePaths)
         reply, _ = receive_message(sock)
     except (OSError, WireError):
         return None
+    except KeyboardInterrupt:  # before the server took the command: nothing ran
+        return EXIT_INTERRUPTED
     if "refused" in reply:
         if reply.get("refused") == "version":
             start_server(paths)  # the old server stops; the next command finds a new one
         return None
     sock.settimeout(None)  # queued behind another command, then running: no limit
-    started = False
+    started = interrupted = False
     while True:
         try:
             message, _ = receive_message(sock)
@@ -127,6 +129,9 @@ def _converse(sock: socket.socket, args: list[str], cwd: str, paths: ServePaths)
                 return None  # it never ran: run it here
             return _lost(paths)
         except KeyboardInterrupt:
+            if interrupted:  # a second Ctrl-C: stop waiting for the server's answer
+                return EXIT_INTERRUPTED
+            interrupted = True
             try:
                 send_message(sock, {"interrupt": True})
             except OSError:
