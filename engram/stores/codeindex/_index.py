@@ -11,10 +11,12 @@ import functools
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from engram.stores._errors import DatabaseUnreadableError, IndexCorruptError, IndexNotBuiltError
+from engram.stores._write_lock import LockFactory, file_lock
 from engram.stores.codeindex._bm25 import SegmentedLexical, code_tokens, query_tokens
 from engram.stores.codeindex._bm25_segments import refresh_lexical
 from engram.stores.codeindex._chunk_pointing import (
@@ -59,6 +61,8 @@ log = logging.getLogger(__name__)
 
 INDEX_DIR = "index"
 """Where a project's index lives, inside its state folder under ENGRAM_HOME."""
+UPDATE_LOCK = "update.lock"
+"""The file in the index folder whose ``flock`` lets one update run at a time."""
 
 SearchMode = Literal["exact", "semantic", "hybrid", "bm25", "dense"]
 
@@ -164,6 +168,11 @@ class ProjectCodeIndex:
         # Nodes and tools may call one index from worker threads; SQLite connections and the
         # cached segments are not safe to share concurrently.
         self._lock = threading.RLock()
+        self._update_lock: LockFactory = (
+            file_lock(bm25_dir.parent / UPDATE_LOCK)
+            if bm25_dir is not None
+            else (lambda name: nullcontext())
+        )
 
     @_serialized
     def is_built(self) -> bool:
@@ -187,7 +196,18 @@ class ProjectCodeIndex:
         *,
         walk: WalkReport | None = None,
     ) -> IndexStats:
-        """Index new and changed files, drop vanished ones, rebuild BM25 when needed."""
+        """Index new and changed files, drop vanished ones, rebuild BM25 when needed.
+
+        One update at a time per index folder, across processes too (an ``flock``): ``engram
+        index``, another command's incremental pass and ``engram serve``'s watcher may start
+        one at the same moment.
+        """
+        with self._update_lock("update"):
+            return self._update(progress, walk)
+
+    def _update(
+        self, progress: Callable[[IndexProgress], None] | None, walk: WalkReport | None
+    ) -> IndexStats:
         stats, lexical = update_index(
             self.root,
             manifest=self.manifest,

@@ -155,3 +155,44 @@ def test_localized_chunks_give_the_leading_files_chunks_and_follow_an_update(mak
     index.update()
     symbols = {h.symbol for h in index.localized_chunks("TokenStore.rotate_token", files=1)}
     assert "TokenStore.rotate_token(self, token)" in symbols
+
+
+@pytest.mark.integration
+def test_updates_of_one_index_folder_wait_for_each_other_across_processes(tmp_path):
+    """Another process holding the index's update lock (``engram index``) holds this update back."""
+    import subprocess
+    import sys
+    import threading
+
+    from engram.stores.codeindex._index import INDEX_DIR, UPDATE_LOCK
+
+    root = tmp_path / "proj"
+    write(root, FILES)
+    state = state_of(root)
+    index = open_code_index(root, embedder=HashEmbedder(), state=state)
+    lock = state.path(INDEX_DIR, UPDATE_LOCK)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys; f = open(sys.argv[1], 'a+b'); fcntl.flock(f, fcntl.LOCK_EX); "
+            "print('held', flush=True); sys.stdin.read()",
+            str(lock),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        done = threading.Event()
+        worker = threading.Thread(target=lambda: (index.update(), done.set()))
+        worker.start()
+        assert not done.wait(1.0)  # waits while the other process holds the lock
+        holder.communicate("")  # the other process ends: its lock goes with it
+        assert done.wait(30)
+        worker.join()
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+    assert index.search("issue login token", k=1)[0].path == "app/auth.py"
