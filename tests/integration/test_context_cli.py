@@ -165,7 +165,12 @@ def test_json_contract_on_an_indexed_repo(repo, engram_home, cli, monkeypatch):
         assert set(section) >= {"name", "tokens", "budget", "items"}
         assert section["tokens"] <= section["budget"]
         for item in section["items"]:
-            assert set(item) == {"path", "start_line", "end_line", "symbol", "score", "reasons"}
+            keys = {"path", "start_line", "end_line", "symbol", "score", "reasons"}
+            # "shown": the line runs a slice shows when it leaves lines out (lines another
+            # slice of the file already showed).
+            assert set(item) in (keys, keys | {"shown"})
+            for first, last in item.get("shown", []):
+                assert item["start_line"] <= first <= last <= item["end_line"]
     by = {s["name"]: s for s in pack["sections"]}
     sliced = [i["path"] for i in by["slices"]["items"]]
     assert sliced[0] == "src/app/headers.py"
