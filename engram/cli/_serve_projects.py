@@ -35,6 +35,8 @@ QUIET_MS = 50
 """A burst ends after this long without a change."""
 
 Key = tuple[str, ...]
+MAX_PROJECTS = 8
+"""Projects held open at once; the least recently used one is closed to open another."""
 
 
 @dataclass
@@ -46,6 +48,8 @@ class Kept:
     folder_id: tuple[int, int]
     stamp: tuple[object, ...]
     stop: threading.Event = field(default_factory=threading.Event)
+    used: int = 0
+    """When a command last asked for it (the server's count of lends)."""
 
 
 def folder_identity(path: Path) -> tuple[int, int]:
@@ -60,6 +64,7 @@ class WarmProjects:
     def __init__(self) -> None:
         self._kept: dict[Key, Kept] = {}
         self._lock = threading.RLock()
+        self._lends = 0
         self.updates = 0
         """Watcher updates run (for ``engram serve --status``)."""
 
@@ -67,18 +72,31 @@ class WarmProjects:
         """Return the project's open ``name``, reopening it if the disk changed under it."""
         key = _key(name, context)
         with self._lock:
+            self._lends += 1
             kept = self._kept.get(key)
             if kept is not None and self._current(name, context, kept):
+                kept.used = self._lends
                 return cast("T", kept.value)
             if kept is not None:
                 self._drop_stale(name)
             value = opener(context)
             root = context.project_path
             kept = Kept(value, root, folder_identity(root), _stamp(name, context, value))
+            kept.used = self._lends
             self._kept[key] = kept
+            self._close_least_used()
             if name == "code_index":
                 self._follow(kept, context)
             return value
+
+    def _close_least_used(self) -> None:
+        """Close the least recently used projects beyond ``MAX_PROJECTS`` (a server's memory)."""
+        last_use: dict[Path, int] = {}
+        for kept in self._kept.values():
+            last_use[kept.root] = max(last_use.get(kept.root, 0), kept.used)
+        for root in sorted(last_use, key=last_use.__getitem__)[:-MAX_PROJECTS]:
+            for key in [k for k, kept in self._kept.items() if kept.root == root]:
+                self._drop(key)
 
     def forget_missing(self) -> None:
         """Drop projects whose folder is gone or is another folder now."""
