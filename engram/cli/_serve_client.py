@@ -40,6 +40,17 @@ BOOT = "import sys; sys.argv[0] = 'engram'; from engram.cli._entry import main; 
 """How a background server is started: this Python, this ``engram`` package."""
 
 
+def server_argv() -> list[str]:
+    """Return the command line of a background server.
+
+    ``-P``: nothing is put before the installed packages on ``sys.path``. With ``-c`` Python
+    would put ``""``, the current folder, there; the server changes into each client's project
+    folder, so a module a repository ships (``csv.py``, ``yaml/``) would be imported in the
+    server in place of the real one the first time a command needs it.
+    """
+    return [sys.executable, "-P", "-c", BOOT, "serve"]
+
+
 def serve_enabled() -> bool:
     """Return False when ``ENGRAM_SERVE`` turns the warm server off (``off``, ``0``, ...)."""
     return os.environ.get("ENGRAM_SERVE", "").strip().lower() not in OFF_VALUES
@@ -202,7 +213,7 @@ def _spawn(paths: ServePaths) -> None:
         return  # a read-only or unsafe ENGRAM_HOME: no warm server, commands run here
     try:
         subprocess.Popen(
-            [sys.executable, "-c", BOOT, "serve"],
+            server_argv(),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import time
 
 import typer
@@ -105,6 +106,9 @@ def _serve(idle: float | None, app: AppCommand) -> None:
     from engram.cli._serve_warmup import warm_up
 
     idle_s = idle if idle is not None else _idle_setting(DEFAULT_IDLE_S)
+    # "" on sys.path is the current folder, which each request changes to the client's
+    # project: a module the repository ships must never be imported in place of a real one.
+    sys.path[:] = [entry for entry in sys.path if entry]
     paths = serve_paths()
     _own_log()
     server = WarmServer(paths, functools.partial(warm_up, app), code_version(), idle_s)

@@ -381,3 +381,25 @@ def test_on_a_terminal_the_forwarded_output_has_the_same_colours_and_width(warm)
     assert b"\x1b[" in here[1]  # colours: it was a terminal
     visible = re.sub(r"\x1b\[[0-9;]*m", "", here[1].decode())
     assert max(len(line) for line in visible.splitlines()) <= 70  # fitted to the terminal
+
+
+def test_a_background_server_never_imports_from_the_folder_it_runs_in(tmp_path):
+    """The server changes into each client's project: a module planted there is not imported."""
+    from engram.cli._serve_client import server_argv
+
+    hostile = tmp_path / "repo"
+    hostile.mkdir()
+    (hostile / "planted_module.py").write_text("raise SystemExit('the repository ran code')\n")
+    python_and_flags = server_argv()[: server_argv().index("-c")]
+    probe = (
+        "import os, sys; os.chdir(sys.argv[1])\n"
+        "try:\n    import planted_module\nexcept ModuleNotFoundError:\n    print('not imported')\n"
+    )
+    done = subprocess.run(
+        [*python_and_flags, "-c", probe, str(hostile)],
+        cwd=hostile,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "not imported", done.stderr
