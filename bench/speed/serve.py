@@ -14,12 +14,18 @@ table of medians and their ratio:
 - the server's resident memory with the copy open, and with a second copy open too.
 
     .venv/bin/python -m bench.speed.serve --runs 5 [--repo PATH] [--engram .venv/bin/engram]
+
+With ``--tree PATH`` (a folder that need not be a git checkout, e.g. the Django sdist) the copy
+is of that folder as it is, ``--task``, ``--query`` and ``--watch-dir`` (the folder, relative
+to the tree, where the watcher test writes its new file) fit it, and the second project of the
+memory row is the copy of ``--repo``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -77,10 +83,19 @@ def wait_for_server(engram: str, env: dict[str, str]) -> dict:
     raise SystemExit("the server did not start")
 
 
-def watch_latency(engram: str, env: dict[str, str], project: Path, attempt: int) -> float:
+def indexed_tree(engram: str, tree: Path, folder: Path, env: dict[str, str]) -> Path:
+    """Copy ``tree`` as it is (links kept as links) into ``folder`` and index it."""
+    shutil.copytree(tree, folder, symlinks=True)
+    timed([engram, "index", str(folder)], {**env, "ENGRAM_SERVE": "off"}, folder)
+    return folder
+
+
+def watch_latency(
+    engram: str, env: dict[str, str], project: Path, attempt: int, folder: str = "engram"
+) -> float:
     """Write a new function and search for it until found; return the seconds it took."""
     name = f"freshly_saved_function_{attempt}_{os.getpid()}"
-    path = project / "engram" / f"bench_saved_{attempt}.py"
+    path = project / folder / f"bench_saved_{attempt}.py"
     written = time.perf_counter()
     path.write_text(f"def {name}():\n    return {attempt}\n")
     try:
@@ -109,6 +124,10 @@ def main() -> None:
     parser.add_argument("--engram", default=str(Path(sys.executable).with_name("engram")))
     parser.add_argument("--repo", type=Path, default=REPO)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--tree", type=Path, help="time on a copy of this folder instead")
+    parser.add_argument("--task", default=CONTEXT_TASK)
+    parser.add_argument("--query", default=QUERY)
+    parser.add_argument("--watch-dir", default="engram")
     args = parser.parse_args()
     engram = args.engram
     with tempfile.TemporaryDirectory(prefix="engram-serve-bench-") as tmp:
@@ -116,11 +135,14 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if k != "ENGRAM_SERVE"}
         env["ENGRAM_HOME"] = str(home)
         off = {**env, "ENGRAM_SERVE": "off"}
-        project = indexed_copy(engram, args.repo, Path(tmp) / "project", env)
+        if args.tree is not None:
+            project = indexed_tree(engram, args.tree, Path(tmp) / "project", env)
+        else:
+            project = indexed_copy(engram, args.repo, Path(tmp) / "project", env)
         commands = {
-            "context --budget 8000": [engram, "context", CONTEXT_TASK, "--budget", "8000"],
-            "search": [engram, "search", QUERY],
-            "search --files": [engram, "search", "--files", QUERY],
+            "context --budget 8000": [engram, "context", args.task, "--budget", "8000"],
+            "search": [engram, "search", args.query],
+            "search --files": [engram, "search", "--files", args.query],
         }
         first_warm, first_cold = [], []
         for _ in range(FIRST_RUNS):
@@ -143,7 +165,9 @@ def main() -> None:
                 cold.append(timed(command, off, project))
             lines.append(row(label, warm, cold))
         lines.append(row("first search, no server running", first_warm, first_cold))
-        latencies = [watch_latency(engram, env, project, n) for n in range(args.runs)]
+        latencies = [
+            watch_latency(engram, env, project, n, args.watch_dir) for n in range(args.runs)
+        ]
         one = wait_for_server(engram, env)["rss_mb"]
         second = indexed_copy(engram, args.repo, Path(tmp) / "second", env)
         timed(commands["context --budget 8000"], env, second)

@@ -230,9 +230,10 @@ class ProjectCodeIndex:
         Compared by size and modification time with the manifest, one ``stat`` per path: a
         command says so rather than answer from an index older than the files it shows.
         """
-        records = self.manifest.files()
+        wanted = list(dict.fromkeys(paths))
+        records = self.manifest.records_of(wanted)
         changed = []
-        for path in dict.fromkeys(paths):
+        for path in wanted:
             record = records.get(path)
             if record is None:
                 continue  # not indexed (found by exact search on the fly): nothing to compare

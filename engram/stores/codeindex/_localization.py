@@ -27,7 +27,7 @@ from engram.stores.codeindex._history_evidence import (
     HistoryTables,
     history_features,
 )
-from engram.stores.codeindex._import_evidence import import_features
+from engram.stores.codeindex._import_evidence import import_features, module_table
 from engram.stores.codeindex._issue_reading import IssueSignals, read_issue
 from engram.stores.codeindex._ripgrep import grep
 
@@ -164,6 +164,11 @@ class ProjectFiles:
         return tuple(
             (stem, tuple(_stem_words(paths[0])[1]), tuple(paths)) for stem, paths in by_stem.items()
         )
+
+    @cached_property
+    def modules(self) -> Mapping[str, str]:
+        """Return the dotted module names of the Python files (``module_table``), once per table."""
+        return module_table(self.paths)
 
     def by_suffix(self, suffix: str) -> list[str]:
         """Return the files whose path ends with ``suffix`` (whole path components)."""
@@ -430,7 +435,9 @@ def issue_evidence(index: FileRanker, issue: str) -> dict[str, FileEvidence]:
         literal_hits=literal_hits(index.root, literals, files),
         history=history,
     )
-    imported, reasons = import_features(index.root, files.paths, text_ranks=text_ranks)
+    imported, reasons = import_features(
+        index.root, files.paths, text_ranks=text_ranks, modules=files.modules
+    )
     for path, value in imported.items():
         e = evidence.setdefault(path, FileEvidence(path, files.kinds.get(path, file_kind(path))))
         e.imports = value

@@ -103,6 +103,19 @@ class Manifest:
         rows = self._conn.execute("SELECT path, hash, size, mtime_ns FROM files")
         return {r[0]: FileRecord(*r) for r in rows}
 
+    def records_of(self, paths: Iterable[str]) -> dict[str, FileRecord]:
+        """Return the records of those of ``paths`` that are indexed (one query per 500)."""
+        wanted = list(dict.fromkeys(paths))
+        out: dict[str, FileRecord] = {}
+        for start in range(0, len(wanted), 500):
+            batch = wanted[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            rows = self._conn.execute(
+                f"SELECT path, hash, size, mtime_ns FROM files WHERE path IN ({marks})", batch
+            )
+            out.update((r[0], FileRecord(*r)) for r in rows)
+        return out
+
     def chunk_ids(self) -> set[str]:
         """Return every chunk id."""
         return {r[0] for r in self._conn.execute("SELECT id FROM chunks")}

@@ -126,8 +126,12 @@ class ChromaVectors:
             self._collection.delete(ids=list(ids[start : start + CHROMA_BATCH]))
 
     def query(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-        """Return the ``k`` nearest ids with cosine similarity."""
-        if k <= 0 or self._collection.count() == 0:
+        """Return the ``k`` nearest ids with cosine similarity.
+
+        No ``count()`` first: Chroma answers an empty collection, or ``k`` beyond its size,
+        with what it holds, and a count costs a round trip (4 ms embedded) per query.
+        """
+        if k <= 0:
             return []
         found = self._collection.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32)],
