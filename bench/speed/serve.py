@@ -132,7 +132,9 @@ def main() -> None:
     engram = args.engram
     with tempfile.TemporaryDirectory(prefix="engram-serve-bench-") as tmp:
         home = Path(tmp) / "home"
-        env = {k: v for k, v in os.environ.items() if k != "ENGRAM_SERVE"}
+        # a relative PYTHONPATH (``PYTHONPATH=.`` to run this module) would import the copy's
+        # own ``engram`` package in the commands run inside the copy
+        env = {k: v for k, v in os.environ.items() if k not in ("ENGRAM_SERVE", "PYTHONPATH")}
         env["ENGRAM_HOME"] = str(home)
         off = {**env, "ENGRAM_SERVE": "off"}
         if args.tree is not None:
