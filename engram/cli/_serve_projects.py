@@ -10,6 +10,12 @@ A code index kept open is followed with ``watchfiles``: a change under the proje
 index's incremental update (the same walk, ignore rules and access policy as ``engram
 index``) after a short quiet period, so a saved file is searchable about a second later.
 Until then search and the pack say the file changed since the last index, as they do anywhere.
+
+The watcher follows the project's own folders one by one and never a link: a recursive watch
+would follow a link the repository ships (``data -> /``) and put every folder it reaches under
+watch, exhausting the user's inotify watches and updating the index on changes outside the
+project. A new folder is taken in when it appears; a tree with more than
+``MAX_WATCHED_FOLDERS`` folders is not followed (commands still say when a file changed).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any, TypeVar, cast
 from engram.graph import Context
 from engram.graph._warm_resources import KeptName
 from engram.stores import StoreError
+from engram.stores.files import is_skipped_dir
 
 log = logging.getLogger("engram.serve")
 
@@ -33,6 +40,12 @@ DEBOUNCE_MS = 400
 """Longest wait gathering a burst of changes into one update."""
 QUIET_MS = 50
 """A burst ends after this long without a change."""
+
+CATCH_UP_MS = 500
+"""After the folders are listed again, an update runs once this long passes with no change, so a
+file written into a new folder before its watch existed is not missed."""
+MAX_WATCHED_FOLDERS = 20_000
+"""Folders of one project the watcher follows at most."""
 
 Key = tuple[str, ...]
 MAX_PROJECTS = 8
@@ -168,19 +181,40 @@ class WarmProjects:
         def relevant(change: Any, path: str) -> bool:
             return default(change, path) and not path.startswith(home)
 
+        catch_up = False
         try:
-            for _changes in watch(
-                kept.root,
-                watch_filter=relevant,
-                debounce=DEBOUNCE_MS,
-                step=QUIET_MS,
-                stop_event=kept.stop,
-                raise_interrupt=False,
-            ):
-                with self._lock:
-                    if kept.stop.is_set():
-                        return
-                    self._update(kept, context)
+            while not kept.stop.is_set():
+                folders = watched_folders(kept.root, home)
+                if folders is None:
+                    log.warning(
+                        "engram serve: %s has more than %d folders; not following its changes",
+                        kept.root,
+                        MAX_WATCHED_FOLDERS,
+                    )
+                    return
+                for changes in watch(
+                    *folders,
+                    watch_filter=relevant,
+                    debounce=DEBOUNCE_MS,
+                    step=QUIET_MS,
+                    stop_event=kept.stop,
+                    raise_interrupt=False,
+                    recursive=False,
+                    rust_timeout=CATCH_UP_MS,
+                    yield_on_timeout=True,
+                ):
+                    if not changes and not catch_up:
+                        continue
+                    catch_up = False
+                    with self._lock:
+                        if kept.stop.is_set():
+                            return
+                        self._update(kept, context)
+                    if _new_folder(changes, folders):
+                        catch_up = True
+                        break  # list the folders again, the new one with them
+                else:
+                    return  # stopped
         except (OSError, RuntimeError) as exc:  # the folder went away, or inotify ran out
             log.warning("engram serve: stopped following %s: %s", kept.root, exc)
 
@@ -191,6 +225,43 @@ class WarmProjects:
             self.updates += 1
         except (OSError, StoreError) as exc:
             log.warning("engram serve: updating the index of %s: %s", kept.root, exc)
+
+
+def watched_folders(root: Path, home: str) -> list[str] | None:
+    """Return ``root`` and its folders, links never followed, skipped folders and ``home`` left out.
+
+    None when there are more than ``MAX_WATCHED_FOLDERS``.
+    """
+    found = [str(root)]
+    stack = [str(root)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as scan:
+                for entry in scan:
+                    if (
+                        entry.is_dir(follow_symlinks=False)
+                        and not is_skipped_dir(entry.name)
+                        and entry.path != home
+                    ):
+                        found.append(entry.path)
+                        stack.append(entry.path)
+        except OSError:
+            continue  # unreadable, or gone since it was listed
+        if len(found) > MAX_WATCHED_FOLDERS:
+            return None
+    return found
+
+
+def _new_folder(changes: set[tuple[Any, str]], folders: list[str]) -> bool:
+    """Return True when a change names a real folder that is not watched yet."""
+    known = set(folders)
+    return any(
+        path not in known
+        and not is_skipped_dir(os.path.basename(path))
+        and os.path.isdir(path)
+        and not os.path.islink(path)
+        for _, path in changes
+    )
 
 
 def _key(name: KeptName, context: Context) -> Key:
