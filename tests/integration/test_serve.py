@@ -53,6 +53,14 @@ FILES = {
 }
 
 
+FACTS = [
+    ("passwords are hashed with hash_password in app/auth.py",),
+    ("the login view lives in app/views.py",),
+    ("--global", "prefer pathlib over os.path in every project"),
+]
+"""Facts saved in the warm home (``memory search`` and ``profile`` find them)."""
+
+
 def make_project(root: Path) -> Path:
     """Write the small project (no git: its ranking has no history and no clock)."""
     for name, text in FILES.items():
@@ -136,6 +144,9 @@ def warm(tmp_path_factory):
     project = make_project(tmp_path_factory.mktemp("serve_project"))
     built = engram(home, "index", str(project), serve=False)
     assert built.returncode == 0, built.stderr
+    for fact in FACTS:
+        saved = engram(home, "memory", "save", *fact, serve=False, cwd=project)
+        assert saved.returncode == 0, saved.stderr
     server = Server(home)
     yield home, project, server
     server.stop()
@@ -155,6 +166,18 @@ COMMANDS = [
     ("graph", "check_password", "--json"),
     ("search",),  # a usage error: exit 2, Click's message on stderr
     ("search", "x", "--mode", "nonsense"),
+    ("slice", "check_password"),
+    ("slice", "check_password", "--budget", "30", "--json"),
+    ("slice", "no_such_function"),  # exit 1: engram's own error and hint
+    ("slice", "check_password", "--budget", "0"),
+    ("profile", "fix the password check"),
+    ("profile", "fix the password check", "--json"),
+    ("profile",),
+    ("memory", "search", "password hash"),
+    ("memory", "search", "pathlib", "--json", "-k", "1"),
+    ("memory", "search", "the login view", "--no-dense"),
+    ("memory", "search"),  # exit 2: engram's own "give a QUERY or --batch FILE"
+    ("memory", "search", "x", "-k", "0"),
 ]
 
 
@@ -167,6 +190,15 @@ def test_forwarded_commands_answer_exactly_as_in_process(warm, args):
         there = engram(home, *args, cwd=project, COLUMNS=columns)
         assert outcome(there) == outcome(here)
     assert status(home)["commands"] == served_before + 2  # both went to the server
+
+
+def test_memory_search_through_the_server_finds_the_saved_facts(warm):
+    """The equality above is not two empty answers: the server finds project and global facts."""
+    home, project, _ = warm
+    found = engram(home, "memory", "search", "password hash", "--json", cwd=project)
+    assert found.returncode == 0, found.stderr
+    assert b"hashed with hash_password" in found.stdout
+    assert b"pathlib" in engram(home, "memory", "search", "pathlib", cwd=project).stdout
 
 
 def test_two_clients_at_once_both_get_their_answer(warm):
