@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pipeline import compose, make_deps, run_pack  # noqa: E402
 
+from bench._env import serve_off  # noqa: E402
 from engram.graph import Context  # noqa: E402
 from engram.stores.codeindex import exact_terms  # noqa: E402
 
@@ -190,7 +191,7 @@ def whole_process(project: Path, home: str, runs: int, entry: str) -> dict[str, 
         command = [str(engram), "context"]
     else:
         command = [sys.executable, str(Path(__file__).with_name("cli_entry.py")), "context"]
-    env = {"ENGRAM_HOME": home, "PATH": str(Path(sys.executable).parent), "ENGRAM_SERVE": "off"}
+    env = serve_off({"ENGRAM_HOME": home, "PATH": str(Path(sys.executable).parent)})
     times = []
     for number in range(runs + 1):
         task = TASKS[number % len(TASKS)]

@@ -48,6 +48,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench._env import serve_off  # noqa: E402
+
 SHARED = Path(os.environ.get("ENGRAM_SHARED", ROOT.parent / "shared"))
 DEFAULT_CASES = SHARED / "bench/locbench-dev/cases.jsonl"
 KS = (1, 5, 10)
@@ -158,7 +162,7 @@ class Engram:
 
     def __init__(self, exe: str, home: Path, branch_timeout_ms: int | None, timeout: float):
         self.exe = exe
-        self.env = dict(os.environ, ENGRAM_SERVE="off")  # whole processes, as a user runs them
+        self.env = serve_off(os.environ)  # whole processes, as a user runs them
         self.env["ENGRAM_HOME"] = str(home)
         self.env.setdefault("HF_HUB_OFFLINE", "1")
         self.env.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -33,6 +33,10 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench._env import serve_off  # noqa: E402
+
 QUERIES = (
     "queryset filter exclude",
     "parse the http request headers",
@@ -51,13 +55,14 @@ def run_index(checkout: Path, tree: Path, home: Path) -> tuple[float, float, dic
 
     CPU is user plus system time of the process and the worker processes it waited for.
     """
-    env = {
-        **os.environ,
-        "ENGRAM_HOME": str(home),
-        "PYTHONPATH": str(checkout),
-        "ANONYMIZED_TELEMETRY": "False",
-        "ENGRAM_SERVE": "off",  # each run is a whole process, not a warm server
-    }
+    env = serve_off(
+        {
+            **os.environ,
+            "ENGRAM_HOME": str(home),
+            "PYTHONPATH": str(checkout),
+            "ANONYMIZED_TELEMETRY": "False",
+        }
+    )
     command = [sys.executable, str(checkout / "bench/index/cli.py"), "index", str(tree), "--json"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -70,12 +75,7 @@ def run_index(checkout: Path, tree: Path, home: Path) -> tuple[float, float, dic
 
 def search_files(checkout: Path, tree: Path, home: Path, query: str) -> list[str]:
     """Return the top 10 files ``search --files`` gives for ``query``."""
-    env = {
-        **os.environ,
-        "ENGRAM_HOME": str(home),
-        "PYTHONPATH": str(checkout),
-        "ENGRAM_SERVE": "off",
-    }
+    env = serve_off({**os.environ, "ENGRAM_HOME": str(home), "PYTHONPATH": str(checkout)})
     command = [sys.executable, str(checkout / "bench/index/cli.py"), "search", query]
     command += ["--files", "--json", "--path", str(tree)]
     out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)

@@ -15,8 +15,14 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench._env import serve_off  # noqa: E402
 
 DATASET = (
     Path(os.environ.get("ENGRAM_SHARED", Path(__file__).resolve().parents[3] / "shared"))
@@ -57,7 +63,7 @@ def main() -> None:
         c["instance_id"]: c for c in map(json.loads, Path(args.cases).read_text().splitlines())
     }
     query = cases[args.issue_id]["query"]
-    env = dict(os.environ, ENGRAM_SERVE="off", **({"ENGRAM_HOME": args.home} if args.home else {}))
+    env = serve_off({**os.environ, **({"ENGRAM_HOME": args.home} if args.home else {})})
     times: dict[str, list[float]] = {"a": [], "b": []}
     trees = {"a": args.tree, "b": args.tree_b or args.tree}
     for which in ("a", "b"):

@@ -49,6 +49,11 @@ from engram.stores.memory._vectors import load_vectors
 from engram.stores.project import project_key
 from engram.stores.sqlite import open_memory_store
 
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench._env import serve_off  # noqa: E402
+
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10)
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -142,7 +147,7 @@ def cli_factory(conversation: dict, home: Path, work: Path):
     queries.write_text(
         "".join(json.dumps({"id": n, "query": q}) + "\n" for n, q in enumerate(asked))
     )
-    env = {**os.environ, "ENGRAM_HOME": str(home), "ENGRAM_SERVE": "off"}
+    env = serve_off({**os.environ, "ENGRAM_HOME": str(home)})
     subprocess.run(
         [engram, "memory", "import", turns, "--path", folder],
         env=env,

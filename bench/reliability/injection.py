@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench._env import serve_off
 from tests.support.openai_stub import OpenAIStub
 from tests.support.pack_structure import (
     StructureError,
@@ -65,11 +66,9 @@ def engram(
 
     ``trusted`` runs the project as trusted (``ENGRAM_TRUST_PROJECT=1``): its rules count.
     """
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("ENGRAM_", "OPENAI_")) or k == "ENGRAM_SERVE"
-    }
+    env = serve_off(
+        {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "OPENAI_"))}
+    )
     env.update(ENGRAM_HOME=str(home), NO_COLOR="1", COLUMNS="200", HF_HUB_OFFLINE="1")
     if trusted:
         env.update(ENGRAM_TRUST_PROJECT="1")

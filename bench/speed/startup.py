@@ -49,6 +49,8 @@ from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 
+from bench._env import serve_off
+
 EXACT_QUERY = "def confine"
 HYBRID_QUERY = "confine a path to the project root"
 CONTEXT_TASK = "fix the check that confines file paths to the project"
@@ -92,13 +94,14 @@ def bench_env(home: Path, pycache: Path) -> dict[str, str]:
     measured run compiles source, as none does on an installation that has run once.
     """
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    return {
-        **env,
-        "ENGRAM_HOME": str(home),
-        "ENGRAM_SERVE": "off",  # cold processes: the warm server has its own bench (serve.py)
-        "HF_HUB_OFFLINE": "1",
-        "PYTHONPYCACHEPREFIX": str(pycache),
-    }
+    return serve_off(
+        {
+            **env,
+            "ENGRAM_HOME": str(home),
+            "HF_HUB_OFFLINE": "1",
+            "PYTHONPYCACHEPREFIX": str(pycache),
+        }
+    )
 
 
 def _children_cpu() -> float:

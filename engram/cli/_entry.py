@@ -2,9 +2,9 @@
 
 ``engram --version`` is what scripts, editors and package checks call to see whether engram is
 there; it needs neither Typer nor Rich, so it is answered before they are imported. The
-commands the warm server answers (``engram serve``) are handed to it next, with the standard
-library only. Everything else, and whatever the server does not take, goes to the Typer app
-unchanged.
+commands the warm server answers (``engram serve``; ``FORWARDED`` is the one list of them) are
+handed to it next, with the standard library only. Everything else, and whatever the server
+does not take, goes to the Typer app unchanged.
 """
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ from engram import __version__
 VERSION_ARGS = ["--version"]
 """The command line answered here without loading the app."""
 
-FORWARDED_FIRST = frozenset({"context", "search", "graph", "slice", "profile", "memory"})
-"""First words of the commands the warm server may answer (``engram.cli._serve_client``)."""
+FORWARDED = frozenset({"context", "search", "graph", "slice", "profile"})
+"""Commands the warm server runs: read-only, and slow to start cold (the one list of them)."""
+
+FORWARDED_SUBCOMMANDS = frozenset({("memory", "search")})
+"""Subcommands of a group the warm server runs (the rest of the group writes, or is quick)."""
 
 GC_YOUNG_THRESHOLD = 10_000
 """Allocations between two collections of the youngest objects (Python's default: 700).
@@ -31,16 +34,23 @@ longer to be freed).
 """
 
 
+def is_forwarded(args: list[str]) -> bool:
+    """Return True when ``args`` (argv without the program) names a command the server runs."""
+    if not args:
+        return False
+    return args[0] in FORWARDED or tuple(args[:2]) in FORWARDED_SUBCOMMANDS
+
+
 def main() -> None:
     """Run the ``engram`` command line with the process's arguments."""
     args = sys.argv[1:]
     if args == VERSION_ARGS:
         sys.stdout.write(f"engram {__version__}\n")
         return
-    if args and args[0] in FORWARDED_FIRST:
-        from engram.cli._serve_client import forward, forwardable
+    if is_forwarded(args):
+        from engram.cli._serve_client import forward, serve_enabled
 
-        if forwardable(args):
+        if serve_enabled():
             code = forward(args)
             if code is not None:
                 raise SystemExit(code)

@@ -1,11 +1,12 @@
 """Hand a command to the warm server (``engram serve``), starting one when none answers.
 
-Standard library only: ``engram.cli._entry`` calls ``forward`` before Typer, Rich or any store
-is imported, so a forwarded command costs the client a Python start, a few ``stat`` calls and
-one round trip. ``forward`` returns None whenever the command should run in this process
-instead: forwarding is off (``ENGRAM_SERVE=off``), no server answers (one is then started in
-the background for the next command), the server refuses (another code version: it is asked to
-stop), its files are unsafe, or it does not answer in time.
+Standard library only: ``engram.cli._entry`` calls ``forward`` for the commands it lists
+(``FORWARDED``) before Typer, Rich or any store is imported, so a forwarded command costs the
+client a Python start, a few ``stat`` calls and one round trip. ``forward`` returns None
+whenever the command should run in this process instead: forwarding is off
+(``ENGRAM_SERVE=off``), no server answers (one is then started in the background for the next
+command), the server refuses (another code version: it is asked to stop), its files are
+unsafe, or it does not answer in time.
 """
 
 from __future__ import annotations
@@ -25,9 +26,6 @@ from engram.cli._serve_paths import (
     serve_paths,
 )
 from engram.cli._serve_wire import WireError, receive_message, send_message
-
-FORWARDED = frozenset({"context", "search", "graph", "slice", "profile"})
-"""Commands the warm server runs (``memory search`` too): read-only, and slow to start cold."""
 
 OFF_VALUES = frozenset({"off", "0", "false", "no"})
 CONNECT_TIMEOUT_S = 0.5
@@ -54,13 +52,6 @@ def server_argv() -> list[str]:
 def serve_enabled() -> bool:
     """Return False when ``ENGRAM_SERVE`` turns the warm server off (``off``, ``0``, ...)."""
     return os.environ.get("ENGRAM_SERVE", "").strip().lower() not in OFF_VALUES
-
-
-def forwardable(args: list[str]) -> bool:
-    """Return True when ``args`` (argv without the program) is a command the server runs."""
-    if not args or not serve_enabled():
-        return False
-    return args[0] in FORWARDED or args[:2] == ["memory", "search"]
 
 
 def forward(args: list[str]) -> int | None:

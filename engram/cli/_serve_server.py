@@ -8,7 +8,11 @@ file watchers, Chroma's) and open SQLite and Chroma handles, which a fork copies
 whatever state another thread left them; and a child's loaded tables would die with it. A
 queued command waits for the one before (a few hundred milliseconds on a warm index) instead.
 One thread per connection reads the request, checks it and queues it, so ``--status`` and
-``--stop`` answer at once, and a client's Ctrl-C interrupts its own command (only).
+``--stop`` answer at once, and a client's Ctrl-C interrupts its own command (only): it becomes
+a SIGINT sent to the main thread, so that a command blocked in a system call (a read, a
+``time.sleep``, waiting for a child) is woken as the client's own process would be. A client's
+SIGINT that arrives after its command ended is dropped; any other (the server's own Ctrl-C)
+stops the server.
 
 Peers are checked by their credentials (``SO_PEERCRED``): another user's connection is closed
 unanswered. The server exits after ``idle_s`` seconds without a command, when asked to stop,
@@ -17,11 +21,11 @@ when a client of another code version asks (it is outdated), or when its folder 
 
 from __future__ import annotations
 
-import _thread
 import fcntl
 import logging
 import os
 import queue
+import signal
 import socket
 import struct
 import threading
@@ -29,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from engram.cli._serve_paths import ServePaths, check_folders, check_socket_file
@@ -91,6 +96,10 @@ class WarmServer:
         self._jobs: queue.Queue[Job] = queue.Queue()
         self._stopping = threading.Event()
         self._last = time.monotonic()
+        self._running = False
+        """True while a command runs on the main thread (read by its SIGINT handler)."""
+        self._client_interrupt = threading.Event()
+        """Set when a client's Ctrl-C was sent to the main thread as a SIGINT."""
 
     def serve(self) -> None:
         """Serve until idle, stopped, outdated or orphaned.
@@ -99,7 +108,7 @@ class WarmServer:
             AlreadyServingError: Another server runs for this ENGRAM_HOME.
             UnsafeSocketError: The socket's folder or a file in its place is unsafe.
         """
-        with self._lock(), self._listening() as listener:
+        with self._lock(), self._listening() as listener, self._interrupts():
             threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
             # Listening first: a command arriving while the modules load waits for them
             # instead of running cold beside them (two cold starts on the same cores).
@@ -148,6 +157,22 @@ class WarmServer:
             listener.close()
             with suppress(OSError):
                 path.unlink()  # ours: no other server binds while the lock is held
+
+    @contextmanager
+    def _interrupts(self) -> Iterator[None]:
+        previous = signal.signal(signal.SIGINT, self._on_sigint)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def _on_sigint(self, _signum: int, _frame: FrameType | None) -> None:
+        """Interrupt the running command, or stop the server; drop a client's late Ctrl-C."""
+        if self._client_interrupt.is_set():
+            self._client_interrupt.clear()
+            if not self._running:
+                return  # its command ended before the signal came
+        raise KeyboardInterrupt
 
     def _accept(self, listener: socket.socket) -> None:
         while not self._stopping.is_set():
@@ -223,7 +248,10 @@ class WarmServer:
             with job.lock:
                 if job.state == "running":
                     job.state = "interrupted"
-                    _thread.interrupt_main()
+                    self._client_interrupt.set()
+                    main = threading.main_thread().ident
+                    if main is not None:
+                        signal.pthread_kill(main, signal.SIGINT)
                 elif job.state == "queued":
                     job.state = "interrupted"
                 job.ready.set()
@@ -237,8 +265,6 @@ class WarmServer:
             except queue.Empty:
                 if self._should_stop():
                     return
-                continue
-            except KeyboardInterrupt:  # a late interrupt, after its command had ended
                 continue
             self._run(job)
             self._last = time.monotonic()
@@ -263,7 +289,11 @@ class WarmServer:
             send_message(job.conn, {"started": True})
             if self.command is None:
                 raise AssertionError("a command ran before the server was prepared")
-            code = run_command(self.command, job.request, job.fds)
+            self._running = True
+            try:
+                code = run_command(self.command, job.request, job.fds)
+            finally:
+                self._running = False
             self.served += 1
         except KeyboardInterrupt:
             code = EXIT_INTERRUPTED

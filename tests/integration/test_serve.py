@@ -7,6 +7,7 @@ commands that should reach it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -51,6 +52,14 @@ FILES = {
         "    return check_password(request.user, request.form['password'])\n"
     ),
 }
+
+
+FACTS = [
+    ("passwords are hashed with hash_password in app/auth.py",),
+    ("the login view lives in app/views.py",),
+    ("--global", "prefer pathlib over os.path in every project"),
+]
+"""Facts saved in the warm home (``memory search`` and ``profile`` find them)."""
 
 
 def make_project(root: Path) -> Path:
@@ -136,6 +145,9 @@ def warm(tmp_path_factory):
     project = make_project(tmp_path_factory.mktemp("serve_project"))
     built = engram(home, "index", str(project), serve=False)
     assert built.returncode == 0, built.stderr
+    for fact in FACTS:
+        saved = engram(home, "memory", "save", *fact, serve=False, cwd=project)
+        assert saved.returncode == 0, saved.stderr
     server = Server(home)
     yield home, project, server
     server.stop()
@@ -155,6 +167,18 @@ COMMANDS = [
     ("graph", "check_password", "--json"),
     ("search",),  # a usage error: exit 2, Click's message on stderr
     ("search", "x", "--mode", "nonsense"),
+    ("slice", "check_password"),
+    ("slice", "check_password", "--budget", "30", "--json"),
+    ("slice", "no_such_function"),  # exit 1: engram's own error and hint
+    ("slice", "check_password", "--budget", "0"),
+    ("profile", "fix the password check"),
+    ("profile", "fix the password check", "--json"),
+    ("profile",),
+    ("memory", "search", "password hash"),
+    ("memory", "search", "pathlib", "--json", "-k", "1"),
+    ("memory", "search", "the login view", "--no-dense"),
+    ("memory", "search"),  # exit 2: engram's own "give a QUERY or --batch FILE"
+    ("memory", "search", "x", "-k", "0"),
 ]
 
 
@@ -167,6 +191,15 @@ def test_forwarded_commands_answer_exactly_as_in_process(warm, args):
         there = engram(home, *args, cwd=project, COLUMNS=columns)
         assert outcome(there) == outcome(here)
     assert status(home)["commands"] == served_before + 2  # both went to the server
+
+
+def test_memory_search_through_the_server_finds_the_saved_facts(warm):
+    """The equality above is not two empty answers: the server finds project and global facts."""
+    home, project, _ = warm
+    found = engram(home, "memory", "search", "password hash", "--json", cwd=project)
+    assert found.returncode == 0, found.stderr
+    assert b"hashed with hash_password" in found.stdout
+    assert b"pathlib" in engram(home, "memory", "search", "pathlib", cwd=project).stdout
 
 
 def test_two_clients_at_once_both_get_their_answer(warm):
@@ -216,6 +249,139 @@ def test_a_project_replaced_on_disk_is_never_answered_from_the_old_index(warm, t
     fresh = engram(home, "search", "password", "--json", "--path", str(project))
     assert b"other.py" in fresh.stdout and b"app/auth.py" not in fresh.stdout
     shutil.rmtree(moved)
+
+
+INTERRUPT_EXIT_S = 10.0
+"""How soon a client must end after one Ctrl-C during a command on the server."""
+BATCH_QUERIES = 200_000
+"""Queries in the long batch: tens of seconds of searching, were it not interrupted."""
+
+
+def start_client(home: Path, project: Path, *args: str, stdout: object, serve: bool):
+    return subprocess.Popen(
+        [ENGRAM, *args],
+        env=environ(home, serve=serve),
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+    )
+
+
+def interrupt_once(client: subprocess.Popen[bytes]) -> tuple[int, bytes, float]:
+    """Send one SIGINT to ``client``; return its exit code, its stderr and how long it took."""
+    client.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    try:
+        _, err = client.communicate(timeout=INTERRUPT_EXIT_S * 3)
+    except subprocess.TimeoutExpired:
+        client.kill()  # its pipes stay open in the server: not read to their end
+        client.wait()
+        raise AssertionError("the client did not end after Ctrl-C") from None
+    return client.returncode, err, time.monotonic() - sent
+
+
+def wait_for(condition, what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def opened_by(pid: int, path: Path) -> bool:
+    """Return True when process ``pid`` has ``path`` open."""
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):  # closed since it was listed
+            if os.readlink(fd) == str(path):
+                return True
+    return False
+
+
+def test_one_ctrl_c_stops_a_long_command_on_the_server_and_the_server_goes_on(warm, tmp_path):
+    """A batch of searches busy on the server: Ctrl-C ends it there as it would in-process."""
+    home, project, server = warm
+    batch = tmp_path / "queries.jsonl"
+    batch.write_text(
+        "".join(f'{{"id": {n}, "query": "password hash {n}"}}\n' for n in range(BATCH_QUERIES))
+    )
+    args = ("memory", "search", "-k", "1", "--batch", str(batch))
+    answers = {}
+    served_before = status(home)["commands"]
+    for serve in (False, True):
+        out = tmp_path / f"out-{serve}.jsonl"
+        with out.open("wb") as sink:
+            client = start_client(home, project, *args, stdout=sink, serve=serve)
+            wait_for(lambda: out.stat().st_size > 0, "the batch never started")  # noqa: B023
+            answers[serve] = interrupt_once(client)
+        if serve:
+            size = out.stat().st_size
+            time.sleep(1.0)
+            assert out.stat().st_size == size  # nothing more is written: the command stopped
+            assert len(out.read_bytes().splitlines()) < BATCH_QUERIES
+    (here_code, here_err, _), (there_code, there_err, took) = answers[False], answers[True]
+    assert there_code == here_code == 130
+    assert there_err == here_err
+    assert took < INTERRUPT_EXIT_S
+    assert status(home)["commands"] == served_before + 1  # it ran on the server
+    after = ("memory", "search", "password hash", "--json")
+    assert outcome(engram(home, *after, cwd=project)) == outcome(
+        engram(home, *after, cwd=project, serve=False)
+    )
+    assert server.process.poll() is None
+
+
+def test_one_ctrl_c_ends_a_command_the_server_blocks_in(warm, tmp_path):
+    """A command blocked in a system call (reading a FIFO still open for writing) stops too."""
+    home, project, server = warm
+    fifo = tmp_path / "queries.fifo"
+    os.mkfifo(fifo)
+    client = start_client(
+        home,
+        project,
+        "memory",
+        "search",
+        "--batch",
+        str(fifo),
+        stdout=subprocess.PIPE,
+        serve=True,
+    )
+    writer = -1
+
+    def reader_came() -> bool:
+        nonlocal writer
+        try:
+            writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # ENXIO: nobody reads it yet
+            return False
+        return True
+
+    try:
+        wait_for(reader_came, "the batch file was never opened")
+        os.write(writer, b'{"id": 1, "query": "password"}\n')  # and more may come: still open
+        wait_for(lambda: opened_by(server.pid, fifo), "the server does not read it", 10.0)
+        code, err, took = interrupt_once(client)
+        assert (code, err) == (130, b"interrupted\n")
+        assert took < INTERRUPT_EXIT_S
+        wait_for(lambda: not opened_by(server.pid, fifo), "the server still reads", 5.0)
+    finally:
+        if writer >= 0:
+            os.close(writer)
+    assert (
+        b"hashed with hash_password"
+        in engram(home, "memory", "search", "password", cwd=project).stdout
+    )
+    assert server.process.poll() is None
+
+
+def test_ctrl_c_stops_an_idle_server(tmp_path):
+    """Only a client's late Ctrl-C is dropped: the server's own stops it, between commands too."""
+    server = Server(tmp_path / "home")
+    try:
+        server.process.send_signal(signal.SIGINT)
+        assert server.process.wait(timeout=10) == 0
+        assert b"engram serve: stopped" in server.process.stderr.read()  # type: ignore[union-attr]
+    finally:
+        server.stop()
 
 
 def test_a_server_of_other_code_is_refused_and_stops(tmp_path):
