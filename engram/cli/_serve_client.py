@@ -54,8 +54,27 @@ def serve_enabled() -> bool:
     return os.environ.get("ENGRAM_SERVE", "").strip().lower() not in OFF_VALUES
 
 
+DESCRIPTOR_FOLDERS = ("/dev/fd/", "/proc/self/fd/")
+"""Paths that name one of this process's own descriptors (``--batch <(…)`` gives one)."""
+
+
+def names_own_descriptor(args: list[str]) -> bool:
+    """Return True when an argument is a path to a descriptor other than 0-2.
+
+    Only standard input, output and error reach the server, which would find no such file.
+    """
+    for arg in args:
+        value = arg.split("=", 1)[-1] if arg.startswith("--") else arg
+        for folder in DESCRIPTOR_FOLDERS:
+            if value.startswith(folder) and value[len(folder) :] not in ("0", "1", "2"):
+                return True
+    return False
+
+
 def forward(args: list[str]) -> int | None:
     """Run ``engram ARGS`` on the warm server; return its exit code, or None to run it here."""
+    if names_own_descriptor(args):
+        return None
     paths = serve_paths()
     try:
         check_folders(paths, create=False)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
+from engram.cli._entry import is_forwarded
 from engram.cli._serve_paths import ServePaths, check_folders, check_socket_file
 from engram.cli._serve_projects import WarmProjects
 from engram.cli._serve_request import AppCommand, run_command
@@ -204,6 +205,12 @@ class WarmServer:
         if request.get("version") != self.version:
             self._refuse(conn, "version")
             self.stop()  # a client of newer (or other) code: make way for its server
+            return
+        argv = request.get("argv")
+        if not (
+            isinstance(argv, list) and all(isinstance(a, str) for a in argv) and is_forwarded(argv)
+        ):
+            self._refuse(conn, "command")  # only the read-only commands the client hands over
             return
         job = Job(conn, request)
         try:

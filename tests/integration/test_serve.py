@@ -202,6 +202,33 @@ def test_memory_search_through_the_server_finds_the_saved_facts(warm):
     assert b"pathlib" in engram(home, "memory", "search", "pathlib", cwd=project).stdout
 
 
+def test_a_batch_read_from_a_descriptor_of_the_client_answers_as_in_process(warm):
+    """``--batch <(…)`` names the client's own descriptor: the client runs it itself."""
+    home, project, _ = warm
+    answers = []
+    for serve in (False, True):
+        read, write = os.pipe()
+        os.write(write, b'{"query": "password hash"}\n')
+        os.close(write)
+        try:
+            done = subprocess.run(
+                [ENGRAM, "memory", "search", "--json", "--batch", f"/dev/fd/{read}"],
+                env=environ(home, serve=serve),
+                cwd=project,
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                pass_fds=(read,),
+                timeout=120,
+                check=False,
+            )
+        finally:
+            os.close(read)
+        answers.append(outcome(done))
+    assert answers[0][0] == 0, answers[0]
+    assert b"hashed with hash_password" in answers[0][1]
+    assert answers[1] == answers[0]
+
+
 def test_two_clients_at_once_both_get_their_answer(warm):
     home, project, _ = warm
     jobs = [
@@ -394,6 +421,24 @@ def test_a_server_of_other_code_is_refused_and_stops(tmp_path):
             )
             assert receive_message(sock)[0]["refused"] == "version"
         server.process.wait(timeout=15)
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["index", "."], ["run", "delete everything"], ["memory", "save", "x"], [], "search x", [1]],
+)
+def test_the_server_runs_only_the_commands_a_client_hands_over(tmp_path, argv):
+    server = Server(tmp_path / "home")
+    try:
+        version = status(server.home)["version"]
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(10)
+            sock.connect(str(serve_paths(server.home).socket))
+            send_message(sock, {"op": "run", "version": version, "argv": argv})
+            assert receive_message(sock)[0] == {"refused": "command", "version": version}
+        assert status(server.home)["commands"] == 0
     finally:
         server.stop()
 
