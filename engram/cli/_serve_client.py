@@ -30,6 +30,10 @@ from engram.cli._serve_wire import WireError, receive_message, send_message
 OFF_VALUES = frozenset({"off", "0", "false", "no"})
 CONNECT_TIMEOUT_S = 0.5
 ACCEPT_TIMEOUT_S = 3.0
+QUEUE_WAIT_S = 2.0
+"""Longest wait behind another client's command before running this one here instead: the
+server runs one command at a time, and one may be slow or held by a reader that stopped
+reading (``engram context … | less`` left open)."""
 """How long the server may take to accept a request before the client runs it itself."""
 EXIT_SERVER_LOST = 1
 EXIT_INTERRUPTED = 130
@@ -138,16 +142,20 @@ def _converse(sock: socket.socket, args: list[str], cwd: str, paths: ServePaths)
         if reply.get("refused") == "version":
             start_server(paths)  # the old server stops; the next command finds a new one
         return None
-    sock.settimeout(None)  # queued behind another command, then running: no limit
+    # Queued behind another command: give up after QUEUE_WAIT_S and run it here (the server
+    # runs nothing without this client's descriptors, which it has not had yet). Once they
+    # are sent the command is the server's: no limit.
+    sock.settimeout(QUEUE_WAIT_S)
     started = interrupted = False
     while True:
         try:
             message, _ = receive_message(sock)
             if message.get("ready"):
+                sock.settimeout(None)
                 send_message(sock, {"streams": True}, fds=[0, 1, 2])
         except (OSError, WireError):
-            if not started:
-                return None  # it never ran: run it here
+            if not started:  # it never ran: run it here, unless Ctrl-C already ended it
+                return EXIT_INTERRUPTED if interrupted else None
             return _lost(paths)
         except KeyboardInterrupt:
             if interrupted:  # a second Ctrl-C: stop waiting for the server's answer

@@ -8,13 +8,16 @@ commands that should reach it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import termios
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -227,6 +230,36 @@ def test_a_batch_read_from_a_descriptor_of_the_client_answers_as_in_process(warm
     assert answers[0][0] == 0, answers[0]
     assert b"hashed with hash_password" in answers[0][1]
     assert answers[1] == answers[0]
+
+
+def pending(fd: int) -> int:
+    """Return how many bytes wait unread in the pipe ``fd`` reads from."""
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def test_a_command_held_by_a_reader_that_stopped_reading_does_not_hold_the_next(warm, tmp_path):
+    """``engram … | less`` left open blocks the server's command; another terminal's is not kept."""
+    home, project, _ = warm
+    batch = tmp_path / "queries.jsonl"
+    batch.write_text('{"query": "password hash"}\n' * 5000)
+    read, write = os.pipe()  # nobody reads it: the command blocks once the pipe is full
+    held = start_client(
+        home, project, "memory", "search", "--json", "--batch", str(batch), stdout=write, serve=True
+    )
+    os.close(write)
+    try:
+        wait_for(
+            lambda: pending(read) >= 60_000 or held.poll() is not None,  # noqa: B023
+            "the held command never filled its pipe",
+        )
+        assert held.poll() is None  # still writing into the full pipe
+        here = engram(home, "search", "check the password", "--json", serve=False, cwd=project)
+        there = engram(home, "search", "check the password", "--json", cwd=project)
+        assert outcome(there) == outcome(here)
+    finally:
+        held.kill()
+        held.wait()
+        os.close(read)
 
 
 def test_two_clients_at_once_both_get_their_answer(warm):
