@@ -33,6 +33,11 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ),
     ("  tree-sitter parse (index and relations)", "engram.stores.codeindex._chunker", "parse"),
     ("  tree-sitter parse (index and relations)", "engram.stores.relations._extraction", "parse"),
+    (
+        "  relation facts from the chunker's trees (walk)",
+        "engram.stores.relations._shared_facts",
+        "SharedFacts.record",
+    ),
     ("BM25 tokens of chunks", "engram.stores.codeindex._incremental", "code_tokens"),
     (
         "embed (cache lookups and writes included)",
@@ -66,7 +71,10 @@ STAGES: tuple[tuple[str, str, str], ...] = (
 
 def _wrap(totals: dict[str, float], label: str, module: str, attribute: str) -> None:
     """Replace ``module.attribute`` (``Class.method`` allowed) by a timed wrapper."""
-    owner: Any = importlib.import_module(module)
+    try:
+        owner: Any = importlib.import_module(module)
+    except ModuleNotFoundError:  # a module another version does not have
+        return
     *parents, name = attribute.split(".")
     for parent in parents:
         owner = getattr(owner, parent, None)

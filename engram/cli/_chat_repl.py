@@ -157,11 +157,14 @@ def _rewind(engram: App, thread_id: str, command: str, rest: str) -> None:
 
 def _index(engram: App) -> None:
     from engram.graph.retrieval import open_project_index
-    from engram.stores.relations import update_relation_index
+    from engram.stores.relations import SharedFacts, update_relation_index
 
     index = open_project_index(engram.context, create=True)
-    stats = index.update()
-    graph_stats = update_relation_index(engram.context.project_path, engram.context.state)
+    shared = SharedFacts()  # one parse per file serves both indexes
+    stats = index.update(on_tree=shared.record)
+    graph_stats = update_relation_index(
+        engram.context.project_path, engram.context.state, shared=shared
+    )
     engram.deps.forget("code_index", engram.context)
     engram.deps.forget("relation_index", engram.context)
     out_console.print(f"index updated: {stats}\ngraph updated: {graph_stats}")

@@ -224,7 +224,7 @@ def _repair(context: Context, found: list[Health]) -> list[Health]:
     from engram.graph.retrieval import open_project_index
     from engram.stores.codeindex import INDEX_DIR, release_embedded_chroma
     from engram.stores.project import claim_index_dir
-    from engram.stores.relations import update_relation_index
+    from engram.stores.relations import SharedFacts, update_relation_index
 
     out: list[Health] = []
     server_down = any(h.store == "chroma" and h.status == "broken" for h in found)
@@ -242,11 +242,12 @@ def _repair(context: Context, found: list[Health]) -> list[Health]:
                 context.state.path(INDEX_DIR), root, home=context.home_path, discard=True
             )
             index = open_project_index(context, create=True)
+            shared = SharedFacts()  # one parse per file serves both indexes
             try:
-                stats = index.update()
+                stats = index.update(on_tree=shared.record)
             finally:
                 index.close()
-            update_relation_index(root, context.state)
+            update_relation_index(root, context.state, shared=shared)
             detail = f"rebuilt: {stats.files} files, {stats.chunks} chunks"
         else:
             stats_graph = update_relation_index(context.project_path, context.state)

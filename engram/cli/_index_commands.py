@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         SearchMode,
     )
     from engram.stores.files import WalkReport
+    from engram.stores.relations import SharedFacts
 
 # The commands import the index, Chroma, the model tools and the progress bars when they run, not
 # when the CLI starts: `engram --help` and the other commands should not pay for them.
@@ -96,8 +97,9 @@ def index_command(
             bar.update(tasks[event.phase], completed=event.done, total=event.total)
 
         index = open_project_index(context, create=True)
+        shared = _shared_facts()
         try:
-            stats, walk = _update_index(index, on_progress)
+            stats, walk = _update_index(index, on_progress, shared)
             collected = index.collect_garbage() if gc else None
             mined = index.history.last if index.history is not None else None
         finally:
@@ -112,7 +114,7 @@ def index_command(
             "seconds": round(mined.seconds, 3),
             "note": mined.note,
         }
-    summary["graph"] = _update_graph(context, walk)
+    summary["graph"] = _update_graph(context, walk, shared)
     summary["seconds_total"] = round(time.perf_counter() - started, 3)
     if as_json:
         print_json(summary)
@@ -138,22 +140,40 @@ def index_command(
         err_console.print(f"[yellow]relation index not updated:[/] {summary['graph']['error']}")
 
 
+def _shared_facts() -> SharedFacts | None:
+    """Return where the chunking pass keeps relation facts, or None without a relation index."""
+    try:
+        from engram.stores.relations import SharedFacts
+    except ImportError:  # reported by the relation index update
+        return None
+    return SharedFacts()
+
+
 def _update_index(
-    index: ProjectCodeIndex, progress: Callable[[IndexProgress], None]
+    index: ProjectCodeIndex,
+    progress: Callable[[IndexProgress], None],
+    shared: SharedFacts | None,
 ) -> tuple[IndexStats, WalkReport]:
-    """Update the index from one project walk and return the walk for the relation index."""
+    """Update the index from one project walk and return the walk for the relation index.
+
+    Each tree the chunker parses gives ``shared`` its relation facts, so the relation index
+    parses only the files the chunker did not.
+    """
     from engram.stores.codeindex import walk_for_index
 
     walk = walk_for_index(index.root, index.manifest)
-    return index.update(progress, walk=walk), walk
+    on_tree = shared.record if shared is not None else None
+    return index.update(progress, walk=walk, on_tree=on_tree), walk
 
 
-def _update_graph(context: Context, walk: WalkReport) -> dict[str, Any]:
+def _update_graph(context: Context, walk: WalkReport, shared: SharedFacts | None) -> dict[str, Any]:
     """Refresh the relation index alongside the index; a failure is reported, not fatal."""
     try:
         from engram.stores.relations import update_relation_index
 
-        stats = update_relation_index(context.project_path, context.state, files=walk.files)
+        stats = update_relation_index(
+            context.project_path, context.state, files=walk.files, shared=shared
+        )
     except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
         return {"error": str(exc)}
     return asdict(stats) if hasattr(stats, "__dataclass_fields__") else {"stats": str(stats)}

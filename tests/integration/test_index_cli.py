@@ -174,3 +174,26 @@ def test_search_says_when_a_file_it_shows_changed_since_the_index(app, project):
     run_json(app, ["index", str(project)])
     again = CliRunner().invoke(app, ["search", "fetch_page retries", "--path", str(project)])
     assert "changed since the last `engram index`" not in again.output
+
+
+def test_index_parses_each_code_file_once_for_both_indexes(app, project, monkeypatch):
+    from engram.stores.codeindex import _chunker
+    from engram.stores.relations import _extraction
+
+    parsed: list[bytes] = []
+
+    def counting(real):
+        def parse(source: bytes, language: str):
+            parsed.append(source)
+            return real(source, language)
+
+        return parse
+
+    monkeypatch.setattr(_chunker, "parse", counting(_chunker.parse))
+    monkeypatch.setattr(_extraction, "parse", counting(_extraction.parse))
+    summary = run_json(app, ["index", str(project)])
+    assert summary["graph"]["files"] == 2 and summary["graph"]["parsed"] == 2
+    assert summary["graph"]["edges"] > 0
+    assert sorted(parsed) == sorted(
+        (project / "pkg" / name).read_bytes() for name in ("cache.py", "http.py")
+    )

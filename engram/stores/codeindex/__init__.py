@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from engram.stores.codeindex._bm25 import LexicalIndex, code_tokens
     from engram.stores.codeindex._chroma_server import probe_chroma
     from engram.stores.codeindex._chunk_pointing import MAX_DEEP_CHUNKS
+    from engram.stores.codeindex._chunker import TreeHook
     from engram.stores.codeindex._exact import (
         Located,
         exact_search_hits,
@@ -52,6 +53,7 @@ __all__ = [
     "RRF_K",
     "SearchMode",
     "TRANSFORMER_WEIGHTS",
+    "TreeHook",
     "VectorStore",
     "aggregate_files",
     "code_tokens",
@@ -75,6 +77,7 @@ __getattr__, __dir__ = lazy_face(
         "engram.stores.codeindex._bm25": ("LexicalIndex", "code_tokens"),
         "engram.stores.codeindex._chroma_server": ("probe_chroma",),
         "engram.stores.codeindex._chunk_pointing": ("MAX_DEEP_CHUNKS",),
+        "engram.stores.codeindex._chunker": ("TreeHook",),
         "engram.stores.codeindex._exact": (
             "Located",
             "exact_search_hits",

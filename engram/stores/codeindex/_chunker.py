@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -31,6 +31,11 @@ from engram.stores.codeindex._chunk_limits import (
 from engram.stores.files import language_of, parse
 
 ChunkKind = Literal["function", "method", "class", "file"]
+
+TreeHook = Callable[[str, str, bytes, tree_sitter.Tree], None]
+"""Called with (path, language, source, tree) for each syntax tree the chunker parses, so
+another consumer of the tree (the relation index) can use it without parsing the file again;
+the tree is not kept after the call."""
 
 MAX_FILE_CHUNK_CHARS = 2000
 """Largest file chunk, in characters (lines are never split unless one line is longer)."""
@@ -86,12 +91,14 @@ def embedding_text(chunk: Chunk) -> str:
     return "\n".join(parts)
 
 
-def chunk_file(path: str, text: str) -> list[Chunk]:
+def chunk_file(path: str, text: str, *, on_tree: TreeHook | None = None) -> list[Chunk]:
     """Split one file's text into chunks.
 
     Args:
         path: Posix path relative to the project root (decides the language).
         text: The file's content, already decoded.
+        on_tree: Given the syntax tree when the file is parsed (code files that are not
+            minified, generated or too large).
 
     Returns:
         Chunks in source order; an empty list for a blank file.
@@ -108,6 +115,8 @@ def chunk_file(path: str, text: str) -> list[Chunk]:
         return _file_chunks(path, "text", lines, range(len(lines)), ())
     source = text.encode("utf-8", errors="replace")
     tree = parse(source, language)
+    if on_tree is not None:
+        on_tree(path, language, source, tree)
     return _CodeChunker(path, language, spec, lines).run(tree.root_node)
 
 

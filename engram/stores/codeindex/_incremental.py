@@ -26,7 +26,7 @@ from typing import Literal
 
 from engram.stores.codeindex._bm25 import SegmentedLexical, code_tokens
 from engram.stores.codeindex._bm25_segments import refresh_lexical
-from engram.stores.codeindex._chunker import chunk_file, embedding_text
+from engram.stores.codeindex._chunker import TreeHook, chunk_file, embedding_text
 from engram.stores.codeindex._manifest import FileRecord, Manifest, NewChunk
 from engram.stores.codeindex._shared_vectors import SharedChromaVectors
 from engram.stores.codeindex._vectors import VectorStore
@@ -79,6 +79,7 @@ def update_index(
     bm25_dir: Path | None,
     progress: Callable[[IndexProgress], None] | None = None,
     walk: WalkReport | None = None,
+    on_tree: TreeHook | None = None,
 ) -> tuple[IndexStats, SegmentedLexical | None]:
     """Bring manifest, vectors and BM25 in line with the files under ``root``.
 
@@ -91,6 +92,8 @@ def update_index(
         progress: Called after each step.
         walk: The project walk when the caller has it already (``walk_for_index``), so that
             one walk serves the code index and the relation index; walked here by default.
+        on_tree: Given each syntax tree the chunker parses (see ``chunk_file``), so that the
+            relation index can use the parse too.
 
     Returns:
         The run's statistics and, for in-memory indexes, the current BM25 segments (on-disk
@@ -101,7 +104,7 @@ def update_index(
     report = walk if walk is not None else _walk(root, old)
     changed, touched = _scan(report.files, old)
     deleted = set(old) - {f.path for f in report.files}
-    new_chunks = _parse(changed, progress)
+    new_chunks = _parse(changed, progress, on_tree)
     replaced = {r.path for r, _ in changed} | deleted
     dirty = manifest.get_meta("dirty") == "1" or manifest.get_meta("model_id") != embedder.model_id
     shared = isinstance(vectors, SharedChromaVectors)
@@ -177,11 +180,13 @@ def _scan(
 
 
 def _parse(
-    changed: list[tuple[FileRecord, str]], progress: Callable[[IndexProgress], None] | None
+    changed: list[tuple[FileRecord, str]],
+    progress: Callable[[IndexProgress], None] | None,
+    on_tree: TreeHook | None,
 ) -> list[NewChunk]:
     out: list[NewChunk] = []
     for done, (record, text) in enumerate(changed, start=1):
-        for chunk in chunk_file(record.path, text):
+        for chunk in chunk_file(record.path, text, on_tree=on_tree):
             tokens = code_tokens(f"{chunk.path} {chunk.symbol} {chunk.text}")
             out.append(NewChunk(chunk, embedding_text(chunk), tuple(tokens)))
         if progress is not None:

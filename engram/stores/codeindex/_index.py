@@ -26,6 +26,7 @@ from engram.stores.codeindex._chunk_pointing import (
     TextRanks,
     point_chunks,
 )
+from engram.stores.codeindex._chunker import TreeHook
 from engram.stores.codeindex._exact import (
     Located,
     exact_terms,
@@ -88,11 +89,13 @@ class CodeIndex(Protocol):
         progress: Callable[[IndexProgress], None] | None = None,
         *,
         walk: WalkReport | None = None,
+        on_tree: TreeHook | None = None,
     ) -> IndexStats:
         """Bring the index up to date with the files on disk (incrementally).
 
         ``walk`` is the project walk when the caller has one already (so one walk serves the
-        code index and the relation index).
+        code index and the relation index); ``on_tree`` is given each syntax tree parsed (so
+        one parse serves both too).
         """
         ...
 
@@ -195,6 +198,7 @@ class ProjectCodeIndex:
         progress: Callable[[IndexProgress], None] | None = None,
         *,
         walk: WalkReport | None = None,
+        on_tree: TreeHook | None = None,
     ) -> IndexStats:
         """Index new and changed files, drop vanished ones, rebuild BM25 when needed.
 
@@ -203,10 +207,13 @@ class ProjectCodeIndex:
         one at the same moment.
         """
         with self._update_lock("update"):
-            return self._update(progress, walk)
+            return self._update(progress, walk, on_tree)
 
     def _update(
-        self, progress: Callable[[IndexProgress], None] | None, walk: WalkReport | None
+        self,
+        progress: Callable[[IndexProgress], None] | None,
+        walk: WalkReport | None,
+        on_tree: TreeHook | None,
     ) -> IndexStats:
         stats, lexical = update_index(
             self.root,
@@ -216,6 +223,7 @@ class ProjectCodeIndex:
             bm25_dir=self.bm25_dir,
             progress=progress,
             walk=walk,
+            on_tree=on_tree,
         )
         generation = int(self.manifest.get_meta("generation", "0"))
         self._lexical = (lexical, generation) if lexical is not None else None

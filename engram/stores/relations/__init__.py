@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from engram.stores.relations._persistence import GRAPH_FILE, graph_store_for
     from engram.stores.relations._queries import GraphQueries, SymbolInfo
     from engram.stores.relations._related import HitSpan, RelatedSymbol, related_to_hits
+    from engram.stores.relations._shared_facts import SharedFacts
     from engram.stores.relations._slices import Slice, slice_symbol
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "RELATIONS",
     "RelatedSymbol",
     "RelationIndex",
+    "SharedFacts",
     "Slice",
     "SymbolInfo",
     "answer",
@@ -45,6 +47,7 @@ __getattr__, __dir__ = lazy_face(
         "engram.stores.relations._persistence": ("GRAPH_FILE", "graph_store_for"),
         "engram.stores.relations._queries": ("GraphQueries", "SymbolInfo"),
         "engram.stores.relations._related": ("HitSpan", "RelatedSymbol", "related_to_hits"),
+        "engram.stores.relations._shared_facts": ("SharedFacts",),
         "engram.stores.relations._slices": ("Slice", "slice_symbol"),
     },
 )

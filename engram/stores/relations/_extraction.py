@@ -1,4 +1,4 @@
-"""Extract one file's facts: parse it and run its language's walker."""
+"""Extract one file's facts: run its language's walker over its syntax tree."""
 
 from __future__ import annotations
 
@@ -34,7 +34,28 @@ def extract_file(path: str, source: bytes, language: str) -> FileFacts:
     Raises:
         KeyError: ``language`` has no extractor.
     """
-    walker = WALKERS[language]
+    walker = WALKERS[language]  # before parsing: a language without extractor costs nothing
+    return _walk(walker, path, source, language, parse(source, language))
+
+
+def extract_tree(path: str, source: bytes, language: str, tree: tree_sitter.Tree) -> FileFacts:
+    """Return the facts of ``source`` from ``tree``, its syntax tree parsed already.
+
+    Args:
+        path: Posix path relative to the project root.
+        source: The bytes ``tree`` was parsed from.
+        language: The language ``tree`` was parsed with.
+        tree: ``parse(source, language)``, as another pass over the file made it.
+
+    Raises:
+        KeyError: ``language`` has no extractor.
+    """
+    return _walk(WALKERS[language], path, source, language, tree)
+
+
+def _walk(
+    walker: Walker, path: str, source: bytes, language: str, tree: tree_sitter.Tree
+) -> FileFacts:
     builder = FactsBuilder(source)
-    walker(parse(source, language).root_node, builder)
+    walker(tree.root_node, builder)
     return builder.build(path, language, content_digest(source))

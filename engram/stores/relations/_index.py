@@ -25,6 +25,7 @@ from engram.stores.relations._extraction import extract_file
 from engram.stores.relations._model import RelationIndex, RelationStats
 from engram.stores.relations._names import Resolver
 from engram.stores.relations._persistence import GraphStore, graph_store_for
+from engram.stores.relations._shared_facts import SharedFacts
 from engram.stores.relations._symbol_tables import ProjectIndex
 from engram.stores.relations._symbols import FileFacts
 from engram.stores.relations._update import affected_files, replace_edges, replace_nodes
@@ -58,6 +59,7 @@ def update_relation_index(
     *,
     store: GraphStore | None = None,
     files: Sequence[ProjectFile] | None = None,
+    shared: SharedFacts | None = None,
 ) -> RelationStats:
     """Bring ``project``'s saved graph up to date with its files; build it if missing.
 
@@ -72,6 +74,8 @@ def update_relation_index(
         files: The project walk if the caller already has it (``walk_project(project).files``),
             so that ``engram index`` walks the tree once for both indexes. Walked here by
             default, trusting the saved graph about which unchanged files are text.
+        shared: Facts the code index's chunking pass extracted from the trees it parsed;
+            a file whose facts are there for its current content is not parsed again.
     """
     store = store if store is not None else graph_store_for(project, state)
     try:
@@ -82,26 +86,33 @@ def update_relation_index(
     if files is None:
         files = walk_project(project, known=graph.stats).files
     before = dict(graph.stats)
-    stats = build_relation_index(project, graph, files=files)
+    stats = build_relation_index(project, graph, files=files, shared=shared)
     if graph.stats != before or stats.removed or stats.parsed:
         store.save(graph)
     return stats
 
 
 def build_relation_index(
-    project: Path, graph: RelationIndex | None = None, *, files: Sequence[ProjectFile] | None = None
+    project: Path,
+    graph: RelationIndex | None = None,
+    *,
+    files: Sequence[ProjectFile] | None = None,
+    shared: SharedFacts | None = None,
 ) -> RelationStats:
     """Update ``graph`` in place from the files under ``project`` (a fresh graph if None).
 
     ``files`` is the project walk when the caller has it already; by default the project is
-    walked here.
+    walked here. ``shared`` holds facts extracted already (see ``update_relation_index``).
     """
     with gc_paused():
-        return _build(project, graph, files)
+        return _build(project, graph, files, shared)
 
 
 def _build(
-    project: Path, graph: RelationIndex | None, walked: Sequence[ProjectFile] | None
+    project: Path,
+    graph: RelationIndex | None,
+    walked: Sequence[ProjectFile] | None,
+    shared: SharedFacts | None,
 ) -> RelationStats:
     started = time.perf_counter()
     graph = graph if graph is not None else RelationIndex()
@@ -116,7 +127,9 @@ def _build(
             source = read_regular(f.abs_path)
         except OSError:
             continue
-        facts = extract_file(f.path, source, _language(f.path) or "")
+        facts = shared.take(f.path, source) if shared is not None else None
+        if facts is None:
+            facts = extract_file(f.path, source, _language(f.path) or "")
         graph.stats[f.path] = (f.size, f.mtime_ns)
         old = graph.facts.get(f.path)
         if old is None or old.digest != facts.digest:
