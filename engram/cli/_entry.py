@@ -2,7 +2,7 @@
 
 ``engram --version`` is what scripts, editors and package checks call to see whether engram is
 there; it needs neither Typer nor Rich, so it is answered before they are imported. The
-commands the warm server answers (``engram serve``; ``FORWARDED`` is the one list of them) are
+commands the warm server answers (``engram serve``; ``engram.cli._forwarded`` lists them) are
 handed to it next, with the standard library only. Everything else, and whatever the server
 does not take, goes to the Typer app unchanged.
 """
@@ -13,15 +13,10 @@ import gc
 import sys
 
 from engram import __version__
+from engram.cli._forwarded import is_forwarded
 
 VERSION_ARGS = ["--version"]
 """The command line answered here without loading the app."""
-
-FORWARDED = frozenset({"context", "search", "graph", "slice", "profile"})
-"""Commands the warm server runs: read-only, and slow to start cold (the one list of them)."""
-
-FORWARDED_SUBCOMMANDS = frozenset({("memory", "search")})
-"""Subcommands of a group the warm server runs (the rest of the group writes, or is quick)."""
 
 GC_YOUNG_THRESHOLD = 10_000
 """Allocations between two collections of the youngest objects (Python's default: 700).
@@ -32,13 +27,6 @@ one ``engram context`` and scanned the whole heap three times, 0.30 s of CPU out
 this threshold, 0.17 s, and its peak memory stayed at 264 MB (cyclic garbage waits a little
 longer to be freed).
 """
-
-
-def is_forwarded(args: list[str]) -> bool:
-    """Return True when ``args`` (argv without the program) names a command the server runs."""
-    if not args:
-        return False
-    return args[0] in FORWARDED or tuple(args[:2]) in FORWARDED_SUBCOMMANDS
 
 
 def main() -> None:

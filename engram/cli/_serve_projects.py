@@ -209,7 +209,9 @@ class WarmProjects:
                     with self._lock:
                         if kept.stop.is_set():
                             return
-                        self._update(kept, context)
+                        done = self._update(kept, context)
+                    if done is not None:
+                        self._update_relations(context, *done)
                     if _new_folder(changes, folders):
                         catch_up = True
                         break  # list the folders again, the new one with them
@@ -218,13 +220,52 @@ class WarmProjects:
         except (OSError, RuntimeError) as exc:  # the folder went away, or inotify ran out
             log.warning("engram serve: stopped following %s: %s", kept.root, exc)
 
-    def _update(self, kept: Kept, context: Context) -> None:
+    def _update(self, kept: Kept, context: Context) -> tuple[Any, Any] | None:
+        """Update the kept code index from one walk; return the walk and the parsed facts.
+
+        The facts are the relation index's, taken from the trees the chunker parsed (so the
+        relation index parses no file twice); None when the update failed.
+        """
+        from engram.stores.codeindex import walk_for_index
+        from engram.stores.relations import SharedFacts
+
+        shared = SharedFacts()
         try:
-            kept.value.update()
+            walk = walk_for_index(kept.root, kept.value.manifest)
+            kept.value.update(walk=walk, on_tree=shared.record)
             kept.stamp = _stamp("code_index", context, kept.value)
             self.updates += 1
         except (OSError, StoreError) as exc:
             log.warning("engram serve: updating the index of %s: %s", kept.root, exc)
+            return None
+        return walk, shared
+
+    def _update_relations(self, context: Context, walk: Any, shared: Any) -> None:
+        """Bring the project's saved relation index up to date and lend the updated one next.
+
+        Runs outside the lock (loading Django's takes a second or two): a command meanwhile
+        gets the one kept before, or reopens the saved file if it changed under it. Nothing
+        is done for a project whose relation index was never built (``engram index`` builds it).
+        """
+        from engram.stores.relations import refresh_relation_index
+
+        root = context.project_path
+        try:
+            graph = refresh_relation_index(root, context.state, files=walk.files, shared=shared)
+            if graph is None:
+                return
+            graph.warm()
+        except (OSError, StoreError, RuntimeError, ValueError) as exc:
+            log.warning("engram serve: updating the relation index of %s: %s", root, exc)
+            return
+        with self._lock:
+            kept = self._kept.get(_key("relation_index", context))
+            if kept is not None and not kept.stop.is_set():
+                try:
+                    kept.stamp = _stamp("relation_index", context, graph)
+                except OSError:
+                    return
+                kept.value = graph
 
 
 def watched_folders(root: Path, home: str) -> list[str] | None:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
-from engram.cli._entry import is_forwarded
+from engram.cli._forwarded import is_forwarded
 from engram.cli._serve_paths import ServePaths, check_folders, check_socket_file
 from engram.cli._serve_projects import WarmProjects
 from engram.cli._serve_request import AppCommand, run_command

@@ -289,6 +289,25 @@ def test_a_saved_file_is_found_by_search_within_a_second_or_two(warm):
     assert time.monotonic() - written < 5
 
 
+def test_the_relation_index_follows_a_saved_file_too(warm):
+    """A new caller saved under the server's watch shows in ``engram graph`` through it."""
+    home, project, _ = warm
+    engram(home, "graph", "check_password", "--json", cwd=project)  # kept and followed now
+    (project / "app" / "audit.py").write_text(
+        "from app.auth import check_password\n\n\n"
+        "def audit_login(user, password):\n    return check_password(user, password)\n"
+    )
+    written = time.monotonic()
+    while time.monotonic() - written < 20:
+        there = engram(home, "graph", "check_password", "--json", cwd=project)
+        if b"audit_login" in there.stdout:
+            break
+        time.sleep(0.2)
+    assert b"audit_login" in there.stdout, there.stdout
+    here = engram(home, "graph", "check_password", "--json", serve=False, cwd=project)
+    assert outcome(there) == outcome(here)
+
+
 def test_a_project_replaced_on_disk_is_never_answered_from_the_old_index(warm, tmp_path):
     home, _, _ = warm
     project = make_project(tmp_path / "replaced")

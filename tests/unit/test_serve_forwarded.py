@@ -10,7 +10,7 @@ from typer.core import TyperGroup
 
 from engram.cli import _entry as entry
 from engram.cli import app
-from engram.cli._entry import FORWARDED, FORWARDED_SUBCOMMANDS, is_forwarded
+from engram.cli._forwarded import FORWARDED, FORWARDED_SUBCOMMANDS, is_forwarded
 
 
 def test_the_forwarded_commands_are_these():

@@ -21,6 +21,9 @@ class Manifest:
     def get_meta(self, key: str, default: str = "") -> str:
         return "1"
 
+    def files(self) -> dict:
+        return {}
+
 
 class CountingIndex:
     """A stand-in code index that counts the watcher's incremental updates."""
@@ -30,7 +33,7 @@ class CountingIndex:
         self.updates = 0
         self.changed = threading.Event()
 
-    def update(self) -> None:
+    def update(self, **_: object) -> None:
         self.updates += 1
         self.changed.set()
 

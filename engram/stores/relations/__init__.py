@@ -8,7 +8,11 @@ from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
     from engram.stores.relations._answers import Answer, answer, describe_match
-    from engram.stores.relations._index import open_relation_index, update_relation_index
+    from engram.stores.relations._index import (
+        open_relation_index,
+        refresh_relation_index,
+        update_relation_index,
+    )
     from engram.stores.relations._kinds import RELATIONS
     from engram.stores.relations._model import RelationIndex
     from engram.stores.relations._persistence import GRAPH_FILE, graph_store_for
@@ -32,6 +36,7 @@ __all__ = [
     "describe_match",
     "graph_store_for",
     "open_relation_index",
+    "refresh_relation_index",
     "related_to_hits",
     "slice_symbol",
     "update_relation_index",
@@ -41,7 +46,11 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "engram.stores.relations._answers": ("Answer", "answer", "describe_match"),
-        "engram.stores.relations._index": ("open_relation_index", "update_relation_index"),
+        "engram.stores.relations._index": (
+            "open_relation_index",
+            "refresh_relation_index",
+            "update_relation_index",
+        ),
         "engram.stores.relations._kinds": ("RELATIONS",),
         "engram.stores.relations._model": ("RelationIndex",),
         "engram.stores.relations._persistence": ("GRAPH_FILE", "graph_store_for"),

@@ -83,6 +83,38 @@ def update_relation_index(
     except IndexCorruptError as exc:
         log.warning("engram: %s; rebuilding the relation index", exc)
         graph = RelationIndex()
+    return _bring_up_to_date(project, store, graph, files, shared)
+
+
+def refresh_relation_index(
+    project: Path,
+    state: ProjectState,
+    *,
+    files: Sequence[ProjectFile],
+    shared: SharedFacts | None = None,
+) -> RelationIndex | None:
+    """Update and save the project's relation index as ``update_relation_index`` does.
+
+    Returns the updated graph (for a process that keeps it open), or None when none was
+    built yet (nothing is built here).
+
+    Raises:
+        IndexCorruptError: The saved graph cannot be read.
+    """
+    store = graph_store_for(project, state)
+    graph = store.load()
+    if graph is not None:
+        _bring_up_to_date(project, store, graph, files, shared)
+    return graph
+
+
+def _bring_up_to_date(
+    project: Path,
+    store: GraphStore,
+    graph: RelationIndex,
+    files: Sequence[ProjectFile] | None,
+    shared: SharedFacts | None,
+) -> RelationStats:
     if files is None:
         files = walk_project(project, known=graph.stats).files
     before = dict(graph.stats)
