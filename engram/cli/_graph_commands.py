@@ -33,7 +33,20 @@ EXIT_NOT_FOUND = 1
 
 
 def _load_graph(context: Context, quiet: bool) -> RelationIndex:
-    """Load the project's graph, building or refreshing it when missing (changed files only)."""
+    """Load the project's graph, building or refreshing it when missing (changed files only).
+
+    In the warm server the graph it keeps open is lent instead (the same graph, kept current
+    with the files it follows).
+    """
+    from engram.graph._warm_resources import WARM_RESOURCES
+
+    keeper = WARM_RESOURCES.get()
+    if keeper is not None:
+        return keeper.keep("relation_index", context, lambda c: _read_graph(c, quiet))
+    return _read_graph(context, quiet)
+
+
+def _read_graph(context: Context, quiet: bool) -> RelationIndex:
     from engram.stores.relations import graph_store_for, update_relation_index
 
     project, state = context.project_path, context.state

@@ -80,6 +80,9 @@ class WarmProjects:
         self._lends = 0
         self.updates = 0
         """Watcher updates run (for ``engram serve --status``)."""
+        self._relations_due: dict[Path, tuple[Any, Any]] = {}
+        """Per project root, the walk and parsed facts of code-index updates the relation
+        index has not had yet."""
 
     def keep(self, name: KeptName, context: Context, opener: Callable[[Context], T]) -> T:
         """Return the project's open ``name``, reopening it if the disk changed under it."""
@@ -89,6 +92,8 @@ class WarmProjects:
             kept = self._kept.get(key)
             if kept is not None and self._current(name, context, kept):
                 kept.used = self._lends
+                if name == "relation_index":
+                    self._catch_up_relations(context, kept)
                 return cast("T", kept.value)
             if kept is not None:
                 self._drop_stale(name)
@@ -97,6 +102,8 @@ class WarmProjects:
             kept = Kept(value, root, folder_identity(root), _stamp(name, context, value))
             kept.used = self._lends
             self._kept[key] = kept
+            if name == "relation_index":
+                self._catch_up_relations(context, kept)
             self._close_least_used()
             if name == "code_index":
                 self._follow(kept, context)
@@ -209,9 +216,7 @@ class WarmProjects:
                     with self._lock:
                         if kept.stop.is_set():
                             return
-                        done = self._update(kept, context)
-                    if done is not None:
-                        self._update_relations(context, *done)
+                        self._update(kept, context)
                     if _new_folder(changes, folders):
                         catch_up = True
                         break  # list the folders again, the new one with them
@@ -220,11 +225,12 @@ class WarmProjects:
         except (OSError, RuntimeError) as exc:  # the folder went away, or inotify ran out
             log.warning("engram serve: stopped following %s: %s", kept.root, exc)
 
-    def _update(self, kept: Kept, context: Context) -> tuple[Any, Any] | None:
-        """Update the kept code index from one walk; return the walk and the parsed facts.
+    def _update(self, kept: Kept, context: Context) -> None:
+        """Update the kept code index from one walk; leave the relation index its share.
 
-        The facts are the relation index's, taken from the trees the chunker parsed (so the
-        relation index parses no file twice); None when the update failed.
+        The relation index is brought up to date when a command next asks for it, on the
+        command's thread (it is not safe to change under a running command), from the same
+        walk and the facts of the trees the chunker parsed (so no file is parsed twice).
         """
         from engram.stores.codeindex import walk_for_index
         from engram.stores.relations import SharedFacts
@@ -237,35 +243,27 @@ class WarmProjects:
             self.updates += 1
         except (OSError, StoreError) as exc:
             log.warning("engram serve: updating the index of %s: %s", kept.root, exc)
-            return None
-        return walk, shared
+            return
+        earlier = self._relations_due.get(kept.root)
+        if earlier is not None:  # not lent since: its facts still count where unchanged
+            shared.adopt(earlier[1])
+        self._relations_due[kept.root] = (walk, shared)
 
-    def _update_relations(self, context: Context, walk: Any, shared: Any) -> None:
-        """Bring the project's saved relation index up to date and lend the updated one next.
-
-        Runs outside the lock (loading Django's takes a second or two): a command meanwhile
-        gets the one kept before, or reopens the saved file if it changed under it. Nothing
-        is done for a project whose relation index was never built (``engram index`` builds it).
-        """
+    def _catch_up_relations(self, context: Context, kept: Kept) -> None:
+        """Apply the watcher's pending update to the kept relation index, in place, and save."""
+        due = self._relations_due.pop(kept.root, None)
+        if due is None:
+            return
         from engram.stores.relations import refresh_relation_index
 
-        root = context.project_path
+        walk, shared = due
         try:
-            graph = refresh_relation_index(root, context.state, files=walk.files, shared=shared)
-            if graph is None:
-                return
-            graph.warm()
+            refresh_relation_index(
+                kept.root, context.state, files=walk.files, shared=shared, graph=kept.value
+            )
+            kept.stamp = _stamp("relation_index", context, kept.value)
         except (OSError, StoreError, RuntimeError, ValueError) as exc:
-            log.warning("engram serve: updating the relation index of %s: %s", root, exc)
-            return
-        with self._lock:
-            kept = self._kept.get(_key("relation_index", context))
-            if kept is not None and not kept.stop.is_set():
-                try:
-                    kept.stamp = _stamp("relation_index", context, graph)
-                except OSError:
-                    return
-                kept.value = graph
+            log.warning("engram serve: updating the relation index of %s: %s", kept.root, exc)
 
 
 def watched_folders(root: Path, home: str) -> list[str] | None:

@@ -92,17 +92,19 @@ def refresh_relation_index(
     *,
     files: Sequence[ProjectFile],
     shared: SharedFacts | None = None,
+    graph: RelationIndex | None = None,
 ) -> RelationIndex | None:
     """Update and save the project's relation index as ``update_relation_index`` does.
 
-    Returns the updated graph (for a process that keeps it open), or None when none was
-    built yet (nothing is built here).
+    ``graph`` is the project's graph a process keeps open, updated in place (no second copy
+    is loaded); without it the saved graph is loaded. Returns the updated graph, or None when
+    none was built yet (nothing is built here).
 
     Raises:
         IndexCorruptError: The saved graph cannot be read.
     """
     store = graph_store_for(project, state)
-    graph = store.load()
+    graph = graph if graph is not None else store.load()
     if graph is not None:
         _bring_up_to_date(project, store, graph, files, shared)
     return graph

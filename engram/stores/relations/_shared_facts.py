@@ -56,3 +56,8 @@ class SharedFacts:
         if facts is None or facts.digest != content_digest(source):
             return None
         return facts
+
+    def adopt(self, earlier: SharedFacts) -> None:
+        """Keep ``earlier``'s facts of the files this one has none of (``take`` checks each)."""
+        for path, facts in earlier._facts.items():
+            self._facts.setdefault(path, facts)
