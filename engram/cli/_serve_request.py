@@ -17,7 +17,7 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Protocol
 
 from engram.cli._command_support import reset_consoles
@@ -75,6 +75,7 @@ def _client_process(request: dict[str, Any], fds: list[int]) -> Iterator[None]:
     sys.stdout.flush()
     sys.stderr.flush()
     saved_fds = [os.dup(fd) for fd in STANDARD_FDS]
+    client_streams: tuple[io.TextIOWrapper, ...] = ()
     try:
         for target, fd in zip(STANDARD_FDS, fds, strict=True):
             os.dup2(fd, target)
@@ -83,26 +84,47 @@ def _client_process(request: dict[str, Any], fds: list[int]) -> Iterator[None]:
         sys.argv = ["engram", *request["argv"]]
         out, err = request["streams"]
         sys.stdin = open(0, encoding=out["encoding"], errors=out["errors"], closefd=False)  # noqa: SIM115
-        sys.stdout = _writer(1, out)
-        sys.stderr = _writer(2, err)
+        client_streams = (_writer(1, out), _writer(2, err))
+        sys.stdout, sys.stderr = client_streams
         _point_log_handlers(saved_streams[2], sys.stderr)
         reset_consoles()
         yield
     finally:
-        for stream in (sys.stdout, sys.stderr):
+        for stream in {sys.stderr, *client_streams[1:]}:  # other threads log on meanwhile
+            _point_log_handlers(stream, saved_streams[2])
+        try:  # the streams as the command left them, then the ones made for it here
+            _flush_or_drop((sys.stdout, sys.stderr), client_streams)
+        finally:  # even when a Ctrl-C lands in that flush: the next command gets clean state
+            sys.stdin, sys.stdout, sys.stderr = saved_streams
+            for target, fd in zip(STANDARD_FDS, saved_fds, strict=True):
+                os.dup2(fd, target)
+                os.close(fd)
+            sys.argv = saved_argv
+            os.chdir(saved_cwd)
+            _set_environ(saved_env)
+            reset_consoles()
+
+
+def _flush_or_drop(streams: Sequence[Any], owned: Sequence[io.TextIOWrapper]) -> None:
+    """Flush the command's streams; make the ``owned`` writers drop what they still hold.
+
+    A writer's buffer that could not be written (the client's pipe closed, or a Ctrl-C
+    landed in the flush) must never be written later: a writer is flushed again when it is
+    collected, by then onto descriptors 1 and 2 of the server or of the next client.
+    Closing the raw file under the writers made for this command (their descriptors stay
+    open: ``closefd`` is False) makes them drop the rest instead.
+    """
+    try:
+        for stream in streams:
             try:
                 stream.flush()
-            except OSError:
+            except (OSError, ValueError):
                 pass  # the client's pipe is closed: what is lost was never going to arrive
-        _point_log_handlers(sys.stderr, saved_streams[2])
-        sys.stdin, sys.stdout, sys.stderr = saved_streams
-        for target, fd in zip(STANDARD_FDS, saved_fds, strict=True):
-            os.dup2(fd, target)
-            os.close(fd)
-        sys.argv = saved_argv
-        os.chdir(saved_cwd)
-        _set_environ(saved_env)
-        reset_consoles()
+    finally:
+        for writer in owned:
+            buffered = writer.buffer
+            if isinstance(buffered, io.BufferedWriter):
+                buffered.raw.close()
 
 
 def _writer(fd: int, settings: dict[str, Any]) -> io.TextIOWrapper:
@@ -117,10 +139,15 @@ def _writer(fd: int, settings: dict[str, Any]) -> io.TextIOWrapper:
 
 
 def _point_log_handlers(old: Any, new: Any) -> None:
-    """Move the root logger's handlers writing to ``old`` (the stderr) to ``new``."""
+    """Move the root logger's handlers writing to ``old`` (the stderr) to ``new``.
+
+    Without flushing ``old`` as ``setStream`` would: it was flushed already, and a client's
+    stream may be closed by now.
+    """
     for handler in logging.getLogger().handlers:
         if isinstance(handler, logging.StreamHandler) and handler.stream is old:
-            handler.setStream(new)
+            with handler.lock or nullcontext():
+                handler.stream = new
 
 
 def _set_environ(values: dict[str, str]) -> None:

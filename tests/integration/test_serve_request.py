@@ -1,0 +1,86 @@
+"""A forwarded command's end leaves the warm server clean, however the command ended.
+
+Each scenario runs in its own interpreter: ``run_command`` puts the client's descriptors on 0, 1
+and 2, which a test must not do to pytest's own process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+SCENARIO = textwrap.dedent(
+    """
+    import gc, io, os, sys
+    from engram.cli._serve_request import run_command
+
+    MODE = sys.argv[1]
+    read, write = os.pipe()
+    null = os.open(os.devnull, os.O_RDONLY)
+    settings = {"encoding": "utf-8", "errors": "strict", "line_buffering": False}
+    request = {"argv": [], "cwd": os.getcwd(), "env": dict(os.environ),
+               "streams": [settings, settings]}
+    server_stdout = sys.stdout
+
+    class Interrupted(io.TextIOWrapper):
+        def flush(self):
+            raise KeyboardInterrupt
+
+    kept = []
+
+    class Command:
+        def main(self, args, prog_name, **extra):
+            print("LEAKED OUTPUT " * 10)  # stays in the writer's buffer
+            if MODE == "ctrl-c":  # the Ctrl-C lands while the output is being flushed
+                kept.append(sys.stdout)
+                sys.stdout = Interrupted(sys.stdout.buffer, encoding="utf-8")
+            else:  # the client went away: its pipe is closed
+                os.close(read)
+
+    try:
+        code = run_command(Command(), request, [null, write, write])
+    except KeyboardInterrupt:
+        code = 130
+    except BrokenPipeError:  # the server logs "a client left"
+        code = "gone"
+    os.close(write)
+    restored = sys.stdout is server_stdout and os.readlink("/proc/self/fd/1") != (
+        os.readlink(f"/proc/self/fd/{null}")
+    )
+    gc.collect()  # a writer still holding the output would flush it now, onto fd 1
+    print(f"code={code} restored={restored}", flush=True)
+    if MODE == "ctrl-c":
+        os.set_blocking(read, False)
+        try:
+            got = os.read(read, 4096)
+        except BlockingIOError:
+            got = b""
+        print("the client got", len(got), "bytes")
+    """
+)
+
+
+@pytest.mark.parametrize("mode", ["ctrl-c", "client-gone"])
+def test_a_command_ended_by_ctrl_c_or_a_gone_client_restores_the_server_and_drops_its_output(
+    mode, tmp_path
+):
+    done = subprocess.run(
+        [sys.executable, "-c", SCENARIO, mode],
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    out = done.stdout.decode()
+    assert "restored=True" in out, out
+    assert "LEAKED OUTPUT" not in out  # never written onto the server's own stdout later
+    if mode == "ctrl-c":
+        assert "code=130" in out and "the client got 0 bytes" in out
+    else:
+        assert "code=gone" in out
