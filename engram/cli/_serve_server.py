@@ -37,6 +37,7 @@ from types import FrameType
 from typing import Any
 
 from engram.cli._forwarded import is_forwarded
+from engram.cli._serve_memory import release_free_memory, resident_mb
 from engram.cli._serve_paths import ServePaths, check_folders, check_socket_file
 from engram.cli._serve_projects import WarmProjects
 from engram.cli._serve_request import AppCommand, run_command
@@ -275,6 +276,8 @@ class WarmServer:
                 continue
             self._run(job)
             self._last = time.monotonic()
+            if self._jobs.empty():  # between commands: the client has its answer already
+                release_free_memory()
 
     def _run(self, job: Job) -> None:
         """Ask for the client's descriptors, run its command with them, send the exit code.
@@ -350,15 +353,3 @@ class WarmServer:
             "projects": self.projects.projects(),
             "rss_mb": resident_mb(),
         }
-
-
-def resident_mb() -> float:
-    """Return this process's resident memory in MB (0 where /proc is unavailable)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return 0.0

@@ -133,10 +133,16 @@ class LexicalIndex:
             meta = json.loads((folder / IDS_FILE).read_text(encoding="utf-8"))
             ids = [str(i) for i in meta["ids"]]
             generation = int(meta["generation"])
-            # Arrays only: a saved pickle is refused, never run.
+            # Arrays only: a saved pickle is refused, never run. Mapped, not read: a query
+            # touches only its terms' columns, so a long-lived process keeps only those
+            # resident. The folder is replaced whole, never written in place (``save``).
             model = (
                 bm25s.BM25.load(
-                    str(folder), show_progress=False, allow_pickle=False, load_corpus=False
+                    str(folder),
+                    show_progress=False,
+                    allow_pickle=False,
+                    load_corpus=False,
+                    mmap=True,
                 )
                 if ids
                 else None

@@ -35,7 +35,11 @@ MAX_CHARS_PER_TEXT = 4 * MAX_TOKENS_PER_TEXT
 
 @cache
 def load_static_table() -> np.ndarray:
-    """Return the shipped table as float32 (read once per process; never pickled data).
+    """Return the shipped float16 table, mapped from its file (never pickled data).
+
+    Mapped rather than read: a long-lived process (``engram serve``) keeps only the rows its
+    queries touched resident, not the whole table, and every process shares the pages.
+    Embedding converts the rows it gathers to float32 (exactly: every float16 is a float32).
 
     Raises:
         StoreError: The table is missing: a source checkout where it was never built.
@@ -49,8 +53,7 @@ def load_static_table() -> np.ndarray:
             hint="run `make install`, or `pip install -e '.[distill]'` and "
             "`python scripts/distill_static_table.py`",
         )
-    table = np.load(path, allow_pickle=False)
-    return np.asarray(table, dtype=np.float32)
+    return np.load(path, mmap_mode="r", allow_pickle=False)
 
 
 class StaticEmbedder:
@@ -87,7 +90,7 @@ class StaticEmbedder:
             ids = ids[self._usable[ids]]
             if not len(ids):
                 continue
-            vector = self._table[ids].mean(axis=0)
+            vector = self._table[ids].astype(np.float32).mean(axis=0)
             norm = float(np.linalg.norm(vector))
             if norm > 0:
                 out[row] = vector / norm

@@ -176,11 +176,8 @@ def _build(
     old_facts = {p: graph.facts[p] for p in dirty if p in graph.facts}
     for path in removed:
         graph.facts.pop(path, None)
-        graph._saved_facts.pop(path, None)
         graph.stats.pop(path, None)
     graph.facts.update(new_facts)
-    for path in new_facts:
-        graph._saved_facts.pop(path, None)
     resolver = Resolver(ProjectIndex.build(graph.facts))
     graph._resolver = resolver
     redo = (dirty | affected) & set(graph.facts) if graph.edges else set(graph.facts)

@@ -23,8 +23,6 @@ class RelationIndex:
     _graph: nx.MultiDiGraph | None = field(default=None, repr=False, compare=False)
     """The relation graph once built (``graph``); None until something asks for it."""
     _resolver: Resolver | None = field(default=None, repr=False, compare=False)
-    _saved_facts: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
-    """Each file's facts line as last saved; saving again re-encodes only changed files."""
     _base_id: str = field(default="", repr=False, compare=False)
     """Id of the full save this graph was read from or last written as ("" when none)."""
     _pending: set[str] = field(default_factory=set, repr=False, compare=False)

@@ -4,8 +4,9 @@ The graph lives in ``<project>/.engram/index/relation_index.jsonl``: JSON lines,
 atomically — a header (format, version, id of this save), the per-file (size, mtime) table,
 then one ``["F", path, facts]`` line per file and one ``["E", path, edges]`` line per file
 with edges. The relation graph itself is not saved: its nodes and edges are derived from the
-facts and edges when first used. Each file's facts line is kept as text after loading or saving, so
-saving again re-encodes only the files that changed. An incremental update writes only what
+facts and edges when first used. A full save encodes every file again (0.16 s for Django's
+5,375 files) rather than keep each file's saved line in memory (24 MB there, held by every
+long-lived process for a rare full rewrite). An incremental update writes only what
 changed since that file was written, to ``relation_index.delta.jsonl`` (also atomically), tagged
 with the id of the full file it applies to; loading applies it.
 
@@ -28,6 +29,7 @@ from engram.stores._errors import IndexCorruptError
 from engram.stores.files import write_atomically
 from engram.stores.project import ProjectState, claim_index_dir, index_is_trusted
 from engram.stores.relations._codec import (
+    Shared,
     decode_edges,
     decode_facts,
     encode_edges,
@@ -144,18 +146,10 @@ def _stats_line(graph: RelationIndex) -> bytes:
 
 
 def _facts_line(graph: RelationIndex, path: str) -> bytes:
-    """Return the saved line of ``path``'s facts, encoding it only when it changed."""
-    line = graph._saved_facts.get(path)
-    if line is None:
-        line = _line(["F", path, encode_facts(graph.facts[path])])
-        graph._saved_facts[path] = line
-    return line
+    return _line(["F", path, encode_facts(graph.facts[path])])
 
 
 def _encode(graph: RelationIndex) -> bytes:
-    saved = graph._saved_facts
-    for path in [p for p in saved if p not in graph.facts]:
-        del saved[path]
     graph._base_id = uuid.uuid4().hex
     graph._pending.clear()
     parts = [
@@ -187,6 +181,7 @@ class _Saved:
     """One saved file read back: its header and its validated records, in file order."""
 
     def __init__(self, data: bytes, what: str) -> None:
+        self._same = Shared()
         lines = data.splitlines(keepends=True)
         if len(lines) < 2:
             raise ValueError("the file is truncated")
@@ -209,7 +204,6 @@ class _Saved:
                 raise ValueError(f"malformed file table entry for {path!r}")
             self.stats[path] = (pair[0], pair[1])
         self.facts: dict[str, FileFacts | None] = {}
-        self.lines: dict[str, bytes] = {}
         self.edges: dict[str, FileEdges | None] = {}
         for line in lines[2:]:
             self._record(line)
@@ -225,11 +219,9 @@ class _Saved:
             raise ValueError("malformed record")
         tag, path, value = record
         if tag == "F":
-            self.facts[path] = None if value is None else decode_facts(path, value)
-            if value is not None:
-                self.lines[path] = line
+            self.facts[path] = None if value is None else decode_facts(path, value, self._same)
         else:
-            self.edges[path] = None if value is None else decode_edges(value)
+            self.edges[path] = None if value is None else decode_edges(value, self._same)
 
 
 def _read(data: bytes, source: str, what: str) -> _Saved:
@@ -256,9 +248,7 @@ def _decode(data: bytes, *, source: str = "memory") -> RelationIndex:
         # or the first collection after loading scans all of it (seconds on a large tree).
         gc.freeze()
     # The relation graph is derived from these on first use (``RelationIndex.graph``).
-    return RelationIndex(
-        facts, edges, saved.stats, _saved_facts=saved.lines, _base_id=saved.header["id"]
-    )
+    return RelationIndex(facts, edges, saved.stats, _base_id=saved.header["id"])
 
 
 def _apply_delta(graph: RelationIndex, data: bytes, *, source: str) -> None:
@@ -269,11 +259,6 @@ def _apply_delta(graph: RelationIndex, data: bytes, *, source: str) -> None:
             return
         apply_changes(graph, saved.facts, saved.edges)
         gc.freeze()
-    for path, facts in saved.facts.items():
-        if facts is None:
-            graph._saved_facts.pop(path, None)
-        else:
-            graph._saved_facts[path] = saved.lines[path]
     graph.stats = saved.stats
     graph._pending = set(saved.facts) | set(saved.edges)
 

@@ -20,7 +20,8 @@ def test_the_shipped_table_covers_the_shipped_tokenizer():
     assert on_disk.dtype == np.float16 and on_disk.shape == (vocabulary, STATIC_DIM)
     assert np.isfinite(on_disk).all() and np.abs(on_disk).max() > 0
     table = load_static_table()
-    assert table.dtype == np.float32 and table is load_static_table()  # read once
+    assert table.dtype == np.float16 and table is load_static_table()  # mapped once
+    assert isinstance(table, np.memmap) and not table.flags.writeable
     assert "Apache" in (STATIC_FOLDER / "NOTICE").read_text()  # the source model's licence
 
 
@@ -36,6 +37,13 @@ def test_the_default_embedder_finds_texts_by_meaning(tmp_path):
     )
     assert float(query @ mail) > float(query @ database)
     assert np.isclose(np.linalg.norm(query), 1.0, atol=1e-5)
+
+
+def test_the_mapped_float16_table_gives_the_float32_tables_vectors_bit_for_bit():
+    texts = ["def deliver(mail, smtp_server):", "QuerySet.bulk_create", "x", "ünïcode façade"]
+    mapped = StaticEmbedder().embed(texts)
+    widened = StaticEmbedder(np.asarray(load_static_table(), dtype=np.float32)).embed(texts)
+    assert mapped.dtype == np.float32 and np.array_equal(mapped, widened)
 
 
 def test_texts_without_usable_tokens_embed_as_zeros():
