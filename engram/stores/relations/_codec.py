@@ -12,7 +12,7 @@ object per distinct string and name chain (``Shared``) for the whole load.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, islice
 from typing import Any, get_args
 
 from engram.stores.relations._names import FileEdges
@@ -95,8 +95,11 @@ def _pairs(column: tuple[Any, ...], what: str, same: Shared) -> tuple[Any, ...]:
     """Check a column whose values are lists of string pairs; return them as tuples."""
     flat = list(chain.from_iterable(column))
     _columns(flat, (str, str), what)
-    share = same.column
-    return tuple(share(tuple(map(share, map(tuple, value)))) if value else () for value in column)
+    if not flat:
+        return ((),) * len(column)
+    # One tuple per distinct pair, shared in one call; then cut back into the rows' lists.
+    pairs = iter(same.column(tuple(map(tuple, flat))))
+    return same.column(tuple(tuple(islice(pairs, n)) for n in map(len, column)))
 
 
 def _definitions(value: Any, same: Shared) -> tuple[Definition, ...]:
