@@ -82,8 +82,13 @@ def _add_nodes(g: nx.MultiDiGraph, facts: Mapping[str, FileFacts]) -> None:
 
 
 def _add_edges(g: nx.MultiDiGraph, saved: Iterable[FileEdges]) -> None:
-    """Add edges to a graph that has none yet, as ``add_edge(src, dst, key=rel)`` would."""
+    """Add edges to a graph that has none yet, as ``add_edge(src, dst, key=rel)`` would.
+
+    Edges of one relation share one attribute dict (``{"relation": rel}``, never written
+    after this): a dict per edge is 184 bytes, 18 MB for Django's 100,000 edges.
+    """
     succ, pred = g._succ, g._pred
+    shared: dict[str, dict[str, str]] = {}
     for file_edges in saved:
         for src, dst, rel in file_edges.edges:
             out = succ.get(src)
@@ -92,6 +97,8 @@ def _add_edges(g: nx.MultiDiGraph, saved: Iterable[FileEdges]) -> None:
             keys = out.get(dst)
             if keys is None:
                 keys = out[dst] = pred[dst][src] = g.edge_key_dict_factory()
-            data = g.edge_attr_dict_factory()
-            data["relation"] = rel
+            data = shared.get(rel)
+            if data is None:
+                data = shared[rel] = g.edge_attr_dict_factory()
+                data["relation"] = rel
             keys[rel] = data

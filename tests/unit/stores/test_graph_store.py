@@ -330,3 +330,19 @@ def test_an_update_keeps_a_built_relation_graph_current(tmp_path):
     fresh = RelationIndex()
     build_relation_index(tmp_path, fresh)
     assert snapshot(graph) == snapshot(fresh)
+
+
+def test_a_loaded_graph_shares_names_and_edge_data_and_equals_the_built_one(tmp_path):
+    """Loading keeps one object per distinct name and one attribute dict per relation."""
+    write(tmp_path, FILES)
+    built = RelationIndex()
+    build_relation_index(tmp_path, built)
+    update_relation_index(tmp_path, state_of(tmp_path))
+    loaded = open_relation_index(tmp_path, state_of(tmp_path))
+    assert loaded.facts == built.facts and loaded.edges == built.edges
+    assert snapshot(loaded) == snapshot(built)
+    sources = [src for e in loaded.edges.values() for src, _, _ in e.edges]
+    assert len({id(s) for s in sources}) == len(set(sources)) < len(sources)
+    data = [d for *_, d in loaded.graph.edges(keys=True, data=True)]
+    assert all(d == {"relation": key} for *_, key, d in loaded.graph.edges(keys=True, data=True))
+    assert len({id(d) for d in data}) == len({d["relation"] for d in data}) < len(data)
