@@ -6,7 +6,10 @@ client a Python start, a few ``stat`` calls and one round trip. ``forward`` retu
 whenever the command should run in this process instead: forwarding is off
 (``ENGRAM_SERVE=off``), no server answers (one is then started in the background for the next
 command), the server refuses (another code version: it is asked to stop), its files are
-unsafe, or it does not answer in time.
+unsafe, or it does not answer in time. It is None too when the server dies during the command
+before the command wrote to this process's output or error or read its input (the server says
+``io`` just before the first time): nothing the user can see happened yet, so the command runs
+here. Once it did, the client reports the death instead of running the command twice.
 """
 
 from __future__ import annotations
@@ -146,7 +149,7 @@ def _converse(sock: socket.socket, args: list[str], cwd: str, paths: ServePaths)
     # runs nothing without this client's descriptors, which it has not had yet). Once they
     # are sent the command is the server's: no limit.
     sock.settimeout(QUEUE_WAIT_S)
-    started = interrupted = False
+    started = interrupted = used_streams = False
     while True:
         try:
             message, _ = receive_message(sock)
@@ -154,8 +157,12 @@ def _converse(sock: socket.socket, args: list[str], cwd: str, paths: ServePaths)
                 sock.settimeout(None)
                 send_message(sock, {"streams": True}, fds=[0, 1, 2])
         except (OSError, WireError):
-            if not started:  # it never ran: run it here, unless Ctrl-C already ended it
-                return EXIT_INTERRUPTED if interrupted else None
+            if interrupted:
+                return EXIT_INTERRUPTED
+            if not used_streams:  # nothing written or read yet: run it here instead
+                if started:
+                    start_server(paths)  # the server died: a new one for the next command
+                return None
             return _lost(paths)
         except KeyboardInterrupt:
             if interrupted:  # a second Ctrl-C: stop waiting for the server's answer
@@ -168,6 +175,8 @@ def _converse(sock: socket.socket, args: list[str], cwd: str, paths: ServePaths)
             continue
         if message.get("started"):
             started = True
+        elif message.get("io"):  # the command is about to write or read: it cannot be rerun
+            used_streams = True
         elif "exit" in message:
             return int(message["exit"])
 

@@ -16,7 +16,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from typing import Any, Protocol
 
@@ -35,9 +35,19 @@ class AppCommand(Protocol):
         ...
 
 
-def run_command(command: AppCommand, request: dict[str, Any], fds: list[int]) -> int:
-    """Run ``request`` (a ``run`` message) with the client's ``fds``; return its exit code."""
-    with _client_process(request, fds):
+def run_command(
+    command: AppCommand,
+    request: dict[str, Any],
+    fds: list[int],
+    on_first_io: Callable[[], None] = lambda: None,
+) -> int:
+    """Run ``request`` (a ``run`` message) with the client's ``fds``; return its exit code.
+
+    ``on_first_io`` is called once, before the command first writes to the client's output or
+    error or reads its input: until then a command that dies has had no effect the client
+    could see, and the client can run it again itself.
+    """
+    with _client_process(request, fds, _once(on_first_io)):
         try:
             command.main(
                 args=list(request["argv"]),
@@ -65,8 +75,50 @@ def _exit_code(code: object) -> int:
     return 1
 
 
+def _once(call: Callable[[], None]) -> Callable[[], None]:
+    done = False
+
+    def first() -> None:
+        nonlocal done
+        if not done:
+            done = True
+            call()
+
+    return first
+
+
+class _ClientFile(io.FileIO):
+    """The client's descriptor, announcing the command's first read or write of it."""
+
+    def __init__(self, fd: int, mode: str, announce: Callable[[], None]) -> None:
+        super().__init__(fd, mode, closefd=False)
+        self._announce = announce
+
+    def write(self, data: Any, /) -> int:
+        """Announce, then write (the client knows output began before any byte reaches it)."""
+        self._announce()
+        return super().write(data)
+
+    def readinto(self, buffer: Any, /) -> int | None:
+        """Announce, then read (input taken cannot be given to a second run)."""
+        self._announce()
+        return super().readinto(buffer)
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        """Announce, then read."""
+        self._announce()
+        return super().read(size)
+
+    def readall(self) -> bytes:
+        """Announce, then read to the end."""
+        self._announce()
+        return super().readall()
+
+
 @contextmanager
-def _client_process(request: dict[str, Any], fds: list[int]) -> Iterator[None]:
+def _client_process(
+    request: dict[str, Any], fds: list[int], announce: Callable[[], None]
+) -> Iterator[None]:
     """Take on the client's streams, environment, folder and argv; restore them after."""
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
@@ -83,8 +135,12 @@ def _client_process(request: dict[str, Any], fds: list[int]) -> Iterator[None]:
         os.chdir(request["cwd"])
         sys.argv = ["engram", *request["argv"]]
         out, err = request["streams"]
-        sys.stdin = open(0, encoding=out["encoding"], errors=out["errors"], closefd=False)  # noqa: SIM115
-        client_streams = (_writer(1, out), _writer(2, err))
+        sys.stdin = io.TextIOWrapper(
+            io.BufferedReader(_ClientFile(0, "r", announce)),
+            encoding=out["encoding"],
+            errors=out["errors"],
+        )
+        client_streams = (_writer(1, out, announce), _writer(2, err, announce))
         sys.stdout, sys.stderr = client_streams
         _point_log_handlers(saved_streams[2], sys.stderr)
         reset_consoles()
@@ -127,9 +183,9 @@ def _flush_or_drop(streams: Sequence[Any], owned: Sequence[io.TextIOWrapper]) ->
                 buffered.raw.close()
 
 
-def _writer(fd: int, settings: dict[str, Any]) -> io.TextIOWrapper:
+def _writer(fd: int, settings: dict[str, Any], announce: Callable[[], None]) -> io.TextIOWrapper:
     """Return a text stream on ``fd`` set up as the client's Python set up its own."""
-    raw = io.FileIO(fd, "w", closefd=False)
+    raw = _ClientFile(fd, "w", announce)
     return io.TextIOWrapper(
         io.BufferedWriter(raw),
         encoding=settings["encoding"],

@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from functools import partial
 from types import FrameType
 from typing import Any
 
@@ -301,7 +302,7 @@ class WarmServer:
                 raise AssertionError("a command ran before the server was prepared")
             self._running = True
             try:
-                code = run_command(self.command, job.request, job.fds)
+                code = run_command(self.command, job.request, job.fds, partial(_tell, job))
             finally:
                 self._running = False
             self.served += 1
@@ -353,3 +354,9 @@ class WarmServer:
             "projects": self.projects.projects(),
             "rss_mb": resident_mb(),
         }
+
+
+def _tell(job: Job) -> None:
+    """Tell the client its command is about to use its streams (it can no longer run it again)."""
+    with suppress(OSError):  # gone: the command's own read or write fails next
+        send_message(job.conn, {"io": True})

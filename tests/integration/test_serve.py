@@ -495,28 +495,92 @@ def test_the_server_runs_only_the_commands_a_client_hands_over(tmp_path, argv):
         server.stop()
 
 
-def test_a_server_killed_during_a_command_is_reported_not_rerun(tmp_path):
+def killed_mid_command_home(tmp_path: Path) -> tuple[Path, Path, Server]:
+    """A home with the project indexed and a fact saved, and a server of its own."""
     home = tmp_path / "home"
     project = make_project(tmp_path / "project")
     assert engram(home, "index", str(project), serve=False).returncode == 0
-    server = Server(home)
+    assert engram(home, "memory", "save", *FACTS[0], serve=False, cwd=project).returncode == 0
+    return home, project, Server(home)
+
+
+def batch_through_fifo(
+    home: Path, project: Path, fifo: Path, *, serve: bool, kill: Server | None = None
+):
+    """Run ``memory search --batch FIFO``; kill the server ``kill`` while it waits on the FIFO."""
+    client = start_client(
+        home,
+        project,
+        "memory",
+        "search",
+        "--json",
+        "--batch",
+        str(fifo),
+        stdout=subprocess.PIPE,
+        serve=serve,
+    )
+    if kill is not None:  # the server's command runs (it has the client's stdout), waiting
+        pid = kill.pid
+        wait_for(lambda: os.readlink(f"/proc/{pid}/fd/1").startswith("pipe:"), "never started")
+        os.kill(pid, signal.SIGKILL)
+        # Gone before the batch is written: a reader still blocked in the dying server would
+        # take the write, and the client's own run would wait for a batch that never comes.
+        assert kill.process.wait(timeout=10) == -signal.SIGKILL
+    deadline = time.monotonic() + 60
+    while True:  # whoever runs it now opens the FIFO to read the batch
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:  # ENXIO: nobody reads it yet
+            assert time.monotonic() < deadline, "the batch was never read"
+            time.sleep(0.05)
+    os.write(fd, b'{"query": "password hash"}\n')
+    os.close(fd)
+    out, err = client.communicate(timeout=120)
+    return client.returncode, out, err
+
+
+def test_a_server_killed_before_its_command_wrote_anything_is_run_by_the_client(tmp_path):
+    home, project, server = killed_mid_command_home(tmp_path)
+    fifo = tmp_path / "queries.fifo"
+    os.mkfifo(fifo)
     try:
-        client = subprocess.Popen(
-            [ENGRAM, "context", "fix the password check", "--path", str(project)],
-            env=environ(home, serve=True),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        fd1 = Path(f"/proc/{server.pid}/fd/1")
-        deadline = time.monotonic() + 30
-        while not os.readlink(fd1).startswith("pipe:"):  # the command writes to the client now
-            assert time.monotonic() < deadline
+        here = batch_through_fifo(home, project, fifo, serve=False)
+        there = batch_through_fifo(home, project, fifo, serve=True, kill=server)
+        assert here[0] == 0 and b"hashed with hash_password" in here[1]
+        assert there == here  # the same answer, run by the client itself
+        wait_for(lambda: status(home).get("running"), "no new server was started")
+    finally:
+        server.stop()
+        subprocess.run([ENGRAM, "serve", "--stop"], env=environ(home, serve=True), check=False)
+
+
+def test_a_server_killed_after_its_command_wrote_is_reported_not_rerun(tmp_path):
+    home, project, server = killed_mid_command_home(tmp_path)
+    batch = tmp_path / "queries.jsonl"
+    batch.write_text('{"query": "password hash"}\n' * 5000)
+    read, write = os.pipe()  # nobody reads it: the command blocks once the pipe is full
+    client = start_client(
+        home,
+        project,
+        "memory",
+        "search",
+        "--json",
+        "--batch",
+        str(batch),
+        stdout=write,
+        serve=True,
+    )
+    os.close(write)
+    try:
+        wait_for(lambda: pending(read) >= 60_000, "the command never filled its pipe")
         os.kill(server.pid, signal.SIGKILL)
         _, err = client.communicate(timeout=60)
         assert client.returncode == 1
         assert b"the warm server stopped during this command" in err
     finally:
+        client.kill()
+        os.close(read)
         server.stop()
 
 

@@ -35,6 +35,11 @@ SCENARIO = textwrap.dedent(
 
     class Command:
         def main(self, args, prog_name, **extra):
+            if MODE == "silent":  # returns without touching the client's streams
+                return
+            if MODE == "reads":  # takes the client's input, writes nothing
+                sys.stdin.read()
+                return
             print("LEAKED OUTPUT " * 10)  # stays in the writer's buffer
             if MODE == "ctrl-c":  # the Ctrl-C lands while the output is being flushed
                 kept.append(sys.stdout)
@@ -42,8 +47,11 @@ SCENARIO = textwrap.dedent(
             else:  # the client went away: its pipe is closed
                 os.close(read)
 
+    announced = []
     try:
-        code = run_command(Command(), request, [null, write, write])
+        code = run_command(
+            Command(), request, [null, write, write], lambda: announced.append(os.getpid())
+        )
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:  # the server logs "a client left"
@@ -53,7 +61,7 @@ SCENARIO = textwrap.dedent(
         os.readlink(f"/proc/self/fd/{null}")
     )
     gc.collect()  # a writer still holding the output would flush it now, onto fd 1
-    print(f"code={code} restored={restored}", flush=True)
+    print(f"code={code} restored={restored} announced={len(announced)}", flush=True)
     if MODE == "ctrl-c":
         os.set_blocking(read, False)
         try:
@@ -80,7 +88,21 @@ def test_a_command_ended_by_ctrl_c_or_a_gone_client_restores_the_server_and_drop
     out = done.stdout.decode()
     assert "restored=True" in out, out
     assert "LEAKED OUTPUT" not in out  # never written onto the server's own stdout later
-    if mode == "ctrl-c":
-        assert "code=130" in out and "the client got 0 bytes" in out
-    else:
-        assert "code=gone" in out
+    if mode == "ctrl-c":  # interrupted before a byte was written: the client was never told
+        assert "code=130" in out and "announced=0" in out and "the client got 0 bytes" in out
+    else:  # told once, before the first write (which failed)
+        assert "code=gone" in out and "announced=1" in out
+
+
+@pytest.mark.parametrize(("mode", "told"), [("silent", 0), ("reads", 1)])
+def test_the_client_is_told_before_its_input_is_read_and_only_then(mode, told, tmp_path):
+    """Until told, a client whose server died may run the command itself."""
+    done = subprocess.run(
+        [sys.executable, "-c", SCENARIO, mode],
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"code=0 restored=True announced={told}" in done.stdout.decode()
