@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +10,13 @@ from langgraph.runtime import Runtime
 
 from engram.graph import Context, Deps, State, StateUpdate
 from engram.stores import StoreError
-from engram.stores.codeindex import Located, exact_terms, grep_terms, locate_on_the_fly
+from engram.stores.codeindex import (
+    Located,
+    exact_terms,
+    grep_terms,
+    locate_on_the_fly,
+    smallest_containing,
+)
 from engram.stores.files import FileDerived
 
 MAX_EXACT_HITS = 20
@@ -27,13 +33,15 @@ def bounded_locator(
     max_file_bytes: int = MAX_CHUNKED_FILE_BYTES,
     *,
     known: FileDerived[list[Located]] | None = None,
+    indexed: Callable[[str], Sequence[Located] | None] | None = None,
 ) -> Callable[[str, int], Located | None]:
     """Return a locator that chunks matched files up to ``max_file_bytes`` each.
 
     A match in a larger file is located as its single line, so the cost of a search does not
     depend on how big the matched files are, and the same tree and terms always give the
     same locations. ``known`` keeps files' chunks between searches (see
-    ``locate_on_the_fly``).
+    ``locate_on_the_fly``); ``indexed`` gives a file's chunks as the code index holds them
+    while the file is unchanged (the same chunks, without parsing it), or None.
     """
     chunked = locate_on_the_fly(root, known=known)
     small: dict[str, bool] = {}
@@ -45,7 +53,8 @@ def bounded_locator(
             except OSError:
                 return None
         if small[path]:
-            return chunked(path, line)
+            chunks = indexed(path) if indexed is not None else None
+            return chunked(path, line) if chunks is None else smallest_containing(chunks, line)
         return Located(path, line, line, "", "line", f"{path}:{line}")
 
     return locate
@@ -53,7 +62,9 @@ def bounded_locator(
 
 def _search(context: Context, task: str, deps: Deps) -> list[dict[str, Any]]:
     root = context.project_path
-    locate = bounded_locator(root, known=deps.located_chunks)
+    index = deps.opened_code_index(context)  # open already (a branch, a warm server): no wait
+    indexed = index.indexed_chunks if index is not None else None
+    locate = bounded_locator(root, known=deps.located_chunks, indexed=indexed)
     located = grep_terms(
         root, exact_terms(task), locate, max_files=MAX_EXACT_HITS, ignore_check=deps.ignore_files
     )

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         exact_terms,
         grep_terms,
         locate_on_the_fly,
+        smallest_containing,
     )
     from engram.stores.codeindex._file_kinds import FileKind, kinds_for_task
     from engram.stores.codeindex._fusion import RRF_K, TRANSFORMER_WEIGHTS, aggregate_files, rrf
@@ -68,6 +69,7 @@ __all__ = [
     "read_issue",
     "release_embedded_chroma",
     "rrf",
+    "smallest_containing",
     "walk_for_index",
 ]
 
@@ -84,6 +86,7 @@ __getattr__, __dir__ = lazy_face(
             "exact_terms",
             "grep_terms",
             "locate_on_the_fly",
+            "smallest_containing",
         ),
         "engram.stores.codeindex._file_kinds": ("FileKind", "kinds_for_task"),
         "engram.stores.codeindex._fusion": (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -267,7 +267,7 @@ def locate_on_the_fly(
     return locate
 
 
-def smallest_containing(chunks: list[Located], line: int) -> Located | None:
+def smallest_containing(chunks: Sequence[Located], line: int) -> Located | None:
     """Return the narrowest chunk whose line range holds ``line``."""
     best: Located | None = None
     for chunk in chunks:

@@ -167,7 +167,11 @@ class ProjectCodeIndex:
         self._lexical: tuple[SegmentedLexical, int] | None = None
         self._located: tuple[int, dict[str, Located]] | None = None
         self._files: tuple[int, ProjectFiles] | None = None
-        self._by_file: tuple[dict[str, Located], dict[str, tuple[Located, ...]]] | None = None
+        self._by_file: (
+            tuple[dict[str, Located], dict[str, tuple[Located, ...]], dict[str, tuple[int, int]]]
+            | None
+        ) = None
+        """The chunk map it was derived from, each file's chunks, each file's (size, mtime)."""
         # Nodes and tools may call one index from worker threads; SQLite connections and the
         # cached segments are not safe to share concurrently.
         self._lock = threading.RLock()
@@ -468,14 +472,38 @@ class ProjectCodeIndex:
             by_path: dict[str, list[Located]] = {}
             for chunk in located.values():
                 by_path.setdefault(chunk.path, []).append(chunk)
+            stamps = {p: (r.size, r.mtime_ns) for p, r in self.manifest.files().items()}
             self._by_file = (
                 located,
                 {
                     path: tuple(sorted(chunks, key=lambda c: c.start_line))
                     for path, chunks in by_path.items()
                 },
+                stamps,
             )
         return self._by_file[1]
+
+    def indexed_chunks(self, path: str) -> tuple[Located, ...] | None:
+        """Return ``path``'s chunks as indexed while the file is as it was indexed, else None.
+
+        The chunks ``chunk_file`` would cut from the file now (the same chunker), without
+        parsing it. Answered from tables already built by the localizer, one ``stat`` per
+        call: never a manifest query and never the index's lock, so exact search, which runs
+        beside the other retrieval branches, does not wait on them. None when the tables are
+        not built yet, the file is not indexed, or its size or time differ from the index's.
+        """
+        built = self._by_file  # one read: the tables of one generation
+        if built is None:
+            return None
+        _, by_path, stamps = built
+        chunks, stamp = by_path.get(path), stamps.get(path)
+        if chunks is None or stamp is None:
+            return None
+        try:
+            info = (self.root / path).stat()
+        except OSError:
+            return None
+        return chunks if (info.st_size, info.st_mtime_ns) == stamp else None
 
     def _identifier_hits(self, terms: list[str]) -> list[tuple[Located, float]]:
         """Find the chunks holding each named identifier through the BM25 postings.

@@ -128,3 +128,42 @@ async def test_search_semantic_notes_a_chroma_server_that_is_down(tmp_path):
     assert out["code_hits"][0]["path"] == "report.py"
     [note] = out["notes"]
     assert "http://u:***@chroma:8000 cannot be reached" in note and "pw-5678" not in note
+
+
+def test_an_unchanged_files_chunks_come_from_the_index_and_a_changed_ones_are_cut_again(
+    tmp_path,
+):
+    root = project(tmp_path)
+    index = open_memory_code_index(root, embedder=HashEmbedder())
+    index.update()
+    assert index.indexed_chunks("billing.py") is None  # the localizer's tables are not built
+    index.localized_chunks("Invoice.total_amount is wrong")  # builds them
+    indexed = index.indexed_chunks("billing.py")
+    on_the_fly = bounded_locator(root)
+    assert indexed and [on_the_fly("billing.py", c.start_line) for c in indexed] == [
+        bounded_locator(root, indexed=index.indexed_chunks)("billing.py", c.start_line)
+        for c in indexed
+    ]
+    assert index.indexed_chunks("missing.py") is None
+    text = (root / "billing.py").read_text()
+    (root / "billing.py").write_text("# moved down\n" + text)
+    assert index.indexed_chunks("billing.py") is None  # changed since indexed: cut again
+    moved = bounded_locator(root, indexed=index.indexed_chunks)("billing.py", 3)
+    assert moved is not None and (moved.symbol, moved.start_line, moved.end_line) == (
+        "Invoice.total_amount(self)",
+        3,
+        4,
+    )  # where the method is now, one line further down than the index has it
+
+
+@pytest.mark.integration  # runs ripgrep
+async def test_search_exact_gives_the_same_hits_with_the_index_open_or_not(tmp_path):
+    root = project(tmp_path)
+    index = open_memory_code_index(root, embedder=HashEmbedder())
+    index.update()
+    index.localized_chunks("Invoice.total_amount is wrong")
+    state = State(task="Why is Invoice.total_amount wrong in monthly_report?")
+    alone = search_exact(state, runtime(root), deps=Deps())["code_hits"]
+    deps = Deps(open_code_index=lambda c: index)
+    assert deps.code_index(runtime(root).context) is index  # open, as after the branches ran
+    assert search_exact(state, runtime(root), deps=deps)["code_hits"] == alone
