@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from engram.graph import Context
-from engram.graph._warm_resources import KeptName
+from engram.graph._warm_resources import WARM_RESOURCES, KeptName
 from engram.stores import StoreError
 from engram.stores.files import is_skipped_dir
 
@@ -107,7 +107,27 @@ class WarmProjects:
             self._close_least_used()
             if name == "code_index":
                 self._follow(kept, context)
+            elif _key("code_index", context) not in self._kept:
+                self._keep_code_index(context)
             return value
+
+    def _keep_code_index(self, context: Context) -> None:
+        """Keep the project's code index too, so that its watcher follows the project.
+
+        The watcher is the code index's: it updates the code index from each change and
+        hands the relation index the same walk and parsed trees. A project a command opened
+        only the relation index of (``engram graph``, ``engram slice``) is followed as well;
+        one never indexed (no code index to keep) is not.
+        """
+        from engram.graph.retrieval import open_project_index
+
+        token = WARM_RESOURCES.set(self)  # the opener asks this keeper, which keeps it
+        try:
+            open_project_index(context)
+        except (OSError, StoreError) as exc:
+            log.info("engram serve: not following %s: %s", context.project_path, exc)
+        finally:
+            WARM_RESOURCES.reset(token)
 
     def _close_least_used(self) -> None:
         """Close the least recently used projects beyond ``MAX_PROJECTS`` (a server's memory)."""

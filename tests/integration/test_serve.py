@@ -292,13 +292,33 @@ def test_a_saved_file_is_found_by_search_within_a_second_or_two(warm):
 def test_the_relation_index_follows_a_saved_file_too(warm):
     """A new caller saved under the server's watch shows in ``engram graph`` through it."""
     home, project, _ = warm
+    assert_graph_follows_a_saved_caller(home, project)
+
+
+def test_a_project_only_engram_graph_opened_is_followed_too(tmp_path):
+    """The watcher is the code index's: a server that only ever ran ``graph`` keeps one too."""
+    home = tmp_path / "home"
+    project = make_project(tmp_path / "project")
+    assert engram(home, "index", str(project), serve=False).returncode == 0
+    server = Server(home)
+    try:
+        assert_graph_follows_a_saved_caller(home, project)
+    finally:
+        server.stop()
+
+
+def assert_graph_follows_a_saved_caller(home: Path, project: Path) -> None:
     engram(home, "graph", "check_password", "--json", cwd=project)  # kept and followed now
-    (project / "app" / "audit.py").write_text(
+    caller = (
         "from app.auth import check_password\n\n\n"
         "def audit_login(user, password):\n    return check_password(user, password)\n"
     )
-    written = time.monotonic()
-    while time.monotonic() - written < 20:
+    started = written = time.monotonic()
+    (project / "app" / "audit.py").write_text(caller)
+    while time.monotonic() - started < 20:
+        if time.monotonic() - written > 3:  # saved again: the watcher may have been starting
+            (project / "app" / "audit.py").write_text(caller)
+            written = time.monotonic()
         there = engram(home, "graph", "check_password", "--json", cwd=project)
         if b"audit_login" in there.stdout:
             break
