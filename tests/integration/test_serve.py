@@ -524,21 +524,17 @@ def killed_mid_command_home(tmp_path: Path) -> tuple[Path, Path, Server]:
     return home, project, Server(home)
 
 
+def start_batch(home: Path, project: Path, batch: Path, *, stdout: object, serve: bool):
+    """Start ``engram memory search --json --batch BATCH``."""
+    args = ("memory", "search", "--json", "--batch", str(batch))
+    return start_client(home, project, *args, stdout=stdout, serve=serve)
+
+
 def batch_through_fifo(
     home: Path, project: Path, fifo: Path, *, serve: bool, kill: Server | None = None
 ):
     """Run ``memory search --batch FIFO``; kill the server ``kill`` while it waits on the FIFO."""
-    client = start_client(
-        home,
-        project,
-        "memory",
-        "search",
-        "--json",
-        "--batch",
-        str(fifo),
-        stdout=subprocess.PIPE,
-        serve=serve,
-    )
+    client = start_batch(home, project, fifo, stdout=subprocess.PIPE, serve=serve)
     if kill is not None:  # the server's command runs (it has the client's stdout), waiting
         pid = kill.pid
         wait_for(lambda: os.readlink(f"/proc/{pid}/fd/1").startswith("pipe:"), "never started")
@@ -580,17 +576,7 @@ def test_a_server_killed_after_its_command_wrote_is_reported_not_rerun(tmp_path)
     batch = tmp_path / "queries.jsonl"
     batch.write_text('{"query": "password hash"}\n' * 5000)
     read, write = os.pipe()  # nobody reads it: the command blocks once the pipe is full
-    client = start_client(
-        home,
-        project,
-        "memory",
-        "search",
-        "--json",
-        "--batch",
-        str(batch),
-        stdout=write,
-        serve=True,
-    )
+    client = start_batch(home, project, batch, stdout=write, serve=True)
     os.close(write)
     try:
         wait_for(lambda: pending(read) >= 60_000, "the command never filled its pipe")

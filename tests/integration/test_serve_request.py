@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -77,15 +78,7 @@ SCENARIO = textwrap.dedent(
 def test_a_command_ended_by_ctrl_c_or_a_gone_client_restores_the_server_and_drops_its_output(
     mode, tmp_path
 ):
-    done = subprocess.run(
-        [sys.executable, "-c", SCENARIO, mode],
-        capture_output=True,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    out = done.stdout.decode()
+    out = scenario(mode, tmp_path)
     assert "restored=True" in out, out
     assert "LEAKED OUTPUT" not in out  # never written onto the server's own stdout later
     if mode == "ctrl-c":  # interrupted before a byte was written: the client was never told
@@ -97,12 +90,17 @@ def test_a_command_ended_by_ctrl_c_or_a_gone_client_restores_the_server_and_drop
 @pytest.mark.parametrize(("mode", "told"), [("silent", 0), ("reads", 1)])
 def test_the_client_is_told_before_its_input_is_read_and_only_then(mode, told, tmp_path):
     """Until told, a client whose server died may run the command itself."""
+    assert f"code=0 restored=True announced={told}" in scenario(mode, tmp_path)
+
+
+def scenario(mode: str, folder: Path) -> str:
+    """Run SCENARIO in ``mode`` in its own interpreter; return what it printed."""
     done = subprocess.run(
         [sys.executable, "-c", SCENARIO, mode],
         capture_output=True,
-        cwd=tmp_path,
+        cwd=folder,
         timeout=60,
         check=False,
     )
     assert done.returncode == 0, done.stderr.decode()
-    assert f"code=0 restored=True announced={told}" in done.stdout.decode()
+    return done.stdout.decode()
