@@ -45,6 +45,8 @@ def bounded_locator(
     """
     chunked = locate_on_the_fly(root, known=known)
     small: dict[str, bool] = {}
+    as_indexed: dict[str, Sequence[Located] | None] = {}
+    """Each file's indexed chunks, asked once per file (a ``stat`` each), not once per line."""
 
     def locate(path: str, line: int) -> Located | None:
         if path not in small:
@@ -52,8 +54,9 @@ def bounded_locator(
                 small[path] = (root / path).stat().st_size <= max_file_bytes
             except OSError:
                 return None
+            as_indexed[path] = indexed(path) if indexed is not None and small[path] else None
         if small[path]:
-            chunks = indexed(path) if indexed is not None else None
+            chunks = as_indexed[path]
             return chunked(path, line) if chunks is None else smallest_containing(chunks, line)
         return Located(path, line, line, "", "line", f"{path}:{line}")
 
