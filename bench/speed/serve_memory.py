@@ -23,15 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from engram.cli._serve_memory import release_free_memory, resident_mb  # noqa: E402
+
 TASK = "QuerySet.bulk_create() crashes with update_conflicts on a model with a db_column"
-
-
-def rss_mb() -> float:
-    """Return this process's resident set size in MB (``VmRSS``)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise SystemExit("no VmRSS in /proc/self/status")
 
 
 def main() -> None:
@@ -41,14 +35,13 @@ def main() -> None:
     parser.add_argument("--task", default=TASK)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    steps: list[tuple[str, float]] = [("Python started", rss_mb())]
+    steps: list[tuple[str, float]] = [("Python started", resident_mb())]
 
     def step(label: str) -> None:
         gc.collect()
-        steps.append((label, rss_mb()))
+        steps.append((label, resident_mb()))
 
     from bench.context.pipeline import compose, run_pack
-    from engram.cli._serve_memory import release_free_memory
     from engram.graph import Context, Deps
     from engram.graph.retrieval import open_project_index
     from engram.stores.relations import open_relation_index
