@@ -104,6 +104,7 @@ def main() -> None:
                                 e and any(symbol == n or symbol.endswith("." + n) for n in e.names)
                             )
                         ),
+                        "changed": (e.changed.get(symbol.rsplit(".", 1)[-1], 0.0) if e else 0.0),
                         "mentions": len(words & tokens),
                         "dense": float(sum(a * b for a, b in zip(issue_vec, vec, strict=True))),
                     }

@@ -183,3 +183,88 @@ def test_the_index_ranks_with_history_and_without(repo: Path, tmp_path: Path):
     hits = index.localize_files("parser crash on empty input", k=5)
     reasons = {h.path: h.reasons for h in hits}
     assert any(r.startswith("touched by 'fix: parser crash") for r in reasons["pkg/parser.py"])
+
+
+def test_each_commit_names_the_functions_its_hunks_changed(tmp_path: Path):
+    root = tmp_path / "fns"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    body = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(8))
+    commit(
+        root, "Add the shapes", 0, pkg__shapes=f"class Shape:\n{body}\ndef area():\n    return 0\n"
+    )
+    changed = body.replace("return 5", "return 50")
+    commit(
+        root,
+        "fix: m5 of a shape is wrong",
+        1,
+        pkg__shapes=f"class Shape:\n{changed}\ndef area():\n    return 0\n\n"
+        "async def perimeter():\n    return 1\n",
+    )
+    # a removed line that reads like a file header, and a def in a string, are not names
+    commit(
+        root,
+        "Notes",
+        2,
+        pkg__notes="x = '''\n-- a/../../etc/passwd\n'''\n",
+    )
+    commit(root, "Notes again", 3, pkg__notes="x = '''\n+++ b/../../etc/passwd\n'''\n")
+    history = refresh_history(root, tmp_path / "state")
+    assert history.note == ""
+    by_message = {c.message: dict(c.functions) for c in history.commits}
+    assert by_message["fix: m5 of a shape is wrong"] == {"pkg/shapes.py": ("m5", "perimeter")}
+    assert by_message["Add the shapes"]["pkg/shapes.py"][:2] == ("Shape", "m0")
+    assert {p for c in history.commits for p, _ in c.functions} == {"pkg/shapes.py"}
+    assert load_history(tmp_path / "state").commits == history.commits  # stored with them
+    tables = HistoryTables.build(history)
+    features = history_features(
+        tables, ["pkg/shapes.py", "pkg/notes.py"], text_ranks={}, query="m5 shape wrong value"
+    )
+    assert features.functions["pkg/shapes.py"]["m5"] == 1.0
+    assert "m3" not in features.functions["pkg/shapes.py"]
+
+
+def test_functions_come_from_head_only_and_a_stopped_git_keeps_the_rest(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    history = refresh_history(repo, tmp_path / "state")
+    named = {name for c in history.commits for _, names in c.functions for name in names}
+    assert named >= {"parse", "lex"}
+    assert not any(p == "pkg/secret.py" for c in history.commits for p, _ in c.functions)
+    bulk = next(c for c in history.commits if c.message.startswith("Reformat"))
+    assert bulk.functions == ()  # a bulk commit's hunks are not read
+    # a mirror lacking a blob makes git stop part-way: the commits read before keep theirs
+    from engram.stores.history import _mining
+
+    real = _mining.run_git
+
+    def stops_early(root, *args, data=None):  # noqa: ANN001, ANN202
+        done = real(root, *args, data=data)
+        if data is None:
+            return done
+        cut = done.stdout.rfind(_mining.RECORD.encode())
+        return subprocess.CompletedProcess(done.args, 128, done.stdout[: cut + 60], b"fatal")
+
+    monkeypatch.setattr(_mining, "run_git", stops_early)
+    partial = refresh_history(repo, tmp_path / "state2")
+    assert "git stopped early" in partial.note
+    assert len(partial.commits) == len(history.commits)
+    read = [c for c in partial.commits if c.functions]
+    assert read and len(read) < len([c for c in history.commits if c.functions])
+
+
+def test_a_version_one_history_is_still_read_then_mined_again(repo: Path, tmp_path: Path):
+    import json
+
+    state = tmp_path / "state"
+    refresh_history(repo, state)
+    data = json.loads((state / HISTORY_FILE).read_text())
+    data["version"] = 1
+    data["commits"] = [row[:6] for row in data["commits"]]
+    (state / HISTORY_FILE).write_text(json.dumps(data))
+    old = load_history(state)
+    assert old is not None and old.usable and old.version == 1
+    assert all(c.functions == () for c in old.commits)
+    again = refresh_history(repo, state)
+    assert again.version == 2 and any(c.functions for c in again.commits)
+    assert again.added == len(again.commits)

@@ -32,6 +32,9 @@ TITLE_WEIGHT = 10.0
 """Times the chunk's reciprocal rank in the title's BM25 list: half the whole text's."""
 RANK_OFFSET = 5
 """Added to a rank before taking its reciprocal, so the first few ranks stay close."""
+CHANGED_WEIGHT = 2.0
+"""Times the chunk's weight among the functions the past commits most like the issue
+changed (1 for the best commit's): as much as a name the issue mentions."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ def point_chunks(
     *,
     limit: int,
     fill: bool,
+    changed: Mapping[str, float] | None = None,
 ) -> list[Located]:
     """Return up to ``limit`` chunks of one file, the likeliest to change first.
 
@@ -67,6 +71,7 @@ def point_chunks(
         ranks: The chunks' ranks in the issue's BM25 lists.
         limit: Most chunks returned.
         fill: Also return chunks nothing points at (after the others, in file order).
+        changed: Functions of the file that similar past commits changed, with weights.
     """
     score: dict[str, float] = {}
     for line in lines:
@@ -79,6 +84,8 @@ def point_chunks(
         named = any(symbol == name or symbol.endswith("." + name) for name in names)
         total = score.get(chunk.key, 0.0) + (NAMED_WEIGHT if named else 0.0)
         total += ranks.score(chunk.key)
+        if changed:
+            total += CHANGED_WEIGHT * changed.get(symbol.rsplit(".", 1)[-1], 0.0)
         if total > 0:
             score[chunk.key] = total
     order = sorted(range(len(chunks)), key=lambda i: -score.get(chunks[i].key, 0.0))

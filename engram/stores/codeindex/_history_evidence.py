@@ -20,14 +20,12 @@ import math
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engram.stores.codeindex._bm25 import code_tokens, query_tokens
 from engram.stores.files import display_path
-from engram.stores.history import Commit, History
+from engram.stores.history import BULK_FILES, Commit, History
 
-BULK_FILES = 30
-"""A commit touching more files than this is bulk: left out of every history feature."""
 DECAY_DAYS = 90.0
 """A change's weight halves in about two months (``exp(-age / DECAY_DAYS)``)."""
 SEED_DEPTH = 10
@@ -66,6 +64,8 @@ class HistoryTables:
     lengths: tuple[int, ...]
     recency: Mapping[str, float]
     """File to its decayed change count."""
+    functions: tuple[Mapping[str, tuple[str, ...]], ...] = ()
+    """Per kept commit, HEAD-named file to the functions its hunks changed (when read)."""
 
     @classmethod
     def build(cls, history: History) -> HistoryTables:
@@ -75,13 +75,16 @@ class HistoryTables:
         files: list[tuple[str, ...]] = []
         weights: list[float] = []
         kept: list[Commit] = []
+        functions: list[Mapping[str, tuple[str, ...]]] = []
         for commit in history.commits:
             current = tuple(dict.fromkeys(alias.get(p, p) for p in commit.files))
+            changed = {alias.get(p, p): names for p, names in commit.functions}
             for old, new in commit.renames:
                 alias[old] = alias.get(new, new)
             if not 0 < commit.size <= BULK_FILES:
                 continue
             files.append(current)
+            functions.append(changed)
             weights.append(math.exp(-max(head_time - commit.time, 0) / DAY_S / DECAY_DAYS))
             kept.append(commit)
         touches: dict[str, list[int]] = defaultdict(list)
@@ -105,6 +108,7 @@ class HistoryTables:
             {t: tuple(v) for t, v in postings.items()},
             tuple(lengths),
             dict(recency),
+            tuple(functions),
         )
 
 
@@ -116,6 +120,9 @@ class HistoryFeatures:
     cochange: dict[str, float]
     fixes: dict[str, float]
     reasons: dict[str, list[str]]
+    functions: dict[str, dict[str, float]] = field(default_factory=dict)
+    """File to the functions the past commits most like the issue changed in it (name to the
+    commit's score over the best one's): where in a file the fix is likeliest to land."""
 
 
 def history_features(
@@ -139,8 +146,10 @@ def history_features(
             changes = len(tables.touches.get(path, ()))
             reasons[path].append(f"{RECENCY_REASON} ({changes} commits)")
     cochange = _cochange(tables, known_set, text_ranks, reasons)
-    fixes = _fixes(tables, known_set, query, reasons)
-    return HistoryFeatures(recency, cochange, fixes, dict(reasons))
+    similar = similar_commits(tables, query)
+    fixes = _fixes(tables, known_set, similar, reasons)
+    functions = _fixed_functions(tables, known_set, similar)
+    return HistoryFeatures(recency, cochange, fixes, dict(reasons), functions)
 
 
 def seed_weights(text_ranks: Mapping[str, Sequence[str]], known: set[str]) -> dict[str, float]:
@@ -185,13 +194,11 @@ def _cochange(
     return out
 
 
-def _fixes(
-    tables: HistoryTables, known: set[str], query: str, reasons: dict[str, list[str]]
-) -> dict[str, float]:
-    """Credit the files of the past commits whose messages match the issue best (BM25)."""
+def similar_commits(tables: HistoryTables, query: str) -> list[tuple[int, float]]:
+    """Return the ``FIX_COMMITS`` kept commits whose messages match the issue best (BM25)."""
     n = len(tables.commits)
     if not n:
-        return {}
+        return []
     mean_length = sum(tables.lengths) / n or 1.0
     scores: dict[int, float] = defaultdict(float)
     for term in query_tokens(query):
@@ -202,7 +209,38 @@ def _fixes(
         for i, tf in posting:
             norm = BM25_K1 * (1 - BM25_B + BM25_B * tables.lengths[i] / mean_length)
             scores[i] += idf * tf * (BM25_K1 + 1) / (tf + norm)
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:FIX_COMMITS]
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:FIX_COMMITS]
+
+
+def _fixed_functions(
+    tables: HistoryTables, known: set[str], ranked: Sequence[tuple[int, float]]
+) -> dict[str, dict[str, float]]:
+    """Return the functions the similar past commits changed, per file.
+
+    Each name gets its best commit's score over the best one's; a commit changing many files
+    counts less, as in ``_fixes``.
+    """
+    if not ranked or not tables.functions:
+        return {}
+    top = ranked[0][1]
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for i, value in ranked:
+        changed = tables.functions[i]
+        paths = [p for p in tables.files[i] if p in known]
+        for path in paths:
+            gain = value / top / math.sqrt(len(paths))
+            for name in changed.get(path, ()):
+                out[path][name] = max(out[path].get(name, 0.0), gain)
+    return dict(out)
+
+
+def _fixes(
+    tables: HistoryTables,
+    known: set[str],
+    ranked: Sequence[tuple[int, float]],
+    reasons: dict[str, list[str]],
+) -> dict[str, float]:
+    """Credit the files of the past commits whose messages match the issue best (BM25)."""
     if not ranked:
         return {}
     top = ranked[0][1]

@@ -109,6 +109,8 @@ class FileEvidence:
     """Lines of this file that traceback frames point at, innermost first."""
     names: list[str] = field(default_factory=list)
     """Names the issue mentions that this file defines."""
+    changed: dict[str, float] = field(default_factory=dict)
+    """Functions of this file that past commits like the issue changed (name to weight)."""
 
     def ordered_reasons(self) -> list[str]:
         """Return the reasons: what the issue names, then history, text ranks, recency last."""
@@ -281,6 +283,8 @@ def _history(history: HistoryFeatures, ev) -> None:  # noqa: ANN001
             setattr(ev(path), name, value)
     for path, reasons in history.reasons.items():
         ev(path).reasons.extend(reasons)
+    for path, changed in history.functions.items():
+        ev(path).changed = changed
 
 
 def _definitions(signals: IssueSignals, files: ProjectFiles, ev) -> None:  # noqa: ANN001

@@ -8,6 +8,7 @@ from engram._lazy import lazy_face
 
 if TYPE_CHECKING:
     from engram.stores.history._mining import (
+        BULK_FILES,
         GIT_TIMEOUT_S,
         MAX_COMMITS,
         Commit,
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "BULK_FILES",
     "Commit",
     "GIT_TIMEOUT_S",
     "HISTORY_FILE",
@@ -35,6 +37,7 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "engram.stores.history._mining": (
+            "BULK_FILES",
             "GIT_TIMEOUT_S",
             "MAX_COMMITS",
             "Commit",

@@ -39,10 +39,57 @@ LOG_SETTINGS = (
     "core.quotePath=false",
 )
 """No signature checks (they start gpg), bounded rename detection, paths as bytes."""
+LOG_OPTIONS = (
+    "--no-show-signature",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--no-mailmap",
+    "--relative",
+    f"--find-renames={EXACT_RENAMES}",
+)
+"""``git log`` options of every read: no program started, paths relative to the folder, exact
+renames followed."""
 NO_FETCH = {"GIT_NO_LAZY_FETCH": "1"}
 """A partial clone must not fetch missing objects from its remote while engram reads it."""
 PARTIAL_CLONE_KEYS = r"^(extensions\.partialclone|remote\..*\.promisor)$"
 """Settings that make a clone partial: objects it lacks are fetched on demand."""
+BULK_FILES = 30
+"""A commit touching more files than this is bulk (reformatting, vendoring, mass renames): it
+says nothing about which files or functions belong together, and its hunks are not read."""
+FUNCTION_COMMITS = 3_000
+"""Newest non-bulk commits whose hunks are read for the functions they changed. Reading hunks
+diffs file contents, so it is bounded apart from the commit list (about 1.5 s per 2,000
+commits of yt-dlp)."""
+FUNCTIONS_PER_FILE = 12
+"""Function names kept per file and commit."""
+FUNCTION_ATTRIBUTES = "".join(
+    f"*.{ext} diff={driver}\n"
+    for driver, exts in (
+        ("python", ("py", "pyi", "pyx")),
+        ("golang", ("go",)),
+        ("rust", ("rs",)),
+        ("java", ("java", "kt")),
+        ("ruby", ("rb",)),
+        ("php", ("php",)),
+        ("cpp", ("c", "h", "cc", "cpp", "hpp", "cxx")),
+        ("csharp", ("cs",)),
+    )
+    for ext in exts
+)
+"""git's own hunk-header patterns per language (``userdiff``), so a hunk inside a method names
+the method. Passed as ``core.attributesFile``: a repository's own attributes still come first,
+and can only choose another pattern (external diff programs and text conversion stay off)."""
+_DEFINED = re.compile(
+    r"[ \t]*(?:(?:async|export|default|pub(?:\([^)]*\))?|static|public|private|protected"
+    r"|abstract|final|override)[ \t]+)*"
+    r"(?:def|class|function|func|fn|fun|sub|struct|interface|trait|impl|module)"
+    r"[ \t]+(?:\([^)]*\)[ \t]*)?([A-Za-z_$][\w$]*)"
+)
+"""A line that defines a function or class, and its name (Python, JavaScript, Go, Rust, …)."""
+_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+")
+"""A hunk's old-side line count (absent means 1)."""
+_CALLED = re.compile(r"([A-Za-z_$][\w$]*)[ \t]*\(")
 RECORD = "\x1e"
 FIELD = "\x1f"
 _HASH = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
@@ -62,6 +109,9 @@ class Commit:
     """(old path, new path) for each file the commit renamed."""
     size: int = 0
     """How many files the commit touched (``files`` may be cut shorter)."""
+    functions: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(path, names of the functions and classes its hunks changed), for the files whose hunks
+    were read (the newest ``FUNCTION_COMMITS`` non-bulk commits)."""
 
 
 class HistoryUnavailable(Exception):
@@ -92,13 +142,7 @@ def git_log(root: Path, *, since: str = "", limit: int = MAX_COMMITS) -> str:
         "log",
         span,
         f"--max-count={limit}",
-        "--no-show-signature",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-color",
-        "--no-mailmap",
-        "--relative",
-        f"--find-renames={EXACT_RENAMES}",
+        *LOG_OPTIONS,
         "--name-status",
         "-z",
         f"--format={RECORD}%H{FIELD}%ct{FIELD}%B{FIELD}",
@@ -109,12 +153,14 @@ def git_log(root: Path, *, since: str = "", limit: int = MAX_COMMITS) -> str:
     return done.stdout.decode("utf-8", errors="replace")
 
 
-def run_git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def run_git(
+    root: Path, *args: str, data: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """Run a git plumbing command in ``root`` with the time limit; raise ``HistoryUnavailable``."""
     from engram.stores.files import run_plumbing
 
     try:
-        return run_plumbing(root, *args, env=NO_FETCH, timeout=GIT_TIMEOUT_S)
+        return run_plumbing(root, *args, data=data, env=NO_FETCH, timeout=GIT_TIMEOUT_S)
     except OSError as err:
         raise HistoryUnavailable(f"git could not run ({err.strerror or err})") from err
     except subprocess.TimeoutExpired as err:
@@ -177,3 +223,93 @@ def _safe_path(path: str) -> bool:
         return False
     pure = PurePosixPath(path)
     return not pure.is_absolute() and ".." not in pure.parts and "\\" not in path
+
+
+def git_functions(root: Path, shas: list[str]) -> tuple[dict[str, dict[str, list[str]]], str]:
+    """Read which functions each commit changed, from its hunks (``git log -p -U0``).
+
+    Returns per commit, per path, the names its hunk headers and changed ``def`` lines name;
+    and a note when git stopped early (a missing blob in a mirror, the time limit): the
+    commits read before that keep their functions, the rest have none.
+    """
+    if not shas:
+        return {}, ""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".gitattributes", encoding="utf-8") as attrs:
+        attrs.write(FUNCTION_ATTRIBUTES)
+        attrs.flush()
+        try:
+            done = run_git(
+                root,
+                *LOG_SETTINGS,
+                "-c",
+                f"core.attributesFile={attrs.name}",
+                "log",
+                "--stdin",
+                "--no-walk=unsorted",
+                "-p",
+                "-U0",
+                *LOG_OPTIONS,
+                f"--format={RECORD}%H",
+                "--",
+                data="".join(f"{sha}\n" for sha in shas if _HASH.fullmatch(sha)).encode(),
+            )
+        except HistoryUnavailable as err:
+            return {}, f"functions not read: {err}"
+    text = done.stdout.decode("utf-8", errors="replace")
+    records = text.split(RECORD)[1:]
+    note = ""
+    if done.returncode != 0:
+        records = records[:-1]  # the commit git stopped inside is incomplete
+        note = "functions read for the newest commits only (git stopped early)"
+    return dict(filter(None, map(_hunk_functions, records))), note
+
+
+def _hunk_functions(record: str) -> tuple[str, dict[str, list[str]]] | None:
+    """Parse one commit's ``-U0`` patch into (sha, path to changed function names)."""
+    sha, _, patch = record.partition("\n")
+    if not _HASH.fullmatch(sha.strip()):
+        return None
+    out: dict[str, list[str]] = {}
+    old = path = ""
+    header = False  # inside a file's header lines (after ``diff --git``, before its first hunk)
+    context = ""  # the current hunk's header name, credited unless the hunk only adds defs
+    added_only = defines = False
+    for line in [*patch.split("\n"), "diff --git "]:
+        if line.startswith(("diff --git ", "@@")) and path and context:
+            if not (added_only and defines):  # new code after a function does not change it
+                _add_name(out, path, context)
+            context = ""
+        if line.startswith("diff --git "):
+            header, old, path = True, "", ""
+        elif header and line.startswith("--- "):
+            old = line[4:]
+        elif header and line.startswith("+++ "):
+            new = line[4:]
+            side = old if new == "/dev/null" else new
+            path = side[2:] if side[:2] in ("a/", "b/") and _safe_path(side[2:]) else ""
+        elif line.startswith("@@"):
+            header = False
+            spans = _HUNK.match(line)
+            added_only = bool(spans and spans.group(1) == "0")
+            defines = False
+            context = _defined_name(line.split("@@", 2)[-1]) if path else ""
+        elif path and not header and line[:1] in "+-":
+            found = _DEFINED.match(line[1:])
+            if found:
+                defines = True
+                _add_name(out, path, found.group(1))
+    return sha.strip(), out
+
+
+def _defined_name(header: str) -> str:
+    """The name a hunk header's context line defines (``def name(``, ``func (r) Name(``)."""
+    found = _DEFINED.match(header.strip()) or _CALLED.search(header)
+    return found.group(1) if found else ""
+
+
+def _add_name(out: dict[str, list[str]], path: str, name: str) -> None:
+    names = out.setdefault(path, [])
+    if name and name not in names and len(names) < FUNCTIONS_PER_FILE:
+        names.append(name)

@@ -15,9 +15,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engram.stores.history._mining import (
+    BULK_FILES,
+    FUNCTION_COMMITS,
     MAX_COMMITS,
     Commit,
     HistoryUnavailable,
+    git_functions,
     git_log,
     parse_log,
     run_git,
@@ -25,7 +28,10 @@ from engram.stores.history._mining import (
 
 HISTORY_FILE = "history.json"
 """The mined history's file name inside the index folder."""
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: commits carry the functions their hunks changed. A version-1 file is still read (its
+commits without functions) until the next refresh mines the history again."""
+READABLE_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class History:
     """How long the last refresh spent reading git."""
     added: int = 0
     """Commits the last refresh read (all of them on a first mining)."""
+    version: int = FORMAT_VERSION
+    """The stored file's format (an older one is mined again on the next refresh)."""
 
     @property
     def usable(self) -> bool:
@@ -72,12 +80,15 @@ def refresh_history(root: Path, folder: Path, *, stored: History | None = None) 
         head = head_of(root)
         if stored is None or stored.head != head:
             stored = load_history(folder)
+        if stored is not None and stored.version != FORMAT_VERSION:
+            stored = None  # an older format: mine everything again
         if stored is not None and stored.head == head:
             return replace(stored, seconds=time.perf_counter() - started, added=0)
         since = ""
         if stored is not None and stored.usable and _is_ancestor(root, stored.head, head):
             since = stored.head
         new = parse_log(git_log(root, since=since))
+        new, functions_note = _with_functions(root, new)
     except HistoryUnavailable as err:
         history = History(note=str(err), seconds=time.perf_counter() - started)
         save_history(folder, history)
@@ -89,9 +100,22 @@ def refresh_history(root: Path, folder: Path, *, stored: History | None = None) 
         note = f"history cut to the newest {MAX_COMMITS:,} commits"
     if not commits:
         note = "no commits touch this folder"
+    note = "; ".join(filter(None, (note, functions_note)))
     history = History(head, commits, note, time.perf_counter() - started, len(new))
     save_history(folder, history)
     return history
+
+
+def _with_functions(root: Path, commits: list[Commit]) -> tuple[list[Commit], str]:
+    """Add the functions each of the newest non-bulk commits changed (``git_functions``)."""
+    wanted = [c.sha for c in commits if 0 < c.size <= BULK_FILES][:FUNCTION_COMMITS]
+    found, note = git_functions(root, wanted)
+    return [
+        replace(c, functions=tuple((p, tuple(n)) for p, n in found[c.sha].items()))
+        if c.sha in found
+        else c
+        for c in commits
+    ], note
 
 
 def save_history(folder: Path, history: History) -> None:
@@ -105,7 +129,15 @@ def save_history(folder: Path, history: History) -> None:
         "seconds": round(history.seconds, 3),
         "added": history.added,
         "commits": [
-            [c.sha, c.time, c.message, list(c.files), [list(r) for r in c.renames], c.size]
+            [
+                c.sha,
+                c.time,
+                c.message,
+                list(c.files),
+                [list(r) for r in c.renames],
+                c.size,
+                {path: list(names) for path, names in c.functions},
+            ]
             for c in history.commits
         ],
     }
@@ -116,7 +148,8 @@ def load_history(folder: Path) -> History | None:
     """Read the stored history; None when there is none or it is unreadable or outdated."""
     try:
         data = json.loads((folder / HISTORY_FILE).read_text(encoding="utf-8"))
-        if data.get("version") != FORMAT_VERSION:
+        version = data.get("version")
+        if version not in READABLE_VERSIONS:
             return None
         commits = tuple(
             Commit(
@@ -126,8 +159,11 @@ def load_history(folder: Path) -> History | None:
                 tuple(map(str, files)),
                 tuple((str(a), str(b)) for a, b in renames),
                 int(size),
+                tuple((str(p), tuple(map(str, names))) for p, names in functions.items()),
             )
-            for sha, stamp, message, files, renames, size in data["commits"]
+            for sha, stamp, message, files, renames, size, functions in (
+                row if len(row) == 7 else (*row, {}) for row in data["commits"]
+            )
         )
         return History(
             str(data["head"]),
@@ -135,6 +171,7 @@ def load_history(folder: Path) -> History | None:
             str(data.get("note", "")),
             float(data.get("seconds", 0.0)),
             int(data.get("added", 0)),
+            int(version),
         )
     except (OSError, ValueError, TypeError, KeyError):
         return None

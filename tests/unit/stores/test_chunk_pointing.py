@@ -42,3 +42,12 @@ def test_fill_adds_the_rest_in_file_order_up_to_the_limit():
 
 def test_a_frame_on_module_code_points_at_no_chunk():
     assert point_chunks(CHUNKS, [2], [], NO_RANKS, limit=5, fill=False) == []
+
+
+def test_functions_similar_past_fixes_changed_are_pointed_at():
+    ranks = TextRanks(text={"helper": 3}, title={})  # 20 / 8 = 2.5
+    changed = {"emit": 1.0, "parse": 0.5, "missing": 1.0}
+    picked = point_chunks(CHUNKS, [], [], ranks, limit=10, fill=False, changed=changed)
+    # helper: text #3 (2.5); emit: the best past fix changed it (2.0); parse: a weaker one (1.0)
+    assert keys(picked) == ["helper", "emit", "parse"]
+    assert keys(point_chunks(CHUNKS, [], [], ranks, limit=10, fill=False)) == ["helper"]
