@@ -233,24 +233,35 @@ def test_functions_come_from_head_only_and_a_stopped_git_keeps_the_rest(
     assert not any(p == "pkg/secret.py" for c in history.commits for p, _ in c.functions)
     bulk = next(c for c in history.commits if c.message.startswith("Reformat"))
     assert bulk.functions == ()  # a bulk commit's hunks are not read
-    # a mirror lacking a blob makes git stop part-way: the commits read before keep theirs
-    from engram.stores.history import _mining
+    # a mirror lacking a blob makes git stop at the commits that need it: git starts again
+    # past each one, and every other commit keeps its functions
+    blob = subprocess.run(
+        ["git", "rev-parse", "HEAD~3:pkg/parser.py"], cwd=repo, capture_output=True, text=True
+    ).stdout.strip()  # "return 3": the commit that wrote it needs it (the next one is bulk)
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    partial = refresh_history(repo, tmp_path / "state2")
+    assert "functions of 1 commit not read" in partial.note
+    assert len(partial.commits) == len(history.commits)
+    lost = [
+        c.message
+        for c in partial.commits
+        if c.functions != dict((c2.sha, c2.functions) for c2 in history.commits)[c.sha]
+    ]
+    assert lost == ["Tokens carry their line"]
+    # git past its time limit: what was read before stays, with a note
+    from engram.stores.history import HistoryUnavailable, _mining
 
     real = _mining.run_git
 
-    def stops_early(root, *args, data=None):  # noqa: ANN001, ANN202
-        done = real(root, *args, data=data)
-        if data is None:
-            return done
-        cut = done.stdout.rfind(_mining.RECORD.encode())
-        return subprocess.CompletedProcess(done.args, 128, done.stdout[: cut + 60], b"fatal")
+    def slow(root, *args, data=None):  # noqa: ANN001, ANN202
+        if data is not None:
+            raise HistoryUnavailable("git log took over 30 s")
+        return real(root, *args, data=data)
 
-    monkeypatch.setattr(_mining, "run_git", stops_early)
-    partial = refresh_history(repo, tmp_path / "state2")
-    assert "git stopped early" in partial.note
-    assert len(partial.commits) == len(history.commits)
-    read = [c for c in partial.commits if c.functions]
-    assert read and len(read) < len([c for c in history.commits if c.functions])
+    monkeypatch.setattr(_mining, "run_git", slow)
+    cut = refresh_history(repo, tmp_path / "state3")
+    assert "functions read for the newest commits only (git log took over 30 s)" in cut.note
+    assert cut.usable and not any(c.functions for c in cut.commits)
 
 
 def test_a_version_one_history_is_still_read_then_mined_again(repo: Path, tmp_path: Path):

@@ -63,23 +63,30 @@ diffs file contents, so it is bounded apart from the commit list (about 1.5 s pe
 commits of yt-dlp)."""
 FUNCTIONS_PER_FILE = 12
 """Function names kept per file and commit."""
-FUNCTION_ATTRIBUTES = "".join(
-    f"*.{ext} diff={driver}\n"
-    for driver, exts in (
-        ("python", ("py", "pyi", "pyx")),
-        ("golang", ("go",)),
-        ("rust", ("rs",)),
-        ("java", ("java", "kt")),
-        ("ruby", ("rb",)),
-        ("php", ("php",)),
-        ("cpp", ("c", "h", "cc", "cpp", "hpp", "cxx")),
-        ("csharp", ("cs",)),
-    )
-    for ext in exts
+FUNCTION_DRIVERS = {
+    "python": ("py", "pyi", "pyx"),
+    "golang": ("go",),
+    "rust": ("rs",),
+    "java": ("java", "kt", "kts", "scala"),
+    "ruby": ("rb",),
+    "php": ("php",),
+    "cpp": ("c", "h", "cc", "cpp", "hpp", "cxx", "m", "mm"),
+    "csharp": ("cs",),
+    "": ("js", "jsx", "mjs", "cjs", "ts", "tsx", "vue", "svelte", "swift", "lua"),
+}
+"""Source files whose hunks are read, by git's own hunk-header pattern (``userdiff``), so a
+hunk inside a method names the method ("" is git's default: a line starting a definition)."""
+FUNCTION_ATTRIBUTES = "* -diff\n" + "".join(
+    f"*.{suffix} diff{'=' + driver if driver else ''}\n"
+    for driver, suffixes in FUNCTION_DRIVERS.items()
+    for suffix in suffixes
 )
-"""git's own hunk-header patterns per language (``userdiff``), so a hunk inside a method names
-the method. Passed as ``core.attributesFile``: a repository's own attributes still come first,
-and can only choose another pattern (external diff programs and text conversion stay off)."""
+"""Passed as ``core.attributesFile``: every other file counts as binary, so git reads no data,
+fixture or generated file (most of a history's diff bytes, and the blobs a mirror may lack).
+A repository's own attributes still come first, and can only choose another pattern or diff
+more files (external diff programs and text conversion stay off)."""
+MAX_RESTARTS = 20
+"""Times git is started again past a commit it could not read (a blob missing from a mirror)."""
 _DEFINED = re.compile(
     r"[ \t]*(?:(?:async|export|default|pub(?:\([^)]*\))?|static|public|private|protected"
     r"|abstract|final|override)[ \t]+)*"
@@ -228,42 +235,63 @@ def _safe_path(path: str) -> bool:
 def git_functions(root: Path, shas: list[str]) -> tuple[dict[str, dict[str, list[str]]], str]:
     """Read which functions each commit changed, from its hunks (``git log -p -U0``).
 
-    Returns per commit, per path, the names its hunk headers and changed ``def`` lines name;
-    and a note when git stopped early (a missing blob in a mirror, the time limit): the
-    commits read before that keep their functions, the rest have none.
+    Returns per commit, per path, the names its hunk headers and changed definition lines
+    name; and a note when some commits could not be read (a blob missing from a mirror: git
+    starts again past that commit, up to ``MAX_RESTARTS`` times) or git ran past its time
+    limit: the commits read keep their functions, the rest have none.
     """
-    if not shas:
-        return {}, ""
     import tempfile
 
+    found: dict[str, dict[str, list[str]]] = {}
+    pending = [sha for sha in shas if _HASH.fullmatch(sha)]
+    skipped = 0
     with tempfile.NamedTemporaryFile("w", suffix=".gitattributes", encoding="utf-8") as attrs:
         attrs.write(FUNCTION_ATTRIBUTES)
         attrs.flush()
-        try:
-            done = run_git(
-                root,
-                *LOG_SETTINGS,
-                "-c",
-                f"core.attributesFile={attrs.name}",
-                "log",
-                "--stdin",
-                "--no-walk=unsorted",
-                "-p",
-                "-U0",
-                *LOG_OPTIONS,
-                f"--format={RECORD}%H",
-                "--",
-                data="".join(f"{sha}\n" for sha in shas if _HASH.fullmatch(sha)).encode(),
-            )
-        except HistoryUnavailable as err:
-            return {}, f"functions not read: {err}"
-    text = done.stdout.decode("utf-8", errors="replace")
-    records = text.split(RECORD)[1:]
-    note = ""
-    if done.returncode != 0:
-        records = records[:-1]  # the commit git stopped inside is incomplete
-        note = "functions read for the newest commits only (git stopped early)"
-    return dict(filter(None, map(_hunk_functions, records))), note
+        for _ in range(MAX_RESTARTS + 1):
+            if not pending:
+                break
+            try:
+                done = _log_patches(root, attrs.name, pending)
+            except HistoryUnavailable as err:
+                return found, f"functions read for the newest commits only ({err})"
+            records = done.stdout.decode("utf-8", errors="replace").split(RECORD)[1:]
+            if done.returncode == 0:
+                found.update(filter(None, map(_hunk_functions, records)))
+                pending = []
+                break
+            # git stopped inside the last record's commit: keep the ones before, skip that one
+            found.update(filter(None, map(_hunk_functions, records[:-1])))
+            failed = records[-1].partition("\n")[0].strip() if records else pending[0]
+            if failed not in pending:
+                break
+            pending = pending[pending.index(failed) + 1 :]
+            skipped += 1
+    if pending:
+        return found, "functions read for the newest commits only (git stopped early)"
+    plural = "s" if skipped > 1 else ""
+    return found, f"functions of {skipped} commit{plural} not read" if skipped else ""
+
+
+def _log_patches(
+    root: Path, attributes: str, shas: list[str]
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git log -p -U0`` over ``shas`` with engram's diff attributes."""
+    return run_git(
+        root,
+        *LOG_SETTINGS,
+        "-c",
+        f"core.attributesFile={attributes}",
+        "log",
+        "--stdin",
+        "--no-walk=unsorted",
+        "-p",
+        "-U0",
+        *LOG_OPTIONS,
+        f"--format={RECORD}%H",
+        "--",
+        data="".join(f"{sha}\n" for sha in shas).encode(),
+    )
 
 
 def _hunk_functions(record: str) -> tuple[str, dict[str, list[str]]] | None:
