@@ -279,3 +279,30 @@ def test_a_version_one_history_is_still_read_then_mined_again(repo: Path, tmp_pa
     again = refresh_history(repo, state)
     assert again.version == 2 and any(c.functions for c in again.commits)
     assert again.added == len(again.commits)
+
+
+def test_the_leading_file_shows_first_the_function_a_similar_past_fix_changed(tmp_path: Path):
+    root = tmp_path / "ledger"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    body = "".join(f"def step{i}(value):\n    return value + {i}\n\n\n" for i in range(10))
+    commit(root, "Add the ledger steps", 0, pkg__ledger=body)
+    commit(
+        root,
+        "fix: totals overflow when a ledger is rounded",
+        1,
+        pkg__ledger=body.replace("value + 7", "min(value + 7, 2**31)"),
+    )
+    commit(root, "Docs", 2, README="ledger\n")
+    index = open_memory_code_index(root, embedder=HashEmbedder())
+    index.history = IndexHistory(index.root, tmp_path / "state")
+    index.update()
+    issue = "Ledger totals overflow again\nRounding a big ledger overflows."
+
+    def place_of_step7() -> int:
+        hits = [h for h in index.localized_chunks(issue, files=3) if h.path == "pkg/ledger.py"]
+        return [h.symbol.split("(")[0] for h in hits].index("step7")
+
+    with_history = place_of_step7()
+    index.history = None  # without history only the text orders the chunks (the path matches)
+    assert with_history < place_of_step7()

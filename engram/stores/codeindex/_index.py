@@ -429,7 +429,7 @@ class ProjectCodeIndex:
                 ranks,
                 limit=MAX_DEEP_CHUNKS if deep else MAX_POINTED_CHUNKS,
                 fill=deep,
-                changed=e.changed,
+                changed=e.changed if deep else None,
             )
             if not picked:
                 out.append(CodeHit(e.path, 0, 0, "", "file", round(score, 6), LOCALIZER_SOURCE))

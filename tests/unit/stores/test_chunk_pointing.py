@@ -45,9 +45,12 @@ def test_a_frame_on_module_code_points_at_no_chunk():
 
 
 def test_functions_similar_past_fixes_changed_are_pointed_at():
-    ranks = TextRanks(text={"helper": 3}, title={})  # 20 / 8 = 2.5
+    ranks = TextRanks(text={"helper": 100, "parse": 100}, title={})  # 20 / 105 = 0.19 each
     changed = {"emit": 1.0, "parse": 0.5, "missing": 1.0}
     picked = point_chunks(CHUNKS, [], [], ranks, limit=10, fill=False, changed=changed)
-    # helper: text #3 (2.5); emit: the best past fix changed it (2.0); parse: a weaker one (1.0)
-    assert keys(picked) == ["helper", "emit", "parse"]
-    assert keys(point_chunks(CHUNKS, [], [], ranks, limit=10, fill=False)) == ["helper"]
+    # emit: the best past fix changed it (0.5); parse: text #100 and a weaker fix (0.19 + 0.25)
+    assert keys(picked) == ["emit", "parse", "helper"]
+    # a tie-breaker: a name the issue mentions still comes first
+    named = point_chunks(CHUNKS, [], ["helper"], ranks, limit=10, fill=False, changed=changed)
+    assert keys(named)[0] == "helper"
+    assert keys(point_chunks(CHUNKS, [], [], ranks, limit=10, fill=False)) == ["parse", "helper"]
