@@ -63,6 +63,8 @@ diffs file contents, so it is bounded apart from the commit list: on yt-dlp, 3,0
 2.1 s, which put the whole mining at 20 % of a first index (3.4 of 17 s)."""
 FUNCTIONS_PER_FILE = 12
 """Function names kept per file and commit."""
+MAX_NAME_CHARS = 200
+"""A longer "function name" is not one (a generated or hostile line): it is not kept."""
 FUNCTION_DRIVERS = {
     "python": ("py", "pyi", "pyx"),
     "golang": ("go",),
@@ -339,5 +341,10 @@ def _defined_name(header: str) -> str:
 
 def _add_name(out: dict[str, list[str]], path: str, name: str) -> None:
     names = out.setdefault(path, [])
-    if name and name not in names and len(names) < FUNCTIONS_PER_FILE:
+    if (
+        name
+        and len(name) <= MAX_NAME_CHARS
+        and name not in names
+        and len(names) < FUNCTIONS_PER_FILE
+    ):
         names.append(name)
