@@ -308,3 +308,43 @@ def test_the_leading_file_shows_first_the_function_a_similar_past_fix_changed(tm
     with_history = place_of_step7()
     index.history = None  # without history only the text orders the chunks (the path matches)
     assert with_history < place_of_step7()
+
+
+def test_git_stopped_by_a_signal_stores_nothing_and_the_next_refresh_mines(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import engram.stores.files as files
+
+    state = tmp_path / "state"
+    plumbing = files.run_plumbing
+
+    def interrupted(root, *args, **kw):  # noqa: ANN001, ANN003, ANN202
+        done = plumbing(root, *args, **kw)
+        if "log" in args:  # as when Ctrl-C reaches git while it reads the history
+            return subprocess.CompletedProcess(done.args, -2, b"", b"")
+        return done
+
+    monkeypatch.setattr(files, "run_plumbing", interrupted)
+    history = refresh_history(repo, state)
+    assert not history.usable and "stopped by signal 2" in history.note
+    assert not (state / HISTORY_FILE).exists()  # not remembered as "no history" for this HEAD
+    monkeypatch.setattr(files, "run_plumbing", plumbing)
+    assert refresh_history(repo, state).usable
+
+
+def test_the_index_update_mines_alongside_and_reports_its_failure(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    index = open_memory_code_index(repo, embedder=HashEmbedder())
+    index.history = IndexHistory(index.root, tmp_path / "state")
+    index.update()
+    assert index.history.last is not None and index.history.last.usable
+    assert (tmp_path / "state" / HISTORY_FILE).exists()
+
+    def broken() -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(index.history, "refresh", broken)
+    with pytest.raises(OSError, match="No space left"):
+        index.update()
+    index.manifest.get_meta("generation")  # the index itself was updated and stays usable

@@ -219,20 +219,26 @@ class ProjectCodeIndex:
         walk: WalkReport | None,
         on_tree: TreeHook | None,
     ) -> IndexStats:
-        stats, lexical = update_index(
-            self.root,
-            manifest=self.manifest,
-            vectors=self.vectors,
-            embedder=self.embedder,
-            bm25_dir=self.bm25_dir,
-            progress=progress,
-            walk=walk,
-            on_tree=on_tree,
-        )
+        # git reads the history in its own process while the files are chunked and embedded
+        mining = _Background(self.history.refresh) if self.history is not None else None
+        try:
+            stats, lexical = update_index(
+                self.root,
+                manifest=self.manifest,
+                vectors=self.vectors,
+                embedder=self.embedder,
+                bm25_dir=self.bm25_dir,
+                progress=progress,
+                walk=walk,
+                on_tree=on_tree,
+            )
+        finally:
+            if mining is not None:
+                mining.join()  # never left writing after the update lock is released
         generation = int(self.manifest.get_meta("generation", "0"))
         self._lexical = (lexical, generation) if lexical is not None else None
-        if self.history is not None:
-            self.history.refresh()
+        if mining is not None:
+            mining.result()
         return stats
 
     @_serialized
@@ -630,3 +636,26 @@ def open_memory_code_index(project: Path, *, embedder: Embedder) -> ProjectCodeI
 
 POINTED_TEXT_DEPTH = 2000
 """BM25 chunks read to order the chunks of each localized file."""
+
+
+class _Background:
+    """Run one call in a thread; ``join`` waits for it, ``result`` re-raises what it raised."""
+
+    def __init__(self, call: Callable[[], object]) -> None:
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                call()
+            except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
+                self._error = err
+
+        self._thread = threading.Thread(target=run, name="engram-history", daemon=True)
+        self._thread.start()
+
+    def join(self) -> None:
+        self._thread.join()
+
+    def result(self) -> None:
+        if self._error is not None:
+            raise self._error

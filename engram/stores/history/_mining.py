@@ -127,6 +127,10 @@ class HistoryUnavailable(Exception):
     """The checkout has no usable history; the message says why, for a note."""
 
 
+class HistoryInterrupted(HistoryUnavailable):
+    """git was stopped by a signal (Ctrl-C, a shutdown): nothing is stored; next time it is read."""
+
+
 def git_log(root: Path, *, since: str = "", limit: int = MAX_COMMITS) -> str:
     """Return ``git log`` of HEAD (after ``since`` when given) with messages and changed files.
 
@@ -169,11 +173,14 @@ def run_git(
     from engram.stores.files import run_plumbing
 
     try:
-        return run_plumbing(root, *args, data=data, env=NO_FETCH, timeout=GIT_TIMEOUT_S)
+        done = run_plumbing(root, *args, data=data, env=NO_FETCH, timeout=GIT_TIMEOUT_S)
     except OSError as err:
         raise HistoryUnavailable(f"git could not run ({err.strerror or err})") from err
     except subprocess.TimeoutExpired as err:
         raise HistoryUnavailable(f"git log took over {GIT_TIMEOUT_S:.0f} s") from err
+    if done.returncode < 0:
+        raise HistoryInterrupted(f"git was stopped by signal {-done.returncode}")
+    return done
 
 
 def parse_log(text: str) -> list[Commit]:
@@ -255,6 +262,8 @@ def git_functions(root: Path, shas: list[str]) -> tuple[dict[str, dict[str, list
                 break
             try:
                 done = _log_patches(root, attrs.name, pending)
+            except HistoryInterrupted:
+                raise
             except HistoryUnavailable as err:
                 return found, f"functions read for the newest commits only ({err})"
             records = done.stdout.decode("utf-8", errors="replace").split(RECORD)[1:]

@@ -19,6 +19,7 @@ from engram.stores.history._mining import (
     FUNCTION_COMMITS,
     MAX_COMMITS,
     Commit,
+    HistoryInterrupted,
     HistoryUnavailable,
     git_functions,
     git_log,
@@ -89,6 +90,8 @@ def refresh_history(root: Path, folder: Path, *, stored: History | None = None) 
             since = stored.head
         new = parse_log(git_log(root, since=since))
         new, functions_note = _with_functions(root, new)
+    except HistoryInterrupted as err:  # not stored: the next refresh tries again
+        return History(note=str(err), seconds=time.perf_counter() - started)
     except HistoryUnavailable as err:
         history = History(note=str(err), seconds=time.perf_counter() - started)
         save_history(folder, history)
