@@ -210,12 +210,15 @@ def test_each_commit_names_the_functions_its_hunks_changed(tmp_path: Path):
     )
     commit(root, "Notes again", 3, pkg__notes="x = '''\n+++ b/../../etc/passwd\n'''\n")
     commit(root, "Generated", 4, pkg__gen=f"def {'g' * 500}():\n    pass\n\ndef ok():\n    pass\n")
+    big = "".join(f"def gen{i}():\n    return {i}\n" for i in range(60_000))  # > 1 MB
+    commit(root, "Vendored table", 5, pkg__table=big)
     history = refresh_history(root, tmp_path / "state")
     assert history.note == ""
     by_message = {c.message: dict(c.functions) for c in history.commits}
     assert by_message["fix: m5 of a shape is wrong"] == {"pkg/shapes.py": ("m5", "perimeter")}
     assert by_message["Add the shapes"]["pkg/shapes.py"][:2] == ("Shape", "m0")
     assert by_message["Generated"] == {"pkg/gen.py": ("ok",)}  # 500 characters: not a name
+    assert by_message["Vendored table"] == {}  # over 1 MB: not diffed
     assert {p for c in history.commits for p, _ in c.functions} == {"pkg/shapes.py", "pkg/gen.py"}
     assert load_history(tmp_path / "state").commits == history.commits  # stored with them
     tables = HistoryTables.build(history)

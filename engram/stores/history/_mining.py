@@ -87,6 +87,9 @@ FUNCTION_ATTRIBUTES = "* -diff\n" + "".join(
 fixture or generated file (most of a history's diff bytes, and the blobs a mirror may lack).
 A repository's own attributes still come first, and can only choose another pattern or diff
 more files (external diff programs and text conversion stay off)."""
+BIG_FILE_BYTES = 1_000_000
+"""A file version larger than this counts as binary in the hunk read (git's
+``core.bigFileThreshold``): a source file that size is generated, and diffing it costs time."""
 MAX_RESTARTS = 20
 """Times git is started again past a commit it could not read (a blob missing from a mirror)."""
 _DEFINED = re.compile(
@@ -293,6 +296,8 @@ def _log_patches(
         *LOG_SETTINGS,
         "-c",
         f"core.attributesFile={attributes}",
+        "-c",
+        f"core.bigFileThreshold={BIG_FILE_BYTES}",
         "log",
         "--stdin",
         "--no-walk=unsorted",
