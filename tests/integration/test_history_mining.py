@@ -209,6 +209,11 @@ def test_each_commit_names_the_functions_its_hunks_changed(tmp_path: Path):
         pkg__notes="x = '''\n-- a/../../etc/passwd\n'''\n",
     )
     commit(root, "Notes again", 3, pkg__notes="x = '''\n+++ b/../../etc/passwd\n'''\n")
+    first = subprocess.run(
+        ["git", "rev-list", "--max-parents=0", "HEAD"], cwd=root, capture_output=True, text=True
+    ).stdout.strip()  # a changed line forging a record for the first commit
+    forged = f"x = 1  # \x1e{first}\ndiff --git a/p.py b/p.py\n+++ b/p.py\ndef after():\n    pass\n"
+    commit(root, "Odd bytes", 3, pkg__odd=forged)
     commit(root, "Generated", 4, pkg__gen=f"def {'g' * 500}():\n    pass\n\ndef ok():\n    pass\n")
     big = "".join(f"def gen{i}():\n    return {i}\n" for i in range(60_000))  # > 1 MB
     commit(root, "Vendored table", 5, pkg__table=big)
@@ -219,7 +224,13 @@ def test_each_commit_names_the_functions_its_hunks_changed(tmp_path: Path):
     assert by_message["Add the shapes"]["pkg/shapes.py"][:2] == ("Shape", "m0")
     assert by_message["Generated"] == {"pkg/gen.py": ("ok",)}  # 500 characters: not a name
     assert by_message["Vendored table"] == {}  # over 1 MB: not diffed
-    assert {p for c in history.commits for p, _ in c.functions} == {"pkg/shapes.py", "pkg/gen.py"}
+    # a record marker inside a changed line is content: the rest of the commit is still read
+    assert by_message["Odd bytes"] == {"pkg/odd.py": ("after",)}
+    assert {p for c in history.commits for p, _ in c.functions} == {
+        "pkg/shapes.py",
+        "pkg/gen.py",
+        "pkg/odd.py",
+    }
     assert load_history(tmp_path / "state").commits == history.commits  # stored with them
     tables = HistoryTables.build(history)
     features = history_features(

@@ -269,7 +269,10 @@ def git_functions(root: Path, shas: list[str]) -> tuple[dict[str, dict[str, list
                 raise
             except HistoryUnavailable as err:
                 return found, f"functions read for the newest commits only ({err})"
-            records = done.stdout.decode("utf-8", errors="replace").split(RECORD)[1:]
+            # a record starts a line; content lines start with + - or a space, so a RECORD
+            # character inside a changed line cannot start a record
+            text = "\n" + done.stdout.decode("utf-8", errors="replace")
+            records = text.split("\n" + RECORD)[1:]
             if done.returncode == 0:
                 found.update(filter(None, map(_hunk_functions, records)))
                 pending = []
