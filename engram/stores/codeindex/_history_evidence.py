@@ -7,7 +7,8 @@ Three kinds of evidence, each scored in [0, 1] per file and named among its reas
 - **co-change**: files that changed together with the files the text and identifier ranks put
   first ("changed with X in 12 commits"), one step of propagation from those seeds;
 - **fixes**: files touched by past commits whose messages read like the issue (BM25 over
-  commit messages), as BugLocator's "similar past fixes" ("touched by 'fix …' (2024-05)").
+  commit messages), as BugLocator's "similar past fixes" ("touched by 'fix …' (2024-05) in
+  parse_args", naming the first functions it changed when its hunks were read).
 
 Bulk commits (more than ``BULK_FILES`` files: reformatting, vendoring, mass renames) say
 nothing about which files belong together and are left out of all three. Paths are followed
@@ -250,9 +251,18 @@ def _fixes(
         for path in paths:
             gain = value / top / math.sqrt(len(paths))
             if gain > out[path] and gain >= 0.3:
-                reasons[path].append(f"touched by {_describe(tables.commits[i])}")
+                where = _functions_named(
+                    tables.functions[i].get(path, ()) if tables.functions else ()
+                )
+                reasons[path].append(f"touched by {_describe(tables.commits[i])}{where}")
             out[path] = max(out[path], gain)
     return dict(out)
+
+
+def _functions_named(names: Sequence[str]) -> str:
+    """The first functions a commit changed in a file, as the end of its reason ("" if none)."""
+    shown = [display_path(n if len(n) <= 40 else n[:39] + "…") for n in names[:2]]
+    return f" in {', '.join(shown)}" if shown else ""
 
 
 def _describe(commit: Commit) -> str:

@@ -128,3 +128,24 @@ def test_a_failing_or_slow_git_degrades(tmp_path: Path, monkeypatch: pytest.Monk
 
     monkeypatch.setattr(files_face, "run_plumbing", missing)
     assert "could not run" in refresh_history(tmp_path, tmp_path / "other").note
+
+
+def test_the_fixes_reason_names_the_functions_the_commit_changed():
+    shapes = Commit(
+        f"{3:040x}",
+        START,
+        "fix: parser crash on empty input",
+        ("pkg/parser.py",),
+        (),
+        1,
+        (("pkg/parser.py", ("parse", "peek", "advance")),),
+    )
+    history = History(head=shapes.sha, commits=(shapes,))
+    features = history_features(
+        HistoryTables.build(history), KNOWN, text_ranks={}, query="parser crash on empty input"
+    )
+    assert (
+        "touched by 'fix: parser crash on empty input' (2023-11) in parse, peek"
+        in (features.reasons["pkg/parser.py"])
+    )
+    assert features.functions == {"pkg/parser.py": {"parse": 1.0, "peek": 1.0, "advance": 1.0}}
