@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engram.stores.codeindex._bm25 import code_tokens, query_tokens
@@ -65,7 +65,7 @@ class HistoryTables:
     lengths: tuple[int, ...]
     recency: Mapping[str, float]
     """File to its decayed change count."""
-    functions: tuple[Mapping[str, tuple[str, ...]], ...] = ()
+    functions: tuple[Mapping[str, tuple[str, ...]], ...]
     """Per kept commit, HEAD-named file to the functions its hunks changed (when read)."""
 
     @classmethod
@@ -213,25 +213,30 @@ def similar_commits(tables: HistoryTables, query: str) -> list[tuple[int, float]
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:FIX_COMMITS]
 
 
+def _credits(
+    tables: HistoryTables, known: set[str], ranked: Sequence[tuple[int, float]]
+) -> Iterator[tuple[int, str, float]]:
+    """Yield (commit, file, credit) for the known files of the similar past commits.
+
+    The credit is the commit's score over the best one's, less for a commit changing many files.
+    """
+    if not ranked:
+        return
+    top = ranked[0][1]
+    for i, value in ranked:
+        paths = [p for p in tables.files[i] if p in known]
+        for path in paths:
+            yield i, path, value / top / math.sqrt(len(paths))
+
+
 def _fixed_functions(
     tables: HistoryTables, known: set[str], ranked: Sequence[tuple[int, float]]
 ) -> dict[str, dict[str, float]]:
-    """Return the functions the similar past commits changed, per file.
-
-    Each name gets its best commit's score over the best one's; a commit changing many files
-    counts less, as in ``_fixes``.
-    """
-    if not ranked or not tables.functions:
-        return {}
-    top = ranked[0][1]
+    """Return the functions the similar past commits changed, per file (name to best credit)."""
     out: dict[str, dict[str, float]] = defaultdict(dict)
-    for i, value in ranked:
-        changed = tables.functions[i]
-        paths = [p for p in tables.files[i] if p in known]
-        for path in paths:
-            gain = value / top / math.sqrt(len(paths))
-            for name in changed.get(path, ()):
-                out[path][name] = max(out[path].get(name, 0.0), gain)
+    for i, path, gain in _credits(tables, known, ranked):
+        for name in tables.functions[i].get(path, ()):
+            out[path][name] = max(out[path].get(name, 0.0), gain)
     return dict(out)
 
 
@@ -242,20 +247,12 @@ def _fixes(
     reasons: dict[str, list[str]],
 ) -> dict[str, float]:
     """Credit the files of the past commits whose messages match the issue best (BM25)."""
-    if not ranked:
-        return {}
-    top = ranked[0][1]
     out: dict[str, float] = defaultdict(float)
-    for i, value in ranked:
-        paths = [p for p in tables.files[i] if p in known]
-        for path in paths:
-            gain = value / top / math.sqrt(len(paths))
-            if gain > out[path] and gain >= 0.3:
-                where = _functions_named(
-                    tables.functions[i].get(path, ()) if tables.functions else ()
-                )
-                reasons[path].append(f"touched by {_describe(tables.commits[i])}{where}")
-            out[path] = max(out[path], gain)
+    for i, path, gain in _credits(tables, known, ranked):
+        if gain > out[path] and gain >= 0.3:
+            where = _functions_named(tables.functions[i].get(path, ()))
+            reasons[path].append(f"touched by {_describe(tables.commits[i])}{where}")
+        out[path] = max(out[path], gain)
     return dict(out)
 
 

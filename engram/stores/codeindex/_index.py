@@ -11,6 +11,7 @@ import functools
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
@@ -219,9 +220,10 @@ class ProjectCodeIndex:
         walk: WalkReport | None,
         on_tree: TreeHook | None,
     ) -> IndexStats:
-        # git reads the history in its own process while the files are chunked and embedded
-        mining = _Background(self.history.refresh) if self.history is not None else None
-        try:
+        # git reads the history in its own process while the files are chunked and embedded;
+        # leaving the pool waits for it, so it never writes after the update lock is released
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-history") as pool:
+            mining = pool.submit(self.history.refresh) if self.history is not None else None
             stats, lexical = update_index(
                 self.root,
                 manifest=self.manifest,
@@ -232,13 +234,10 @@ class ProjectCodeIndex:
                 walk=walk,
                 on_tree=on_tree,
             )
-        finally:
-            if mining is not None:
-                mining.join()  # never left writing after the update lock is released
         generation = int(self.manifest.get_meta("generation", "0"))
         self._lexical = (lexical, generation) if lexical is not None else None
         if mining is not None:
-            mining.result()
+            mining.result()  # what the mining raised, raised here
         return stats
 
     @_serialized
@@ -636,26 +635,3 @@ def open_memory_code_index(project: Path, *, embedder: Embedder) -> ProjectCodeI
 
 POINTED_TEXT_DEPTH = 2000
 """BM25 chunks read to order the chunks of each localized file."""
-
-
-class _Background:
-    """Run one call in a thread; ``join`` waits for it, ``result`` re-raises what it raised."""
-
-    def __init__(self, call: Callable[[], object]) -> None:
-        self._error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                call()
-            except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
-                self._error = err
-
-        self._thread = threading.Thread(target=run, name="engram-history", daemon=True)
-        self._thread.start()
-
-    def join(self) -> None:
-        self._thread.join()
-
-    def result(self) -> None:
-        if self._error is not None:
-            raise self._error
