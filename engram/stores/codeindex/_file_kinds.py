@@ -41,6 +41,10 @@ SOURCE_SUFFIXES = frozenset(
 DOC_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc", ".html", ".ipynb"})
 TEST_FOLDERS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
 """Folder names, or parts of folder names (``test-data``, ``unit_tests``), that hold tests."""
+TEST_FILE_WORDS = frozenset({"tests"})
+"""Words of a file name (split at ``-``, ``_``, ``.``) that make it a test file: ``tests.py``
+(Django's and unittest's convention), ``tests-cookbook.py``, ``run_tests.py``. Not ``test`` or
+``testing`` alone: ``werkzeug/test.py`` and ``flask/testing.py`` are helpers a project ships."""
 STUB_SUFFIXES = frozenset({".pyi", ".d.ts"})
 DOC_FOLDERS = frozenset({"doc", "docs", "documentation", "changes", "changelog", "news"})
 EXAMPLE_FOLDERS = frozenset({"example", "examples", "samples", "sample", "demo", "demos"})
@@ -62,6 +66,7 @@ def file_kind(path: str) -> FileKind:
         any(_names_tests(p) for p in folders)
         or name.startswith("test_")
         or stem.endswith(("_test", ".test", ".spec"))
+        or any(part in TEST_FILE_WORDS for part in re.split(r"[-_.]", stem))
         or name == "conftest.py"
     ):
         return "test"

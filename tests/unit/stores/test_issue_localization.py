@@ -99,6 +99,11 @@ def test_windows_paths_and_diffs_are_read():
         ("types/index.d.ts", "stub"),
         ("pkg/contest.py", "source"),
         ("latest/mod.py", "source"),
+        ("pkg/tests.py", "test"),
+        ("pkg/tests-cookbook.py", "test"),
+        ("pkg/test.py", "source"),
+        ("pkg/testing.py", "source"),
+        ("pkg/contests.py", "source"),
     ],
 )
 def test_file_kinds_come_from_the_path(path, kind):
