@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/locbench/pack_replay.py CAPTURE.pkl [--budgets 4000,8000,16000] \
         [--set localizer=4 --set depth_share=0.4 --set focus_per_file=16 --set map_files=25
-         --set focus_tokens=640 --set lead=none]
+         --set focus_tokens=640 --set lead=none --set scan_share=0.1] [--json OUT]
 
 CAPTURE.pkl comes from ``bench/locbench/pack_lines.py --capture`` (the retrieval evidence of
 each case, as the pack node received it). Only the assembly (fusion, slicing, filling) runs
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import pickle
 import statistics
 import sys
@@ -30,6 +31,7 @@ def main() -> None:
     parser.add_argument("--gold-lines", required=True)
     parser.add_argument("--budgets", default="4000,8000,16000")
     parser.add_argument("--set", action="append", default=[], help="name=value")
+    parser.add_argument("--json", default="", help="write each case's scores here")
     args = parser.parse_args()
     from dataset import load_gold_lines
     from locbench import score_pack
@@ -55,6 +57,8 @@ def main() -> None:
         slices.slice_items.__kwdefaults__["focus"] = int(settings["focus"])
     if "focus_tokens" in settings:
         slices.slice_items.__kwdefaults__["focus_tokens"] = int(settings["focus_tokens"])
+    if "scan_share" in settings:
+        assembly.SCAN_SHARE = float(settings["scan_share"])
     if "map_files" in settings:
         fusion.code_map_items.__kwdefaults__["limit"] = int(settings["map_files"])
     if "rrf_k" in settings:
@@ -67,9 +71,16 @@ def main() -> None:
         "| budget | cases | gold file sliced | gold lines (macro) | gold lines (micro) | gold first in map |"
     )
     print("| --- | --- | --- | --- | --- | --- |")
+    every: list[dict] = []
     for budget in (int(b) for b in args.budgets.split(",")):
         rows = []
+        # each case once, with the evidence captured at this budget when there is one
+        chosen: dict[str, dict] = {}
         for item in captured:
+            key = item["case"]["instance_id"]
+            if key not in chosen or item["context"].budget == budget:
+                chosen[key] = item
+        for item in chosen.values():
             case = item["case"]
             context = dataclasses.replace(item["context"], budget=budget)
             pack, _, _ = assembly.assemble_pack(
@@ -86,8 +97,11 @@ def main() -> None:
                         pack.to_dict(), case["gold_files"], gold_lines.get(case["instance_id"])
                     ),
                     "category": case["category"],
+                    "instance_id": case["instance_id"],
+                    "repo": case["repo"],
                 }
             )
+        every += rows
         shares = [r["gold_lines_share"] for r in rows if r.get("gold_lines_share") is not None]
         total = sum(r.get("gold_lines_total", 0) for r in rows)
         micro = sum(r.get("gold_lines_hit", 0) for r in rows) / total if total else float("nan")
@@ -103,6 +117,8 @@ def main() -> None:
                 f"{statistics.mean(r['covered'] for r in group):.3f} | "
                 f"{statistics.mean(r['gold_lines_share'] or 0 for r in group):.3f} | | |"
             )
+    if args.json:
+        Path(args.json).write_text(json.dumps(every))
 
 
 if __name__ == "__main__":

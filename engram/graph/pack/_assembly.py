@@ -20,7 +20,7 @@ from engram.graph._state import State
 from engram.graph._state_values import CodeHitValue, code_hit_value
 from engram.graph._tokens import content_text
 from engram.graph.pack._budget import BudgetPlan, plan_budget
-from engram.graph.pack._code_slices import DEPTH_SHARE, SLICE_FILES, slice_items
+from engram.graph.pack._code_slices import DEPTH_SHARE, SCAN_SHARE, SLICE_FILES, slice_items
 from engram.graph.pack._filling import Pack, PackItem, fill_pack
 from engram.graph.pack._fusion import (
     FUSION_WEIGHTS,
@@ -203,6 +203,7 @@ def assemble_pack(
             _line_reader(root),
             count,
             depth_tokens=int(plan.budget * DEPTH_SHARE),
+            scan_tokens=int(plan.budget * SCAN_SHARE),
             terms=line_terms(state.task),
             anchors=frame_lines(state.task, [r.path for r in ranked[:SLICE_FILES]]),
         ),

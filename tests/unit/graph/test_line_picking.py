@@ -200,3 +200,46 @@ def test_an_issue_naming_a_function_gets_its_body_sliced_whole():
         83,
         (),
     )
+
+
+def test_the_leading_file_is_scanned_for_the_task_terms_after_its_best_span():
+    lines = module_with_functions()
+    lines[70] = "    if render_cache_limit > LIMIT:"  # in render, far from parse
+    other = ["def helper():", "    return render_cache_limit"] + ["    pass"] * 200
+    ranked = rank_files(
+        [
+            Evidence("m.py", 4, 43, "parse(text)", 1.0, "localizer"),
+            Evidence("other.py", 1, 202, "helper()", 0.5, "localizer"),
+        ]
+    )
+    terms = line_terms("render_cache_limit is ignored")
+    files = {"m.py": lines, "other.py": other}
+    # the leading files' best spans come first, then the scan (in the depth share)
+    best, helper, scan = slice_items(ranked, files.get, words, focus=2, terms=terms, scan_tokens=80)
+    assert (best.path, best.start_line, best.end_line) == ("m.py", 4, 43) and not best.shown
+    # the scan: the file's head, then the line naming the task's rare term, none of parse
+    assert scan.path == "m.py" and words(scan.text) <= 80
+    shown = {n for a, b in scan.shown for n in range(a, b + 1)}
+    assert {1, 2, 71} <= shown and not shown & set(range(4, 44))
+    assert "render_cache_limit" in scan.text
+    # only the leading file is scanned; without scan tokens there is no scan
+    assert helper.path == "other.py" and helper.start_line == 1
+    plain = slice_items(ranked, files.get, words, focus=2, terms=terms)
+    assert [i.path for i in plain] == ["m.py", "other.py"]
+
+
+def test_a_small_leading_file_is_scanned_whole_and_its_spans_show_no_line_twice():
+    lines = module_with_functions()
+    ranked = rank_files(
+        [
+            Evidence("m.py", 4, 43, "parse(text)", 1.0, "localizer"),
+            Evidence("m.py", 44, 83, "render(text)", 0.9, "localizer"),
+        ]
+    )
+    items = slice_items(ranked, {"m.py": lines}.get, words, scan_tokens=10_000)
+    assert len(items) == 2  # render's lines were all shown by the scan
+    scan = items[1]
+    shown = {
+        n for a, b in (scan.shown or ((scan.start_line, scan.end_line),)) for n in range(a, b + 1)
+    }
+    assert shown == set(range(1, len(lines) + 1)) - set(range(4, 44))
