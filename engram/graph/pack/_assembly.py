@@ -29,7 +29,7 @@ from engram.graph.pack._fusion import (
     evidence_of,
     rank_files,
 )
-from engram.graph.pack._line_picking import frame_lines, line_terms
+from engram.graph.pack._line_picking import frame_lines, line_terms, title_terms
 from engram.graph.pack._rerank import rerank
 from engram.graph.pack._text_items import history_items, text_items
 from engram.graph.profile import DEFAULT_TASK_TYPE
@@ -205,6 +205,7 @@ def assemble_pack(
             depth_tokens=int(plan.budget * DEPTH_SHARE),
             scan_tokens=int(plan.budget * SCAN_SHARE),
             terms=line_terms(state.task),
+            title=title_terms(state.task),
             anchors=frame_lines(state.task, [r.path for r in ranked[:SLICE_FILES]]),
         ),
         *history_items(_exchanges(state.messages), state.task),

@@ -77,6 +77,7 @@ def slice_items(
     terms: frozenset[str] = frozenset(),
     anchors: Mapping[str, frozenset[int]] | None = None,
     scan_tokens: int = 0,
+    title: frozenset[str] = frozenset(),
 ) -> list[PackItem]:
     """Return code slices, most wanted first: the leading files in depth, then breadth.
 
@@ -87,7 +88,8 @@ def slice_items(
     ``depth_tokens`` come last, except that the first to overflow it is cut to the room left
     (``MIN_RECUT_TOKENS`` or more). So a small budget still covers many files and a larger one
     reads the likeliest files whole. A span longer than its limit shows its head and, when
-    ``terms`` are given, the lines around those terms (``pick_rows``); ``anchors`` gives, per
+    ``terms`` are given, the lines around those terms (``pick_rows``; the ``title``'s terms
+    weigh more); ``anchors`` gives, per
     path, lines a traceback points at, which a cut slice shows before any term's lines. A
     span shows no line an earlier slice of its file showed, nor the lines of the file's other
     chunks it encloses (a module chunk's range runs around the functions between its
@@ -131,6 +133,7 @@ def slice_items(
                 terms,
                 hidden,
                 marks,
+                title=title,
             )
             if item is None:
                 continue
@@ -143,7 +146,16 @@ def slice_items(
                 room = depth_tokens - depth_used if depth_tokens is not None else cost
                 if cost > room >= MIN_RECUT_TOKENS:
                     item = _slice(
-                        ranked, span, lines, (start, end), count, room, terms, hidden, marks
+                        ranked,
+                        span,
+                        lines,
+                        (start, end),
+                        count,
+                        room,
+                        terms,
+                        hidden,
+                        marks,
+                        title=title,
                     )
                     cost = count(item.text) if item else 0
                 if item is None:
@@ -156,7 +168,7 @@ def slice_items(
             shown.update(_shown_lines(item))
             taken += 1
             if number == 0 and taken == 1 and in_focus and scan_tokens:
-                scan = _scan(ranked, lines, count, scan_tokens, terms, shown, marks)
+                scan = _scan(ranked, lines, count, scan_tokens, terms, shown, marks, title)
                 if scan is not None:
                     depth.append(scan)
                     depth_used += count(scan.text)
@@ -172,6 +184,7 @@ def _scan(
     terms: frozenset[str],
     hidden: AbstractSet[int],
     marks: AbstractSet[int],
+    title: frozenset[str],
 ) -> PackItem | None:
     """Return the leading file's scan: its lines not yet shown, cut like a long span.
 
@@ -180,7 +193,9 @@ def _scan(
     a file that fits is shown whole. None when every line is shown already.
     """
     whole = Evidence(ranked.path, 1, len(lines), "", ranked.score, SCAN_SOURCE)
-    return _slice(ranked, whole, lines, (1, len(lines)), count, max_tokens, terms, hidden, marks)
+    return _slice(
+        ranked, whole, lines, (1, len(lines)), count, max_tokens, terms, hidden, marks, title=title
+    )
 
 
 def _slice(
@@ -193,6 +208,8 @@ def _slice(
     terms: frozenset[str] = frozenset(),
     hidden: AbstractSet[int] = frozenset(),
     marks: AbstractSet[int] = frozenset(),
+    *,
+    title: frozenset[str] = frozenset(),
 ) -> PackItem | None:
     """Return a slice of ``bounds`` (first and last line) within ``max_tokens``.
 
@@ -217,7 +234,7 @@ def _slice(
         picked = set(range(len(body)))
     elif terms or anchored:
         gap_cost = count(_gap(end - start + 1)) + 1
-        picked = pick_rows(body, costs, room, terms, gap_cost, anchored)
+        picked = pick_rows(body, costs, room, terms, gap_cost, anchored, title)
     else:
         picked = head_rows(costs, room)
     runs = _runs(sorted(free[i] for i in picked))

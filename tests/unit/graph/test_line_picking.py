@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from engram.graph.pack._code_slices import MIN_RECUT_TOKENS, slice_items
 from engram.graph.pack._fusion import Evidence, evidence_of, rank_files
-from engram.graph.pack._line_picking import frame_lines, head_rows, line_terms, pick_rows
+from engram.graph.pack._line_picking import (
+    frame_lines,
+    head_rows,
+    line_terms,
+    pick_rows,
+    title_terms,
+)
 
 
 def words(text: str) -> int:
@@ -243,3 +249,16 @@ def test_a_small_leading_file_is_scanned_whole_and_its_spans_show_no_line_twice(
         n for a, b in (scan.shown or ((scan.start_line, scan.end_line),)) for n in range(a, b + 1)
     }
     assert shown == set(range(1, len(lines) + 1)) - set(range(4, 44))
+
+
+def test_a_term_of_the_title_weighs_more_than_one_of_the_body():
+    lines = ["def f(x):"] + [f"    v{i} = x" for i in range(60)]
+    lines[20], lines[45] = "    if retry_budget:", "    if cache_limit:"
+    costs = [3] * len(lines)
+    task = "cache_limit ignored\nIt happens when retry_budget is set."
+    assert title_terms(task) == {"cache_limit", "cache", "limit", "ignored"}
+    room = 40  # the head (a third) and one window of seven lines
+    plain = pick_rows(lines, costs, room, line_terms(task), 2)
+    assert 20 in plain and 45 not in plain  # equally rare: the earlier line
+    titled = pick_rows(lines, costs, room, line_terms(task), 2, title=title_terms(task))
+    assert 45 in titled and 20 not in titled
