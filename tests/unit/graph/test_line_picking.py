@@ -262,3 +262,10 @@ def test_a_term_of_the_title_weighs_more_than_one_of_the_body():
     assert 20 in plain and 45 not in plain  # equally rare: the earlier line
     titled = pick_rows(lines, costs, room, line_terms(task), 2, title=title_terms(task))
     assert 45 in titled and 20 not in titled
+
+
+def test_a_leading_file_too_long_to_chunk_is_not_scanned():
+    lines = module_with_functions() + ["x = 'padding'" + " " * 10_000] * 60
+    ranked = rank_files([Evidence("m.py", 4, 43, "parse(text)", 1.0, "localizer")])
+    items = slice_items(ranked, {"m.py": lines}.get, words, scan_tokens=10_000)
+    assert [(i.start_line, i.end_line) for i in items] == [(4, 43)]
