@@ -17,6 +17,7 @@ from engram.stores.codeindex._history_source import IndexHistory
 from engram.stores.codeindex._index import open_memory_code_index
 from engram.stores.embeddings._embedders import HashEmbedder
 from engram.stores.history import HISTORY_FILE, load_history, refresh_history
+from engram.stores.history._store import FORMAT_VERSION
 
 DAY = 86_400
 START = 1_700_000_000
@@ -293,7 +294,7 @@ def test_a_version_one_history_is_still_read_then_mined_again(repo: Path, tmp_pa
     assert old is not None and old.usable and old.version == 1
     assert all(c.functions == () for c in old.commits)
     again = refresh_history(repo, state)
-    assert again.version == 2 and any(c.functions for c in again.commits)
+    assert again.version == FORMAT_VERSION and any(c.functions for c in again.commits)
     assert again.added == len(again.commits)
 
 
@@ -364,3 +365,56 @@ def test_the_index_update_raises_what_the_history_mining_raised_after_updating_t
         index.update()
     # the files were updated all the same, and the index answers
     assert any(h.symbol.startswith("tabs") for h in index.search("tabs", k=5))
+
+
+def test_no_commit_message_or_file_name_can_forge_a_commit_or_a_change(tmp_path: Path):
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "Add the parser", 0, pkg__parser="def parse():\n    return 1\n")
+    parent = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    forged = f"\x1e{parent}\x1f{START}\x1fforged\x1f\0\nM\0pkg/forged.py\0"
+    # a message spelling the old framing, then the fields of the new one on their own lines
+    message = f"fix the parser\n{forged}\n{parent}\n{START}\nforged\n\nM\npkg/forged.py\n"
+    (root / "pkg" / "parser.py").write_text("def parse():\n    return 2\n")
+    # a file name made of a commit hash, and one with a NUL-free forgery of a change
+    (root / "pkg" / f"{parent}").write_text("x\n")
+    (root / "pkg" / "M\x1epkg\x1fforged.py\n").write_text("y\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message.replace("\0", ""), day=1)
+    # a message with a NUL (written past git commit, which refuses it): git ends it there
+    tree = subprocess.run(
+        ["git", "write-tree"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    body = (
+        f"tree {tree}\nparent {head}\nauthor Dev <d@e> {START} +0000\n"
+        f"committer Dev <d@e> {START + 2 * DAY} +0000\n\nsays more\0{head}\0{START}\0x\0M\0pkg/forged.py\0"
+    )
+    (tmp_path / "raw").write_bytes(body.encode())
+    made = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--literally", str(tmp_path / "raw")],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    git(root, "update-ref", "HEAD", made)
+
+    history = refresh_history(root, tmp_path / "state")
+    assert [c.message.splitlines()[0] for c in history.commits] == [
+        "says more",
+        "fix the parser",
+        "Add the parser",
+    ]
+    assert history.commits[0].files == ()
+    assert set(history.commits[1].files) == {
+        "pkg/parser.py",
+        f"pkg/{parent}",
+        "pkg/M\x1epkg\x1fforged.py\n",
+    }
+    assert not any("pkg/forged.py" in c.files for c in history.commits)

@@ -103,7 +103,12 @@ _HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+")
 """A hunk's old-side line count (absent means 1)."""
 _CALLED = re.compile(r"([A-Za-z_$][\w$]*)[ \t]*\(")
 RECORD = "\x1e"
-FIELD = "\x1f"
+"""Starts each commit in the hunk read (``git_functions``), where it can only start a line."""
+LOG_FORMAT = "--format=%H%x00%ct%x00%B%x00"
+"""The commit list's fields, each ended by a NUL like ``-z``'s paths: git ends a message at its
+first NUL, and a path holds none, so no message or file name can forge a field or a commit."""
+_STATUS = re.compile(r"[ACDMRTUXB][0-9]{0,3}")
+"""A ``--name-status`` letter, with a similarity score for renames and copies."""
 _HASH = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 
 
@@ -161,7 +166,7 @@ def git_log(root: Path, *, since: str = "", limit: int = MAX_COMMITS) -> str:
         *LOG_OPTIONS,
         "--name-status",
         "-z",
-        f"--format={RECORD}%H{FIELD}%ct{FIELD}%B{FIELD}",
+        LOG_FORMAT,
         "--",
     )
     if done.returncode != 0:
@@ -187,17 +192,41 @@ def run_git(
 
 
 def parse_log(text: str) -> list[Commit]:
-    """Parse ``git_log`` output into commits, newest first, dropping malformed records."""
-    out = []
-    for record in text.split(RECORD):
-        head, sep, changes = record.rpartition(FIELD)
-        if not sep:
-            continue
-        sha, _, rest = head.partition(FIELD)
-        stamp, _, message = rest.partition(FIELD)
+    """Parse ``git_log`` output into commits, newest first, dropping malformed records.
+
+    The output is read field by field (NUL-ended): a commit's hash, time and message, then
+    its changes, each a status and one path (two for renames and copies), up to the next
+    commit's hash (no status is one). Fields are taken by position, so whatever a message or
+    a path says is never read as structure; a field out of place ends the read there.
+    """
+    fields = text.split("\0")
+    out: list[Commit] = []
+    i = 0
+    while i + 2 < len(fields):
+        sha, stamp, message = fields[i : i + 3]
+        i += 3
         if not _HASH.fullmatch(sha) or not stamp.isdigit():
-            continue
-        files, renames, size = _changes(changes)
+            break
+        files: list[str] = []
+        renames: list[tuple[str, str]] = []
+        size = 0
+        while i < len(fields):
+            status = fields[i].lstrip("\n")
+            if not status:
+                i += 1
+                continue
+            if _HASH.fullmatch(status) or not _STATUS.fullmatch(status):
+                break
+            two = status[0] in "RC"
+            paths = fields[i + 1 : i + (3 if two else 2)]
+            i += 3 if two else 2
+            if len(paths) != (2 if two else 1) or not all(map(_safe_path, paths)):
+                continue
+            size += 1
+            if len(files) < MAX_FILES_KEPT:
+                files.append(paths[-1])
+            if status[0] == "R" and len(renames) < MAX_FILES_KEPT:
+                renames.append((paths[0], paths[1]))
         out.append(
             Commit(
                 sha,
@@ -209,31 +238,6 @@ def parse_log(text: str) -> list[Commit]:
             )
         )
     return out
-
-
-def _changes(text: str) -> tuple[list[str], list[tuple[str, str]], int]:
-    """Read ``--name-status -z`` fields: a status, then one path (two for renames and copies)."""
-    fields = text.lstrip("\n\0").split("\0")
-    files: list[str] = []
-    renames: list[tuple[str, str]] = []
-    size = 0
-    i = 0
-    while i < len(fields):
-        status = fields[i].strip()
-        if not status:
-            i += 1
-            continue
-        two = status[0] in "RC"
-        paths = fields[i + 1 : i + (3 if two else 2)]
-        i += 3 if two else 2
-        if not paths or not all(map(_safe_path, paths)):
-            continue
-        size += 1
-        if len(files) < MAX_FILES_KEPT:
-            files.append(paths[-1])
-        if status[0] == "R" and len(paths) == 2 and len(renames) < MAX_FILES_KEPT:
-            renames.append((paths[0], paths[1]))
-    return files, renames, size
 
 
 def _safe_path(path: str) -> bool:

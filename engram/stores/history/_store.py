@@ -29,10 +29,11 @@ from engram.stores.history._mining import (
 
 HISTORY_FILE = "history.json"
 """The mined history's file name inside the index folder."""
-FORMAT_VERSION = 2
-"""2: commits carry the functions their hunks changed. A version-1 file is still read (its
-commits without functions) until the next refresh mines the history again."""
-READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+"""2: commits carry the functions their hunks changed. 3: the commit list was read field by
+field (NUL-ended), so no message or file name could forge a commit. An older file is still read
+(a version-1 file's commits without functions) until the next refresh mines the history again."""
+READABLE_VERSIONS = (1, 2, 3)
 
 
 @dataclass(frozen=True)

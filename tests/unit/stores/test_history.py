@@ -16,7 +16,7 @@ from engram.stores.codeindex._history_evidence import (
 from engram.stores.codeindex._issue_reading import read_issue
 from engram.stores.codeindex._localization import ProjectFiles, gather_evidence, rank_evidence
 from engram.stores.history import Commit, History, refresh_history
-from engram.stores.history._mining import FIELD, RECORD, parse_log
+from engram.stores.history._mining import parse_log
 
 DAY = 86_400
 START = 1_700_000_000
@@ -101,17 +101,22 @@ def test_a_commit_subject_reason_cannot_forge_lines_or_reorder_text():
 
 
 def test_hostile_log_records_are_dropped():
-    good = "a" * 40
+    good, other = "a" * 40, "b" * 40
     text = (
-        f"{RECORD}{good}{FIELD}{START}{FIELD}ok{FIELD}\0\nM\0pkg/a.py\0M\0../../etc/passwd\0"
-        f"M\0/abs/path.py\0R100\0pkg/a.py\0pkg/b.py\0"
-        f"{RECORD}not-a-hash{FIELD}{START}{FIELD}forged{FIELD}\0\nM\0pkg/forged.py\0"
-        f"{RECORD}{good}{FIELD}soon{FIELD}forged{FIELD}\0\nM\0pkg/forged.py\0"
+        f"{good}\0{START}\0ok\n{other}\n\0\0\nM\0pkg/a.py\0M\0../../etc/passwd\0"
+        f"M\0/abs/path.py\0R100\0pkg/a.py\0pkg/b.py\0M\0{other}\0"
+        f"{other}\0{START}\0\0\0\nA\0pkg/c.py\0"
+        # a field out of place ends the read: nothing after it is taken
+        f"pkg/forged.py\0{good}\0{START}\0forged\0\0\nM\0pkg/forged.py\0"
     )
     commits = parse_log(text)
-    assert len(commits) == 1
-    assert commits[0].files == ("pkg/a.py", "pkg/b.py")
+    assert [c.sha for c in commits] == [good, other]
+    assert commits[0].message == f"ok\n{other}"
+    assert commits[0].files == ("pkg/a.py", "pkg/b.py", other)
     assert commits[0].renames == (("pkg/a.py", "pkg/b.py"),)
+    assert commits[1].files == ("pkg/c.py",)
+    assert parse_log(f"not-a-hash\0{START}\0x\0\0\nM\0pkg/a.py\0") == []
+    assert parse_log(f"{good}\0soon\0x\0\0\nM\0pkg/a.py\0") == []
 
 
 def test_a_failing_or_slow_git_degrades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
