@@ -227,7 +227,8 @@ def _slice(
     free = [row for row in range(end - start + 1) if start + row not in hidden]
     if not free:
         return None
-    symbol = f" {span.symbol}" if span.symbol else ""
+    name = span.symbol.split("(", 1)[0].strip()  # the signature is the slice's first line
+    symbol = f" {name}" if name else ""
 
     def header(first: int, last: int) -> str:
         return f"--- {ranked.path}:{first}-{last}{symbol}"

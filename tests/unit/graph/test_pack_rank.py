@@ -184,12 +184,13 @@ def test_documentation_ranks_below_code_it_ties_with():
     assert [r.path for r in ranked] == ["src/x.py", "docs/guide.md"]
 
 
-def test_multiline_symbols_become_one_line():
+def test_multiline_symbols_become_one_line_and_a_header_names_no_signature():
     hits = [hit("a.py", 1, 3, 1.0, "bm25", "f(a,\n    b)")]
-    (only,) = slice_items(
-        rank_files(evidence_of(hits, [], [])), {"a.py": ["x", "y", "z"]}.get, words
-    )
-    assert only.symbol == "f(a, b)" and only.text.splitlines()[0] == "--- a.py:1-3 f(a, b)"
+    lines = ["def f(a,", "      b):", "    return a"]
+    (only,) = slice_items(rank_files(evidence_of(hits, [], [])), {"a.py": lines}.get, words)
+    # the signature is the slice's own first lines: the header gives the name only
+    assert only.symbol == "f(a, b)"
+    assert only.text.splitlines() == ["--- a.py:1-3 f", *lines]
 
 
 def test_tests_rank_below_code_they_tie_with_unless_the_task_is_about_tests():
