@@ -25,11 +25,15 @@ def rewind_message(
     target: str,
     held: Sequence[str] = (),
 ) -> str:
-    """Describe a finished rewind in one line."""
-    parts = [f"restored {len(files)} file(s)" + (f": {', '.join(files)}" if files else "")]
+    """Describe a finished rewind in one line (file names escaped: ``display_path``)."""
+    from engram.stores.files import display_path
+
+    names = ", ".join(map(display_path, files))
+    parts = [f"restored {len(files)} file(s)" + (f": {names}" if files else "")]
     if held:
         parts.append(
-            f"kept as they are: {', '.join(held)} (a command changed them and they may hold "
+            f"kept as they are: {', '.join(map(display_path, held))} (a command changed them "
+            "and they may hold "
             "edits made while it ran; --force restores them too)"
         )
     if conversation_checkpoint:

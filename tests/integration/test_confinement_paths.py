@@ -73,7 +73,7 @@ def test_ripgrep_globs_never_override_the_exclusions(hostile):
         "grep_code"
     ]
     out = grep_code.invoke({"pattern": "newline in its name"})
-    assert "evil\\x0asrc/app.py:1: forged line.py:1:" in out
+    assert "forged" not in out  # a name with a line break is never listed
     assert MARKER not in grep_code.invoke({"pattern": "needle", "glob": "*"})
 
 

@@ -413,3 +413,44 @@ def test_a_shipped_git_filter_driver_never_runs_for_engrams_snapshots(
     assert done.returncode == 0, done.stderr
     assert (project / "notes.txt").exists()  # the edit ran, bracketed by git snapshots
     assert not marker.exists()
+
+
+HOSTILE_NAMES = (
+    "title\x1b]0;pwned\x07.py",  # a terminal escape: sets the window title
+    "clear\x1b[2J\rnote.py",
+    "two\nlines.py",
+    "bidi\u202ecod.py",
+    "rubout\x7f.py",
+    "dir\x1b[1m/inner.py",  # a folder's name
+)
+
+
+def test_file_names_with_control_characters_are_never_indexed_listed_or_shown(
+    project: Path, tmp_path: Path
+) -> None:
+    body = "def parse_widget(size):\n    return size * 2\n"
+    (project / "widget.py").write_text(body, encoding="utf-8")
+    for name in HOSTILE_NAMES:
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+    home = tmp_path / "home"
+    outputs, stdouts = [], []
+    for args in (
+        ("index",),
+        ("search", "--files", "parse widget size"),
+        ("search", "--files", "parse widget size", "--json"),
+        ("search", "parse_widget", "--mode", "exact", "--json"),
+        ("context", "parse widget size", "--budget", "2000", "--json"),
+        ("context", "parse widget size", "--budget", "2000"),
+    ):
+        done = run_engram(project, home, "", *args)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout + done.stderr)
+        stdouts.append(done.stdout)
+    text = "".join(outputs)
+    for forged in ("\x1b", "\x07", "\r", "\u202e", "\x7f", "lines.py", "inner.py", "pwned"):
+        assert forged not in text
+    found = json.loads(stdouts[2])
+    assert [hit["path"] for hit in found] == ["widget.py", "app.py"]
+    assert "widget.py" in stdouts[5]

@@ -381,3 +381,14 @@ def test_a_file_the_user_writes_while_a_command_runs_is_never_reverted(project, 
         assert back["files"] == [] and "notes.md" in back["held"]
         assert (project / "notes.md").read_text() == "typed while the command ran\n"
     assert (project / "notes.md").read_text() == "typed while the command ran\n"
+
+
+def test_the_rewind_message_escapes_file_names():
+    from engram.cli._session_rewind_command import rewind_message
+
+    text = rewind_message(["two\nlines.py", "esc\x1b[2J.py"], None, "start", ["bidi\u202e.py"])
+    assert text == (
+        "restored 2 file(s): two\\x0alines.py, esc\\x1b[2J.py; kept as they are: bidi\\u202e.py"
+        " (a command changed them and they may hold edits made while it ran; --force restores"
+        " them too)"
+    )

@@ -285,10 +285,11 @@ def listable(root: Path, rel: str) -> bool:
     """Return True when a file found by a search (e.g. ripgrep) may be shown.
 
     A final check on results, whatever produced them: the path passes :func:`confine`, no
-    folder on the way is a skipped one, and the file is a regular file with one name.
+    folder on the way is a skipped one, no name on the way has a control character
+    (:func:`unprintable_name`), and the file is a regular file with one name.
     """
     parts = PurePosixPath(rel).parts
-    if any(is_skipped_dir(p) for p in parts[:-1]):
+    if any(is_skipped_dir(p) for p in parts[:-1]) or unprintable_name(rel):
         return False
     try:
         found = confine(root, rel)
@@ -353,6 +354,16 @@ _KINDS = {
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 """Control characters, line separators and the bidirectional overrides that reorder shown text."""
+
+
+def unprintable_name(path: str) -> bool:
+    """Return True when a path has a control character, a line separator or a bidi control.
+
+    No real source file is named so; such a name is meant to forge lines or repaint a terminal
+    wherever it is shown, so the walk, searches and indexes leave the file out (a path named
+    on purpose is still confined as any other, and shown through :func:`display_path`).
+    """
+    return _UNPRINTABLE.search(path) is not None
 
 
 def display_path(path: str) -> str:

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 
 from engram.stores.files._paths import (
     allowed_target,
+    display_path,
     is_secret_path,
     is_skipped_dir,
     open_regular,
     read_regular,
+    unprintable_name,
 )
 
 if TYPE_CHECKING:
@@ -93,9 +95,10 @@ def walk_project(
     """List the project's indexable text files, sorted by path.
 
     Honours ``.gitignore`` files at every level plus ``.engram/ignore``; skips VCS folders,
-    virtualenvs, dependency and build folders, secrets files, binaries (NUL bytes), files over
-    ``max_bytes``, unreadable files, non-regular files (FIFOs, sockets, devices), hard-linked
-    files and symlinks that leave the root or point at anything the policy of
+    virtualenvs, dependency and build folders, secrets files, names with control characters
+    (a line break, a terminal escape, a bidi control: reported escaped), binaries (NUL
+    bytes), files over ``max_bytes``, unreadable files, non-regular files (FIFOs, sockets,
+    devices), hard-linked files and symlinks that leave the root or point at anything the policy of
     :mod:`engram.stores.files._paths` refuses. Symlink loops are walked once.
 
     Args:
@@ -161,6 +164,10 @@ def _iter_files(root: Path, report: WalkReport) -> Iterator[str]:
             continue
         for entry in entries:
             path = entry.path
+            if unprintable_name(entry.name):
+                shown = display_path(path[prefix:].replace(os.sep, "/"))
+                report.skipped.append((shown, "name with control characters"))
+                continue
             if entry.is_symlink() and not allowed_target(root, path):
                 continue
             try:
