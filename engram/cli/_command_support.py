@@ -7,12 +7,13 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.segment import Segment
 
 from engram.cli._storage_errors import storage_failures, storage_message
 from engram.graph import ConfigError, EngramError, ModelNotConfiguredError
@@ -29,8 +30,47 @@ T = TypeVar("T")
 # are printed with ``print_table`` so that they still fit the terminal when there is one.
 OUT_CONSOLE_OPTIONS: dict[str, Any] = {"highlight": False, "soft_wrap": True}
 ERR_CONSOLE_OPTIONS: dict[str, Any] = {**OUT_CONSOLE_OPTIONS, "stderr": True}
-out_console = Console(**OUT_CONSOLE_OPTIONS)
-err_console = Console(**ERR_CONSOLE_OPTIONS)
+
+_TERMINAL_CONTROLS = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]"
+)
+"""What text may not carry to a terminal: control characters but the line break and the tab
+(an escape sequence repaints the screen, sets the title, writes the clipboard; a carriage
+return overwrites a line), and the bidirectional controls that show text in another order."""
+_JSON_CONTROLS = re.compile(r"[\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+"""What ``json.dumps`` leaves as is (it escapes the C0 controls itself)."""
+
+
+def escape_controls(text: str) -> str:
+    r"""Return ``text`` with terminal controls written as ``\xNN`` / ``\uNNNN`` (see above)."""
+    return _TERMINAL_CONTROLS.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}"
+        ),
+        text,
+    )
+
+
+class SafeConsole(Console):
+    """A Rich console that never writes a control character it did not make itself.
+
+    File contents, names, symbols, commit messages and model output all reach the terminal
+    through these consoles; the text of every segment is escaped (``escape_controls``) before
+    Rich adds its own styles and cursor moves (control segments), so no repository or model
+    text can repaint the screen, retitle the window or forge a line with a carriage return.
+    """
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            Segment(escape_controls(segment.text), segment.style)
+            if segment.control is None and _TERMINAL_CONTROLS.search(segment.text)
+            else segment
+            for segment in buffer
+        )
+
+
+out_console = SafeConsole(**OUT_CONSOLE_OPTIONS)
+err_console = SafeConsole(**ERR_CONSOLE_OPTIONS)
 
 
 def reset_consoles() -> None:
@@ -106,8 +146,15 @@ def print_table(renderable: Any, console: Console | None = None) -> None:
 
 
 def print_json(data: Any) -> None:
-    """Write ``data`` as JSON to stdout (no Rich markup, stable key order)."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    r"""Write ``data`` as JSON to stdout (no Rich markup, stable key order).
+
+    Non-ASCII text stays as is, but for DEL, the C1 controls and the bidirectional controls,
+    which are written as ``\uNNNN`` escapes (the same string to a JSON reader, and inert when
+    the JSON is shown in a terminal).
+    """
+    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    text = _JSON_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
 

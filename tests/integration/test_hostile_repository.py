@@ -454,3 +454,50 @@ def test_file_names_with_control_characters_are_never_indexed_listed_or_shown(
     found = json.loads(stdouts[2])
     assert [hit["path"] for hit in found] == ["widget.py", "app.py"]
     assert "widget.py" in stdouts[5]
+
+
+def test_file_contents_and_symbols_never_send_control_characters_to_the_terminal(
+    project: Path, tmp_path: Path
+) -> None:
+    (project / "w.py").write_text(
+        'def parse_widget(a="\x1b]0;pwned\x07", b="\x1b[2J\r"):\n'
+        '    """Docs \x1b[31m red \x1b[0m \u202eyxalag\u202c."""\n'
+        "    return a\n",
+        encoding="utf-8",
+    )
+    home = tmp_path / "home"
+    assert run_engram(project, home, "", "index").returncode == 0
+    for args in (
+        ("search", "parse_widget"),
+        ("search", "parse_widget", "--mode", "exact"),
+        ("slice", "parse_widget"),
+        ("context", "parse_widget docs", "--budget", "2000"),
+        ("search", "parse_widget", "--json"),
+    ):
+        done = run_engram(project, home, "", *args)
+        assert done.returncode == 0, done.stderr
+        shown = done.stdout + done.stderr
+        for control in ("\x1b", "\x07", "\r", "\u202e"):
+            assert control not in shown, (args, control)
+        assert "parse_widget" in done.stdout
+    # JSON keeps the exact text for a program, as escapes
+    hits = json.loads(run_engram(project, home, "", "search", "parse_widget", "--json").stdout)
+    assert any("\x1b]0;pwned" in hit["symbol"] for hit in hits)
+
+
+def test_the_terminal_console_keeps_its_own_styles_and_escapes_everything_else() -> None:
+    import io
+
+    from rich.text import Text
+
+    from engram.cli._command_support import SafeConsole
+
+    buffer = io.StringIO()
+    console = SafeConsole(
+        file=buffer, force_terminal=True, color_system="standard", no_color=False, width=80
+    )
+    console.print(Text("name\x1b[2Jx\u202e", style="bold"))
+    console.print("[red]ok[/]")
+    out = buffer.getvalue()
+    assert "\x1b[1m" in out and "\x1b[31m" in out  # Rich's own styles still reach the terminal
+    assert "name\\x1b[2Jx\\u202e" in out and "\x1b[2J" not in out
