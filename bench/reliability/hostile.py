@@ -25,6 +25,7 @@ SUITES = (
     "tests/unit/stores/test_trust.py",
     "tests/unit/stores/test_paths.py",
     "tests/unit/stores/test_redaction.py",
+    "tests/integration/test_history_mining.py",
 )
 CLASSES = (
     ("committed MCP server", ("stdio_mcp", "remote_mcp")),
@@ -61,6 +62,9 @@ CLASSES = (
     ("rewind --force over link", ("never_follows_a_link",)),
     ("rewind after edit during a command", ("while_a_command_ran", "while_a_command_runs")),
     ("hung file system", ("hangs",)),
+    ("forged git history", ("can_forge_a_commit",)),
+    ("control characters in names", ("control_characters_are_never_indexed",)),
+    ("terminal escapes in content", ("never_send_control_characters", "keeps_its_own_styles")),
 )
 
 Row = tuple[str, int, int, list[str]]
