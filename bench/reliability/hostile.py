@@ -26,6 +26,7 @@ SUITES = (
     "tests/unit/stores/test_paths.py",
     "tests/unit/stores/test_redaction.py",
     "tests/integration/test_history_mining.py",
+    "tests/unit/stores/test_ignore_rules.py",
 )
 CLASSES = (
     ("committed MCP server", ("stdio_mcp", "remote_mcp")),
@@ -65,6 +66,7 @@ CLASSES = (
     ("forged git history", ("can_forge_a_commit",)),
     ("control characters in names", ("control_characters_are_never_indexed",)),
     ("terminal escapes in content", ("never_send_control_characters", "keeps_its_own_styles")),
+    ("pathological ignore patterns", ("takes_long_to_fail", "hang_the_walk", "returns_at_once")),
 )
 
 Row = tuple[str, int, int, list[str]]

@@ -120,7 +120,7 @@ async def test_mcp_tools_refuse_every_variant_with_a_reason(hostile, engram_home
         assert bad.is_error and "invalid search pattern" in bad.content[0].text
         # a failure outside engram's own errors still carries its reason to the client
         invalid = await client.call_tool("glob_files", {"pattern": "!"})
-        assert invalid.is_error and "Invalid git pattern" in invalid.content[0].text
+        assert invalid.is_error and "invalid glob pattern" in invalid.content[0].text
 
 
 def test_a_fifo_does_not_hang_a_run_of_the_tools_through_the_graph(hostile, engram_home):

@@ -106,7 +106,11 @@ def test_exact_search_loads_no_index_machinery(tmp_path):
     heavy = [name for name in heavy_in(loaded) if not name.startswith("tree_sitter")]
     assert not heavy, f"`engram search --mode exact` loads {heavy}"
     assert "engram.stores.codeindex._index" not in loaded
-    walk_only = [name for name in ("pathspec", "engram.graph.tools._search_code") if name in loaded]
+    walk_only = [
+        name
+        for name in ("engram.stores.files._ignore_rules", "engram.graph.tools._search_code")
+        if name in loaded
+    ]
     assert not walk_only, f"`engram search --mode exact` loads {walk_only}"
 
 

@@ -39,9 +39,13 @@ def wrap_tool_result(tool: str, content: str) -> str:
 
 
 def _glob(root: Path, pattern: str, max_results: int) -> str:
-    import pathspec  # a glob needs it; listing the tools (the MCP server's start) does not
+    from engram.stores.files._ignore_rules import IgnoreRules
 
-    spec = pathspec.PathSpec.from_lines("gitignore", [pattern])
+    spec = IgnoreRules.from_lines([pattern])  # linear time, whatever the model's pattern
+    if not spec.rules:
+        raise ValueError(
+            f"invalid glob pattern {pattern!r}: blank, a comment or a lone '!' (try '**/*.py')"
+        )
     files = [f.path for f in walk_project(root).files if spec.match_file(f.path)]
     if not files:
         return f"no files match {pattern!r}"

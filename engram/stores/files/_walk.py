@@ -19,7 +19,7 @@ from engram.stores.files._paths import (
 )
 
 if TYPE_CHECKING:
-    import pathspec
+    from engram.stores.files._ignore_rules import IgnoreRules
 
 MAX_FILE_BYTES = 1_000_000
 """Files larger than this are skipped (and reported)."""
@@ -46,7 +46,7 @@ class WalkReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _load_spec(folder: Path, names: tuple[str, ...]) -> pathspec.PathSpec | None:
+def _load_spec(folder: Path, names: tuple[str, ...]) -> IgnoreRules | None:
     lines: list[str] = []
     for name in names:
         try:
@@ -55,12 +55,12 @@ def _load_spec(folder: Path, names: tuple[str, ...]) -> pathspec.PathSpec | None
             continue
     if not lines:
         return None
-    import pathspec  # only a walk needs it, not the readers of single files (exact search)
+    from engram.stores.files._ignore_rules import IgnoreRules
 
-    return pathspec.PathSpec.from_lines("gitignore", lines)
+    return IgnoreRules.from_lines(lines)
 
 
-def _ignored(specs: list[tuple[str, pathspec.PathSpec]], path: str, is_dir: bool) -> bool:
+def _ignored(specs: list[tuple[str, IgnoreRules]], path: str, is_dir: bool) -> bool:
     """Match ``path`` against specs keyed by their folder (with a trailing separator)."""
     for base, spec in specs:
         rel = path[len(base) :]
@@ -137,12 +137,12 @@ def _iter_files(root: Path, report: WalkReport) -> Iterator[str]:
     """Yield the absolute paths (``os.sep`` joined under ``root``) of candidate files."""
     root_str = str(root)
     root_spec = _load_spec(root / ".engram", ("ignore",))
-    base_specs: list[tuple[str, pathspec.PathSpec]] = []
+    base_specs: list[tuple[str, IgnoreRules]] = []
     if root_spec is not None:
         base_specs.append((os.path.join(root_str, ""), root_spec))
     seen_dirs: set[tuple[int, int]] = set()
     prefix = len(os.path.join(root_str, ""))
-    stack: list[tuple[str, list[tuple[str, pathspec.PathSpec]]]] = [(root_str, base_specs)]
+    stack: list[tuple[str, list[tuple[str, IgnoreRules]]]] = [(root_str, base_specs)]
     while stack:
         folder, specs = stack.pop()
         try:

@@ -1,0 +1,264 @@
+"""Gitignore rules matched in time linear in the path, whatever the patterns say.
+
+A repository's ``.gitignore`` is untrusted input. Translated to a backtracking regex (as the
+``pathspec`` package does), a pattern such as ``*a*a*a*a*a*a*a*a*b`` takes minutes to fail on a
+sixty-character file name, and every walk of the project (the index, ``glob_files``, the
+search fallback) would hang on it. Here a pattern is split at ``/`` into segments and matched
+like git's own wildmatch: within a path segment, ``*``, ``?`` and ``[...]`` by the greedy
+two-pointer method (a failed match costs at most the segment's length times the pattern's);
+across segments, ``**`` the same way over whole segments.
+
+Semantics (``gitignore(5)``): blank lines and ``#`` comments are skipped, trailing spaces are
+dropped unless escaped, ``!`` re-includes, a trailing ``/`` matches directories only, a ``/``
+anywhere else anchors the pattern to its file's folder (otherwise it matches at any depth), a
+leading ``**/`` matches in every folder, a trailing ``/**`` everything inside, ``/**/`` zero
+or more folders; the last rule that matches decides. A pattern matching a folder matches
+everything inside it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+GLOBSTAR = "**"
+_STAR = object()
+"""A ``*`` inside a segment pattern."""
+REGEX_MAX_STARS = 2
+"""A rule whose segments have at most this many ``*`` each, with at most one ``**`` (counting
+the any-depth start of an unanchored pattern), is matched by one compiled regex, as fast as
+``pathspec``: each segment is an atomic group that must end at a ``/``, so a failed match costs
+at most the number of folders times a segment's length squared. Any other rule is matched by
+the greedy method."""
+
+SegmentMatch = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    """One pattern line: its segment matchers (``GLOBSTAR`` for ``**``) and how it applies."""
+
+    pattern: str
+    segments: tuple[SegmentMatch | str, ...]
+    include: bool
+    """True for an ignoring rule, False for a ``!`` rule that re-includes."""
+    dir_only: bool
+    trailing_globstar: bool
+    """The pattern ended in ``/**``: it matches what is inside, not the folder itself."""
+    regex: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+    """The same rule as two regexes over the path: the rule alone or as a folder with more
+    after it, and only as such a folder; when it has at most ``REGEX_MAX_STARS``
+    variable-length parts."""
+
+    def matches(self, path: str, parts: Sequence[str], is_dir: bool) -> bool:
+        """Tell whether the rule matches ``path`` (split: ``parts``) or a folder on its way."""
+        alone_too = (is_dir or not self.dir_only) and not self.trailing_globstar
+        if self.regex is not None:
+            either, within = self.regex
+            return bool((either if alone_too else within).match(path))
+        segments = self.segments
+        if alone_too and _greedy(segments, parts, _segment_matches, GLOBSTAR):
+            return True
+        # a folder on the way: the pattern, then one segment or more
+        return _greedy((*segments, _any_segment, GLOBSTAR), parts, _segment_matches, GLOBSTAR)
+
+
+def _any_segment(name: str) -> bool:
+    return True
+
+
+def _segment_matches(token: SegmentMatch | str, name: str) -> bool:
+    return token(name) if callable(token) else token == name
+
+
+def _greedy(
+    tokens: Sequence[object], text: Sequence[str], matches: Callable[..., bool], star: object
+) -> bool:
+    """Wildcard matching by the greedy two-pointer method: ``star`` matches any run of items.
+
+    Each star is first tried empty and grown one item at a time only when what follows fails,
+    going back to the last star only: at most ``len(tokens) * len(text)`` steps.
+    """
+    t = i = 0
+    star_t, star_i = -1, 0
+    while i < len(text):
+        if t < len(tokens) and tokens[t] is star:
+            star_t, star_i = t, i
+            t += 1
+        elif t < len(tokens) and matches(tokens[t], text[i]):
+            t += 1
+            i += 1
+        elif star_t >= 0:
+            star_i += 1
+            t, i = star_t + 1, star_i
+        else:
+            return False
+    while t < len(tokens) and tokens[t] is star:
+        t += 1
+    return t == len(tokens)
+
+
+def _char_matches(token: object, char: str) -> bool:
+    if isinstance(token, str):
+        return token == char
+    return bool(token.fullmatch(char))  # type: ignore[attr-defined]
+
+
+def _segment(text: str) -> tuple[SegmentMatch | str, str, int]:
+    """Compile one segment pattern: a plain name, or a matcher for ``*``, ``?`` and ``[...]``.
+
+    Returns the matcher, the segment as a regex (``*`` as ``[^/]*``) and its count of ``*``.
+    """
+    tokens: list[object] = []
+    regex: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text):
+            tokens.append(text[i + 1])
+            regex.append(re.escape(text[i + 1]))
+            i += 2
+            continue
+        if char == "*":
+            if not tokens or tokens[-1] is not _STAR:  # "**" inside a segment is a "*"
+                tokens.append(_STAR)
+                regex.append("[^/]*")
+            i += 1
+            continue
+        if char == "?":
+            tokens.append(re.compile("[^/]"))
+            regex.append("[^/]")
+            i += 1
+            continue
+        if char == "[":
+            klass, after = _char_class(text, i)
+            if klass is not None:
+                tokens.append(re.compile(klass))
+                regex.append(klass)
+                i = after
+                continue
+        tokens.append(char)
+        regex.append(re.escape(char))
+        i += 1
+    stars = sum(t is _STAR for t in tokens)
+    if all(isinstance(t, str) for t in tokens):
+        return "".join(tokens), "".join(regex), 0  # type: ignore[arg-type]
+    frozen = tuple(tokens)
+    return (lambda name: _greedy(frozen, name, _char_matches, _STAR)), "".join(regex), stars
+
+
+def _char_class(text: str, start: int) -> tuple[str | None, int]:
+    """Translate the ``[...]`` at ``start`` to a regex class; (None, start) when it is not one."""
+    i = start + 1
+    negate = i < len(text) and text[i] in "!^"
+    if negate:
+        i += 1
+    items: list[str] = []
+    first = True
+    while i < len(text):
+        char = text[i]
+        if char == "]" and not first:
+            body = "".join(items)
+            return (f"[{'^' if negate else ''}{body}]", i + 1)
+        first = False
+        if char == "\\" and i + 1 < len(text):
+            char = text[i + 1]
+            i += 1
+        if i + 2 < len(text) and text[i + 1] == "-" and text[i + 2] != "]":
+            end = text[i + 2]
+            if end == "\\" and i + 3 < len(text):
+                end = text[i + 3]
+                i += 1
+            if ord(end) >= ord(char):
+                items.append(f"{re.escape(char)}-{re.escape(end)}")
+            i += 3
+            continue
+        items.append(re.escape(char))
+        i += 1
+    return None, start
+
+
+def parse_rule(line: str) -> IgnoreRule | None:
+    """Parse one ``.gitignore`` line; None for a blank line, a comment or an empty pattern."""
+    text = line.rstrip("\n").rstrip("\r")
+    while text.endswith(" ") and not text.endswith("\\ "):
+        text = text[:-1]
+    if not text or text.startswith("#"):
+        return None
+    include = True
+    if text.startswith("!"):
+        include, text = False, text[1:]
+    elif text.startswith(("\\!", "\\#")):
+        text = text[1:]
+    dir_only = text.endswith("/")
+    text = text.rstrip("/")
+    if not text:
+        return None
+    anchored = "/" in text
+    pieces = [p for p in text.lstrip("/").split("/") if p]
+    if not pieces:
+        return None
+    trailing = len(pieces) > 1 and pieces[-1] == GLOBSTAR
+    if trailing:
+        pieces = pieces[:-1]
+    segments: list[SegmentMatch | str] = [] if anchored else [GLOBSTAR]
+    texts: list[str] = [] if anchored else [GLOBSTAR]
+    most_stars = 0
+    for piece in pieces:
+        if piece == GLOBSTAR:
+            if not segments or segments[-1] != GLOBSTAR:
+                segments.append(GLOBSTAR)
+                texts.append(GLOBSTAR)
+        else:
+            matcher, text_regex, count = _segment(piece)
+            segments.append(matcher)
+            # atomic up to the segment's end: the rest depends only on where it ends
+            texts.append(f"(?>{text_regex}(?=/|$))" if count else text_regex)
+            most_stars = max(most_stars, count)
+    safe = most_stars <= REGEX_MAX_STARS and texts.count(GLOBSTAR) <= 1
+    regex = _rule_regex(texts) if safe else None
+    return IgnoreRule(line, tuple(segments), include, dir_only and not trailing, trailing, regex)
+
+
+def _rule_regex(texts: Sequence[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Join segment regexes (``**`` as any run of whole segments).
+
+    Returns the rule alone or as a folder with more after it, and only as such a folder.
+    """
+    out = ["^"]
+    for number, text in enumerate(texts):
+        if text == GLOBSTAR:
+            # zero or more whole segments, each with its "/" (a last "**" is any segments)
+            out.append("(?:[^/]+/)*" if number + 1 < len(texts) else "(?:[^/]+/)*[^/]+")
+            continue
+        out.append(text)
+        if number + 1 < len(texts):
+            out.append("/")
+    core = "".join(out)
+    return re.compile(core + "(?:/.|$)", re.DOTALL), re.compile(core + "/.", re.DOTALL)
+
+
+class IgnoreRules:
+    """The rules of one ignore file, matched against paths relative to its folder."""
+
+    def __init__(self, rules: Iterable[IgnoreRule]) -> None:
+        self.rules = tuple(rules)
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str]) -> IgnoreRules:
+        """Parse ignore-file lines (unparseable and blank ones are skipped)."""
+        return cls(rule for rule in map(parse_rule, lines) if rule is not None)
+
+    def match_file(self, path: str) -> bool:
+        """Tell whether ``path`` is ignored; a trailing ``/`` marks a folder."""
+        is_dir = path.endswith("/")
+        parts = [p for p in path.split("/") if p]
+        if not parts:
+            return False
+        joined = "/".join(parts)
+        ignored = False
+        for rule in self.rules:
+            if rule.include != ignored and rule.matches(joined, parts, is_dir):
+                ignored = rule.include
+        return ignored

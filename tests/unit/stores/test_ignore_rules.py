@@ -1,0 +1,111 @@
+"""Gitignore rules: git's semantics, agreement with pathspec, and no pattern that hangs a walk."""
+
+from __future__ import annotations
+
+import random
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from engram.stores.files import walk_project
+from engram.stores.files._ignore_rules import IgnoreRules
+
+CASES = [
+    # (rules, path, ignored)
+    (["*.pyc"], "a/b/c.pyc", True),
+    (["*.pyc"], "a/b/c.py", False),
+    (["build/"], "build/", True),
+    (["build/"], "build", False),  # a file named build: the rule is for folders
+    (["build/"], "src/build/x.py", True),  # inside an ignored folder
+    (["/dist"], "dist/x", True),
+    (["/dist"], "src/dist/x", False),  # anchored to the ignore file's folder
+    (["foo/*.txt"], "foo/a.txt", True),
+    (["foo/*.txt"], "foo/b/a.txt", False),  # "*" stops at "/"
+    (["a/**/b"], "a/b", True),
+    (["a/**/b"], "a/x/y/b", True),
+    (["**/node_modules"], "x/node_modules/y.js", True),
+    (["docs/**"], "docs/a/b.md", True),
+    (["docs/**"], "docs/", False),  # what is inside, not the folder itself (git)
+    (["docs/**", "!docs/keep.md"], "docs/keep.md", False),
+    (["*.log", "!keep.log"], "x/keep.log", False),
+    (["[Bb]in/"], "Bin/", True),
+    (["[!a]*.tmp"], "a.tmp", False),
+    (["[!a]*.tmp"], "b.tmp", True),
+    (["log[0-9].txt"], "log7.txt", True),
+    (["x?y"], "x/y", False),  # "?" is never "/"
+    (["\\#name", "\\!bang"], "#name", True),
+    (["\\#name", "\\!bang"], "!bang", True),
+    (["# comment", "", "   "], "# comment", False),
+    (["trailing   "], "trailing", True),
+    (["trailing\\ "], "trailing ", True),
+    (["**"], "anything/at/all", True),
+]
+
+
+@pytest.mark.parametrize(("rules", "path", "ignored"), CASES)
+def test_git_semantics(rules: list[str], path: str, ignored: bool):
+    assert IgnoreRules.from_lines(rules).match_file(path) is ignored
+
+
+def test_it_agrees_with_pathspec_on_real_world_patterns():
+    pathspec = pytest.importorskip("pathspec")
+    patterns = [
+        *("*.pyc", "__pycache__/", "*.py[cod]", "*$py.class", "build/", "/dist", "*.egg-info/"),
+        *("**/node_modules", "**/*.log", "a/**/b", "/foo/bar", "foo/*.txt", "!keep.log"),
+        *("[Bb]in/", "[!a]*.tmp", "x?y", "log[0-9].txt", "a*b*c", "**/x/**/y", "src/**/*.py"),
+        *("*.tfstate*", "tmp", "/tmp/", ".*", "!.gitignore", "*~", ".#*", "a*b*c*d/e*f*g"),
+    ]
+    names = ["a", "b", "src", "foo", "bar", "build", "dist", "x", "y", "tmp", "f.pyc", "g.py"]
+    names += ["log3.txt", "x1y", "m.log", "keep.log", ".env", ".gitignore", "Bin", "c.tmp"]
+    names += ["a.tmp", "aXbYc", "abc", "q.egg-info", "s.tfstate.bak", "file~", "abcd", "efg"]
+    rng = random.Random(7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(1500):
+            lines = rng.sample(patterns, rng.randint(1, 4))
+            theirs = pathspec.PathSpec.from_lines("gitignore", lines)
+            ours = IgnoreRules.from_lines(lines)
+            for _ in range(10):
+                path = "/".join(rng.choice(names) for _ in range(rng.randint(1, 4)))
+                assert ours.match_file(path) == theirs.match_file(path), (lines, path)
+                assert ours.match_file(path + "/") == theirs.match_file(path + "/"), (lines, path)
+
+
+HOSTILE = [
+    # (rule, path): each took pathspec's regex minutes or more to fail
+    ("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "a" * 250),
+    ("**/*a*a*a*a*a*a*a*a*a*a*a*b/c", "/".join(["a" * 200] * 3)),
+    ("a*a*a*/a*a*a*/a*a*a*b", "/".join(["a" * 250] * 3)),
+    ("**/a/**/a/**/a/**/a/**/b", "/".join(["a"] * 1500)),
+]
+
+
+@pytest.mark.parametrize(("rule", "path"), HOSTILE)
+def test_no_pattern_takes_long_to_fail(rule: str, path: str):
+    started = time.perf_counter()
+    assert IgnoreRules.from_lines([rule]).match_file(path) is False
+    assert time.perf_counter() - started < 5  # a hang guard: it takes milliseconds
+
+
+def test_a_hostile_gitignore_does_not_hang_the_walk(tmp_path: Path):
+    (tmp_path / ".gitignore").write_text("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b\n")
+    for number in range(20):
+        (tmp_path / f"{'a' * 200}{number}.py").write_text("x = 1\n")
+    started = time.perf_counter()
+    assert len(walk_project(tmp_path).files) == 21
+    assert time.perf_counter() - started < 10
+
+
+def test_a_hostile_glob_from_the_model_returns_at_once(tmp_path: Path):
+    from engram.graph import Context
+    from engram.graph.tools._project import build_core_tools
+
+    (tmp_path / f"{'a' * 200}.py").write_text("x = 1\n")
+    (tmp_path / f"{'a' * 20}b.py").write_text("x = 1\n")
+    tools = {t.name: t for t in build_core_tools(Context(project=str(tmp_path)))}
+    started = time.perf_counter()
+    out = tools["glob_files"].invoke({"pattern": "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b*"})
+    assert out.splitlines() == [f"{'a' * 20}b.py"]
+    assert time.perf_counter() - started < 5
