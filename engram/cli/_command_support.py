@@ -32,12 +32,13 @@ OUT_CONSOLE_OPTIONS: dict[str, Any] = {"highlight": False, "soft_wrap": True}
 ERR_CONSOLE_OPTIONS: dict[str, Any] = {**OUT_CONSOLE_OPTIONS, "stderr": True}
 
 _TERMINAL_CONTROLS = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]"
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 """What text may not carry to a terminal: control characters but the line break and the tab
 (an escape sequence repaints the screen, sets the title, writes the clipboard; a carriage
-return overwrites a line), and the bidirectional controls that show text in another order."""
-_JSON_CONTROLS = re.compile(r"[\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+return overwrites a line), the bidirectional controls that show text in another order, and lone
+surrogates (bytes that are not UTF-8: writing one would fail)."""
+_JSON_CONTROLS = re.compile(r"[\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 """What ``json.dumps`` leaves as is (it escapes the C0 controls itself)."""
 
 

@@ -422,6 +422,7 @@ HOSTILE_NAMES = (
     "bidi\u202ecod.py",
     "rubout\x7f.py",
     "dir\x1b[1m/inner.py",  # a folder's name
+    "latin\udcffname.py",  # not UTF-8 (byte 0xff): no UTF-8 output could write it
 )
 
 
@@ -449,7 +450,18 @@ def test_file_names_with_control_characters_are_never_indexed_listed_or_shown(
         outputs.append(done.stdout + done.stderr)
         stdouts.append(done.stdout)
     text = "".join(outputs)
-    for forged in ("\x1b", "\x07", "\r", "\u202e", "\x7f", "lines.py", "inner.py", "pwned"):
+    forged_texts = (
+        "\x1b",
+        "\x07",
+        "\r",
+        "\u202e",
+        "\x7f",
+        "lines.py",
+        "inner.py",
+        "pwned",
+        "latin",
+    )
+    for forged in forged_texts:
         assert forged not in text
     found = json.loads(stdouts[2])
     assert [hit["path"] for hit in found] == ["widget.py", "app.py"]
@@ -497,7 +509,9 @@ def test_the_terminal_console_keeps_its_own_styles_and_escapes_everything_else()
         file=buffer, force_terminal=True, color_system="standard", no_color=False, width=80
     )
     console.print(Text("name\x1b[2Jx\u202e", style="bold"))
+    console.print("not utf-8: \udcff")  # would raise UnicodeEncodeError on the way out
     console.print("[red]ok[/]")
     out = buffer.getvalue()
     assert "\x1b[1m" in out and "\x1b[31m" in out  # Rich's own styles still reach the terminal
     assert "name\\x1b[2Jx\\u202e" in out and "\x1b[2J" not in out
+    assert ": \\udcff" in out

@@ -352,12 +352,15 @@ _KINDS = {
 }
 
 
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
-"""Control characters, line separators and the bidirectional overrides that reorder shown text."""
+_UNPRINTABLE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""Control characters, line separators, the bidirectional overrides that reorder shown text, and
+lone surrogates (the bytes of a name that is not UTF-8, which no UTF-8 output can write)."""
 
 
 def unprintable_name(path: str) -> bool:
-    """Return True when a path has a control character, a line separator or a bidi control.
+    """Return True when a path has a control, separator or bidi character, or is not UTF-8.
 
     No real source file is named so; such a name is meant to forge lines or repaint a terminal
     wherever it is shown, so the walk, searches and indexes leave the file out (a path named

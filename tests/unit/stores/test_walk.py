@@ -95,7 +95,8 @@ def test_nested_gitignore_matches_relative_to_its_folder(tmp_path: Path):
 def test_names_with_control_characters_are_skipped_and_reported_escaped(tmp_path: Path):
     from engram.stores.files import listable
 
-    for name in ("two\nlines.py", "esc\x1b[2J.py", "bidi\u202ecod.py", "données.py", "日本.py"):
+    names = ("two\nlines.py", "esc\x1b[2J.py", "bidi\u202ecod.py", "latin\udcff.py")
+    for name in (*names, "données.py", "日本.py"):
         (tmp_path / name).write_text("x\n")
     (tmp_path / "dir\rx").mkdir()
     (tmp_path / "dir\rx" / "inner.py").write_text("x\n")
@@ -103,7 +104,8 @@ def test_names_with_control_characters_are_skipped_and_reported_escaped(tmp_path
     # names in other scripts are names: only control, separator and bidi characters count
     assert [f.path for f in report.files] == ["données.py", "日本.py"]
     reasons = dict(report.skipped)
-    for shown in ("two\\x0alines.py", "esc\\x1b[2J.py", "bidi\\u202ecod.py", "dir\\x0dx"):
+    shown_names = ("two\\x0alines.py", "esc\\x1b[2J.py", "bidi\\u202ecod.py", "latin\\udcff.py")
+    for shown in (*shown_names, "dir\\x0dx"):
         assert reasons[shown] == "name with control characters"
     assert not listable(tmp_path, "two\nlines.py") and not listable(tmp_path, "dir\rx/inner.py")
     assert listable(tmp_path, "données.py")
