@@ -32,6 +32,10 @@ the any-depth start of an unanchored pattern), is matched by one compiled regex,
 at most the number of folders times a segment's length squared. Any other rule is matched by
 the greedy method."""
 
+MAX_PATTERN_CHARS = 4096
+"""A longer pattern line is skipped: no path is that long (``PATH_MAX``), and the greedy method
+costs the pattern's length times the path's."""
+
 SegmentMatch = Callable[[str], bool]
 
 
@@ -182,6 +186,8 @@ def _char_class(text: str, start: int) -> tuple[str | None, int]:
 def parse_rule(line: str) -> IgnoreRule | None:
     """Parse one ``.gitignore`` line; None for a blank line, a comment or an empty pattern."""
     text = line.rstrip("\n").rstrip("\r")
+    if len(text) > MAX_PATTERN_CHARS:
+        return None
     while text.endswith(" ") and not text.endswith("\\ "):
         text = text[:-1]
     if not text or text.startswith("#"):
