@@ -10,7 +10,7 @@ import click
 import typer
 from rich.markup import escape
 
-from engram.cli._command_support import err_console
+from engram.cli._command_support import err_console, escape_controls
 from engram.cli._live_view import diff_syntax
 
 CHOICES = "[a]pprove / [r]eject / [e]dit / approve [all] of this kind for the session"
@@ -60,7 +60,10 @@ def _edited_args(payload: dict[str, Any]) -> dict[str, Any] | None:
         return None
     current = str(args.get(key, ""))
     if tool == "run_command":
-        return {key: typer.prompt("command to run instead", default=current, err=True)}
+        # click echoes a default as is: one with control characters is shown only above, escaped
+        plain = escape_controls(current) == current
+        question = "command to run instead" + ("" if plain else " (Enter keeps the one above)")
+        return {key: typer.prompt(question, default=current, show_default=plain, err=True)}
     edited = click.edit(current)
     return None if edited is None or edited == current else {key: edited}
 

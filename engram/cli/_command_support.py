@@ -146,16 +146,20 @@ def print_table(renderable: Any, console: Console | None = None) -> None:
         console.width = width
 
 
-def print_json(data: Any) -> None:
-    r"""Write ``data`` as JSON to stdout (no Rich markup, stable key order).
+def json_text(data: Any, indent: int | None = 2) -> str:
+    r"""Return ``data`` as JSON (stable key order, non-ASCII text as is).
 
-    Non-ASCII text stays as is, but for DEL, the C1 controls and the bidirectional controls,
-    which are written as ``\uNNNN`` escapes (the same string to a JSON reader, and inert when
-    the JSON is shown in a terminal).
+    DEL, the C1 controls, the bidirectional controls and lone surrogates are written as
+    ``\uNNNN`` escapes: the same string to a JSON reader, inert when the JSON is shown in a
+    terminal, and writable as UTF-8 (JSON escapes the C0 controls itself).
     """
-    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
-    text = _JSON_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    sys.stdout.write(text + "\n")
+    text = json.dumps(data, ensure_ascii=False, indent=indent, default=str)
+    return _JSON_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def print_json(data: Any) -> None:
+    """Write ``data`` as JSON to stdout (no Rich markup; see ``json_text``)."""
+    sys.stdout.write(json_text(data) + "\n")
     sys.stdout.flush()
 
 

@@ -20,6 +20,7 @@ from rich.table import Table
 from engram.cli._command_support import (
     fail,
     handle_errors,
+    json_text,
     out_console,
     print_json,
     print_table,
@@ -225,7 +226,7 @@ def search(
             for query_id, text in queries:
                 hits = facts.search(text, project_key=key, k=k)
                 row = {"id": query_id, "results": [_scored(h) for h in hits]}
-                sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+                sys.stdout.write(json_text(row, indent=None) + "\n")
             sys.stdout.flush()
             return
         hits = facts.search(query, project_key=key, k=k)

@@ -20,3 +20,20 @@ def test_no_terminal_means_a_rejection_with_that_reason(monkeypatch):
     monkeypatch.setattr(action_prompt, "has_terminal", lambda: False)
     answer = ask_action({"tool": "run_command", "policy": "auto-edit", "high_risk": False})
     assert answer == {"action": "reject", "reason": no_terminal_reason("auto-edit")}
+
+
+def test_a_proposed_command_with_control_characters_is_not_echoed_as_the_default(
+    monkeypatch, capsys
+):
+    import io
+
+    command = "echo safe\x1b[2K\rrm -rf ~"
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    edited = action_prompt._edited_args({"tool": "run_command", "args": {"command": command}})
+    assert edited == {"command": command}  # Enter keeps the proposed command, unchanged
+    shown = capsys.readouterr()
+    assert "\x1b" not in shown.err + shown.out and "\r" not in shown.err + shown.out
+    assert "Enter keeps the one above" in shown.err
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    plain = action_prompt._edited_args({"tool": "run_command", "args": {"command": "ls -la"}})
+    assert plain == {"command": "ls -la"} and "[ls -la]" in capsys.readouterr().err
