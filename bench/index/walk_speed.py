@@ -7,7 +7,7 @@ Each run is a whole process that walks TREE once (``walk_project``), either as s
 with the ignore files read by ``pathspec`` (the matcher engram used before, a dev dependency),
 alternating the two so load changes hit both alike. Prints per tree the files found by each
 (they must agree), the median whole-process time of each and their ratio, then the same for
-a hostile ``.gitignore`` (``*a*a…*b``, 22 stars) over 20 files with 200-character names,
+a hostile ``.gitignore`` (``*a*a…*b``, 23 stars) over 20 files with 200-character names,
 where ``pathspec`` is cut off after ``--limit`` seconds.
 """
 

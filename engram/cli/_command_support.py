@@ -18,6 +18,7 @@ from rich.segment import Segment
 from engram.cli._storage_errors import storage_failures, storage_message
 from engram.graph import ConfigError, EngramError, ModelNotConfiguredError
 from engram.stores import StoreError, mask_url_passwords
+from engram.stores.files import escape_characters
 
 if TYPE_CHECKING:
     from engram.graph import Context
@@ -44,12 +45,7 @@ _JSON_CONTROLS = re.compile(r"[\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\u
 
 def escape_controls(text: str) -> str:
     r"""Return ``text`` with terminal controls written as ``\xNN`` / ``\uNNNN`` (see above)."""
-    return _TERMINAL_CONTROLS.sub(
-        lambda m: (
-            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}"
-        ),
-        text,
-    )
+    return escape_characters(text, _TERMINAL_CONTROLS)
 
 
 class SafeConsole(Console):

@@ -376,9 +376,14 @@ def display_path(path: str) -> str:
     editor show text in another order than it reads) are written as ``\xNN`` / ``\uNNNN``.
     Used for any repository text shown as one line: file names, commit subjects.
     """
-    return _UNPRINTABLE.sub(
-        lambda m: (
-            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}"
-        ),
-        path,
-    )
+    return escape_characters(path, _UNPRINTABLE)
+
+
+def escape_characters(text: str, unwanted: re.Pattern[str]) -> str:
+    r"""Return ``text`` with each character ``unwanted`` matches as ``\xNN`` / ``\uNNNN``."""
+    return unwanted.sub(_escaped, text)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"

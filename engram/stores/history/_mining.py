@@ -215,7 +215,7 @@ def parse_log(text: str) -> list[Commit]:
             if not status:
                 i += 1
                 continue
-            if _HASH.fullmatch(status) or not _STATUS.fullmatch(status):
+            if not _STATUS.fullmatch(status):  # the next commit's hash, or a field out of place
                 break
             two = status[0] in "RC"
             paths = fields[i + 1 : i + (3 if two else 2)]
