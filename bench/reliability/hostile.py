@@ -27,6 +27,7 @@ SUITES = (
     "tests/unit/stores/test_redaction.py",
     "tests/integration/test_history_mining.py",
     "tests/unit/stores/test_ignore_rules.py",
+    "tests/unit/stores/test_exact_search.py",
 )
 CLASSES = (
     ("committed MCP server", ("stdio_mcp", "remote_mcp")),
@@ -67,6 +68,10 @@ CLASSES = (
     ("control characters in names", ("control_characters_are_never_indexed",)),
     ("terminal escapes in content", ("never_send_control_characters", "keeps_its_own_styles")),
     ("pathological ignore patterns", ("takes_long_to_fail", "hang_the_walk", "returns_at_once")),
+    (
+        "catastrophic search pattern",
+        ("catastrophic_pattern_in_the_python_fallback", "imports_no_module_the_project_ships"),
+    ),
 )
 
 Row = tuple[str, int, int, list[str]]

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from engram.stores._errors import StoreError
@@ -90,7 +90,7 @@ def grep(
     check = ignore_check.unsafe if ignore_check is not None else unsafe_ignore_file
     if binary and not check(root):
         return _grep_rg(binary, root, pattern, literal, ignore_case, max_results, glob)
-    return _grep_python(root, pattern, literal, ignore_case, max_results, glob)
+    return _grep_python(root, Query(pattern, literal, ignore_case, max_results, glob))
 
 
 def _grep_rg(
@@ -218,19 +218,76 @@ def _parse_match(raw: bytes, root: Path, allowed: dict[str, bool]) -> GrepMatch 
     return GrepMatch(path, int(data["line_number"]), _clip(text))
 
 
-def _grep_python(
-    root: Path,
-    pattern: str,
-    literal: bool,
-    ignore_case: bool,
-    max_results: int,
-    glob: str | None,
-) -> list[GrepMatch]:
-    flags = re.IGNORECASE if ignore_case else 0
+CHILD_BOOT = (
+    "import json, sys; request = json.load(sys.stdin); sys.path[:] = request.pop('path'); "
+    "from engram.stores.codeindex._ripgrep import search_here; search_here(request)"
+)
+"""How the fallback's child process starts: the parent's ``sys.path``, then ``search_here``."""
+
+
+@dataclass(frozen=True)
+class Query:
+    """One search, as ``grep`` takes it (see there)."""
+
+    pattern: str
+    literal: bool
+    ignore_case: bool
+    max_results: int
+    glob: str | None
+
+
+def _grep_python(root: Path, query: Query) -> list[GrepMatch]:
+    """Search with Python's ``re`` in a child process, stopped after RG_TIMEOUT_S like ripgrep.
+
+    Python's engine backtracks: a pattern a model writes (``(a+)+b``) can take exponential
+    time on one line, and a thread running it cannot be stopped. The child can: it is killed
+    at the limit. It starts with ``-P`` in ``/`` and the parent's import path without
+    relative entries, so no module a repository ships (``json.py``) is imported in it.
+
+    Raises:
+        InvalidPatternError: The regex does not compile.
+        subprocess.TimeoutExpired: The search ran longer than RG_TIMEOUT_S.
+    """
+    _compiled(query)  # a bad pattern fails here, with its message
+    request = {
+        "path": [p for p in sys.path if p and Path(p).is_absolute()],
+        "root": str(root),
+        "query": asdict(query),
+    }
+    args = [sys.executable, "-P", "-c", CHILD_BOOT]
+    done = subprocess.run(
+        args,
+        input=json.dumps(request).encode(),
+        capture_output=True,
+        cwd="/",
+        timeout=RG_TIMEOUT_S,
+        check=False,
+    )
+    if done.returncode != 0:
+        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+        raise StoreError(f"the Python search stopped: {' '.join(tail) or done.returncode}")
+    return [GrepMatch(path, line, text) for path, line, text in json.loads(done.stdout)]
+
+
+def search_here(request: dict) -> None:
+    """Run one fallback search in this (child) process and write its matches as JSON."""
+    matches = _search_python(Path(request["root"]), Query(**request["query"]))
+    json.dump([[m.path, m.line, m.text] for m in matches], sys.stdout)
+
+
+def _compiled(query: Query) -> re.Pattern[str]:
+    flags = re.IGNORECASE if query.ignore_case else 0
+    pattern = query.pattern
     try:
-        regex = re.compile(re.escape(pattern) if literal else pattern, flags)
-    except re.error as exc:
+        return re.compile(re.escape(pattern) if query.literal else pattern, flags)
+    except (re.error, RecursionError, OverflowError) as exc:
         raise InvalidPatternError(f"invalid search pattern {pattern!r}: {exc}") from None
+
+
+def _search_python(root: Path, query: Query) -> list[GrepMatch]:
+    """Search with Python's ``re`` in this process (``_grep_python`` runs it in a child)."""
+    regex = _compiled(query)
+    glob, max_results = query.glob, query.max_results
     matches: list[GrepMatch] = []
     for file in walk_project(root).files:
         if glob and not (

@@ -37,9 +37,11 @@ def words(text: str) -> int:
 
 @pytest.fixture(autouse=True)
 def python_grep(monkeypatch):
-    """Exact search with the pure-Python engine: a unit test starts no ripgrep process (the
-    examples' integration tests run the same code with ripgrep)."""
+    """Exact search with the pure-Python engine, in this process: a unit test starts no
+    ripgrep and no search child (the examples' integration tests run the same code with
+    ripgrep; test_exact_search runs the child)."""
     monkeypatch.setattr(ripgrep_search, "find_rg", lambda: None)
+    monkeypatch.setattr(ripgrep_search, "_grep_python", ripgrep_search._search_python)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 from engram.graph import Context
 from engram.graph._errors import ToolError
 from engram.graph.tools._project import build_core_tools
+from engram.stores.codeindex import _ripgrep as ripgrep_search
 from engram.stores.codeindex import grep, locate_on_the_fly
 from engram.stores.files import (
     PathEscapeError,
@@ -53,7 +54,10 @@ def hostile(tmp_path: Path):
 
 
 @pytest.fixture()
-def tools(hostile):
+def tools(hostile, monkeypatch):
+    # the hostile tree's FIFO .gitignore sends grep to the Python fallback; run it in this
+    # process (test_python_grep_never_returns_a_secret runs the real child)
+    monkeypatch.setattr(ripgrep_search, "_grep_python", ripgrep_search._search_python)
     return {t.name: t for t in build_core_tools(Context(project=str(hostile.root)))}
 
 
@@ -123,6 +127,7 @@ def test_glob_never_lists_a_refused_path(tools, hostile):
         assert not listed & refused, pattern
 
 
+@pytest.mark.integration  # the Python fallback runs in a child process
 def test_python_grep_never_returns_a_secret(hostile):
     for glob in [None, *GLOBS]:
         matches = grep(hostile.root, MARKER, glob=glob, rg_path=None)

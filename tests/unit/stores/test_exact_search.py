@@ -27,8 +27,8 @@ def tree(tmp_path: Path) -> Path:
 
 ENGINES = [
     pytest.param("auto", marks=pytest.mark.integration, id="auto"),
-    None,
-]  # auto runs ripgrep
+    pytest.param(None, marks=pytest.mark.integration, id="python"),
+]  # auto runs ripgrep; the Python fallback runs in a child process
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -137,3 +137,24 @@ def test_path_order_rerun_only_when_the_limit_is_passed(tree: Path, tmp_path: Pa
     assert [m.line for m in grep(tree, "alpha", max_results=1, rg_path=rg)] == [2]
     first, second = log.read_text().splitlines()
     assert "--sort path" not in first and "--sort path" in second
+
+
+@pytest.mark.integration  # the fallback's child process
+def test_a_catastrophic_pattern_in_the_python_fallback_is_stopped(tree: Path, monkeypatch):
+    # Python's re backtracks exponentially on (a+)+b against a run of a's; ripgrep does not,
+    # but the fallback runs where ripgrep cannot (no binary, or a FIFO .gitignore)
+    (tree / "src" / "slow.py").write_text("a" * 40 + "\n")
+    monkeypatch.setattr(exact_search, "RG_TIMEOUT_S", 2.0)
+    started = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        grep(tree, "(a+)+b", rg_path=None)
+    assert time.monotonic() - started < 20
+
+
+@pytest.mark.integration  # the fallback's child process
+def test_the_python_fallback_imports_no_module_the_project_ships(tree: Path):
+    planted = tree / "planted"
+    for name in ("json.py", "fnmatch.py", "re.py"):
+        (tree / name).write_text(f"open({str(planted)!r}, 'w').write('imported')\n")
+    assert [m.path for m in grep(tree, "alpha", rg_path=None)] == ["src/a.py", "src/b.ts"]
+    assert not planted.exists()
