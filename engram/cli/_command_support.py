@@ -18,7 +18,7 @@ from rich.segment import Segment
 from engram.cli._storage_errors import storage_failures, storage_message
 from engram.graph import ConfigError, EngramError, ModelNotConfiguredError
 from engram.stores import StoreError, mask_url_passwords
-from engram.stores.files import escape_characters
+from engram.stores.files import TERMINAL_UNSAFE, escape_controls, inert_json
 
 if TYPE_CHECKING:
     from engram.graph import Context
@@ -31,21 +31,6 @@ T = TypeVar("T")
 # are printed with ``print_table`` so that they still fit the terminal when there is one.
 OUT_CONSOLE_OPTIONS: dict[str, Any] = {"highlight": False, "soft_wrap": True}
 ERR_CONSOLE_OPTIONS: dict[str, Any] = {**OUT_CONSOLE_OPTIONS, "stderr": True}
-
-_TERMINAL_CONTROLS = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-"""What text may not carry to a terminal: control characters but the line break and the tab
-(an escape sequence repaints the screen, sets the title, writes the clipboard; a carriage
-return overwrites a line), the bidirectional controls that show text in another order, and lone
-surrogates (bytes that are not UTF-8: writing one would fail)."""
-_JSON_CONTROLS = re.compile(r"[\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
-"""What ``json.dumps`` leaves as is (it escapes the C0 controls itself)."""
-
-
-def escape_controls(text: str) -> str:
-    r"""Return ``text`` with terminal controls written as ``\xNN`` / ``\uNNNN`` (see above)."""
-    return escape_characters(text, _TERMINAL_CONTROLS)
 
 
 class SafeConsole(Console):
@@ -60,7 +45,7 @@ class SafeConsole(Console):
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         return super()._render_buffer(
             Segment(escape_controls(segment.text), segment.style)
-            if segment.control is None and _TERMINAL_CONTROLS.search(segment.text)
+            if segment.control is None and TERMINAL_UNSAFE.search(segment.text)
             else segment
             for segment in buffer
         )
@@ -150,7 +135,7 @@ def json_text(data: Any, indent: int | None = 2) -> str:
     terminal, and writable as UTF-8 (JSON escapes the C0 controls itself).
     """
     text = json.dumps(data, ensure_ascii=False, indent=indent, default=str)
-    return _JSON_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return inert_json(text)
 
 
 def print_json(data: Any) -> None:

@@ -384,6 +384,34 @@ def escape_characters(text: str, unwanted: re.Pattern[str]) -> str:
     return unwanted.sub(_escaped, text)
 
 
+TERMINAL_UNSAFE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""What text may not carry to a terminal: control characters but the line break and the tab
+(an escape sequence repaints the screen, sets the title, writes the clipboard; a carriage
+return overwrites a line), the bidirectional controls that show text in another order, and lone
+surrogates (bytes that are not UTF-8: writing one would fail)."""
+
+
+def escape_controls(text: str) -> str:
+    r"""Return ``text`` with TERMINAL_UNSAFE characters as ``\xNN`` / ``\uNNNN`` (lines kept)."""
+    return escape_characters(text, TERMINAL_UNSAFE)
+
+
+JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+"""What ``json.dumps(..., ensure_ascii=False)`` leaves as is and a terminal or UTF-8 cannot
+take: DEL, the C1 controls, the bidirectional controls and lone surrogates (JSON escapes the
+C0 controls itself)."""
+
+
+def inert_json(text: str) -> str:
+    r"""Return JSON ``text`` with each JSON_UNSAFE character as a ``\uNNNN`` escape.
+
+    The same strings to a JSON reader, inert in a terminal, and writable as UTF-8.
+    """
+    return JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _escaped(found: re.Match[str]) -> str:
     code = ord(found.group())
     return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"

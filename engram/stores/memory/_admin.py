@@ -13,6 +13,7 @@ from langgraph.store.base import BaseStore, PutOp
 from engram.stores._errors import SecretRefusedError, StoreError
 from engram.stores._secrets import find_secret_in, with_article
 from engram.stores._write_lock import write_lock
+from engram.stores.files import escape_controls, inert_json
 from engram.stores.memory._records import Fact, Scope, new_fact_id
 from engram.stores.memory._store import (
     GLOBAL_NAMESPACE,
@@ -168,7 +169,9 @@ def all_facts(store: BaseStore, *, project_key: str | None = None) -> list[Fact]
 def export_jsonl(facts: Iterable[Fact]) -> Iterator[str]:
     """Yield one JSON line per fact (full record, ids and dates included)."""
     for fact in facts:
-        yield json.dumps(fact.to_record(), ensure_ascii=False, sort_keys=True)
+        # the same text to a JSON reader; DEL, C1 and bidi controls and lone surrogates escaped,
+        # so the backup is writable as UTF-8 and inert when printed
+        yield inert_json(json.dumps(fact.to_record(), ensure_ascii=False, sort_keys=True))
 
 
 SCOPE_TITLES = {"project": "Project facts", "global": "Global facts (every project)"}
@@ -177,8 +180,9 @@ SCOPE_TITLES = {"project": "Project facts", "global": "Global facts (every proje
 def facts_markdown(facts: Iterable[Fact]) -> str:
     """Return the facts as a Markdown document to read or review (JSONL is the backup).
 
-    One section per scope; each fact is a list item with its text as saved, then its id,
-    status, source and dates. A multi-line fact stays one item (its lines indented).
+    One section per scope; each fact is a list item with its text as saved (control and bidi
+    characters escaped: a document to read, in a terminal too), then its id, status, source
+    and dates. A multi-line fact stays one item (its lines indented).
     """
     by_scope: dict[str, list[Fact]] = {"project": [], "global": []}
     for fact in facts:
@@ -189,7 +193,7 @@ def facts_markdown(facts: Iterable[Fact]) -> str:
             continue
         lines += [f"## {SCOPE_TITLES.get(scope, scope)} ({len(items)})", ""]
         for fact in sorted(items, key=lambda f: (f.created, f.seq, f.id)):
-            text = fact.text.strip().replace("\n", "\n  ")
+            text = escape_controls(fact.text.strip()).replace("\n", "\n  ")
             dates = f"saved {fact.created.date().isoformat()}"
             if fact.last_verified is not None:
                 dates += f", verified {fact.last_verified.date().isoformat()}"

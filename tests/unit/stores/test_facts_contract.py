@@ -25,7 +25,7 @@ from engram.stores.memory import (
     replace_fact,
     verify_fact,
 )
-from engram.stores.memory._admin import FactNotFoundError
+from engram.stores.memory._admin import FactNotFoundError, facts_markdown
 from engram.stores.memory._store import fact_namespace
 from engram.stores.sqlite import sqlite_connect
 from tests.unit.stores.test_fact_search import CONTEXT_TEXTS
@@ -455,3 +455,29 @@ def test_a_unique_id_prefix_finds_a_fact_and_an_ambiguous_one_lists_the_candidat
     assert caught.value.hint == "type more of the id to pick one"
     with pytest.raises(FactNotFoundError):
         find_fact(store, "", project_key=ALPHA)
+
+
+def test_exports_carry_no_terminal_control_and_a_backup_restores_the_exact_text():
+    hostile = "Title\x1b]0;pwned\x07 \u202eevil\u202c \x85next \x7f and \ud800 half"
+    fact = Fact(
+        id="f1",
+        text=hostile,
+        scope="project",
+        project_key=ALPHA,
+        created=NOW,
+        last_verified=None,
+        source="user",
+        status="unverified",
+        provenance={},
+    )
+    (line,) = export_jsonl([fact])
+    line.encode("utf-8")  # writable: no lone surrogate left raw
+    assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in line)
+    assert "\u202e" not in line and "\u202c" not in line
+    assert json.loads(line)["text"] == hostile
+    target = InMemoryStore()
+    assert import_jsonl(target, [line], project_key=ALPHA, now=NOW).imported == 1
+    assert [f.text for f in all_facts(target)] == [hostile]
+    document = facts_markdown([fact])
+    assert "\x1b" not in document and "\u202e" not in document and "\x85" not in document
+    assert "\\x1b]0;pwned\\x07" in document
