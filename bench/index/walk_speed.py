@@ -8,12 +8,15 @@ with the ignore files read by ``pathspec`` (the matcher engram used before, a de
 alternating the two so load changes hit both alike. Prints per tree the files found by each
 (they must agree), the median whole-process time of each and their ratio, then the same for
 a hostile ``.gitignore`` (``*a*a…*b``, 23 stars) over 20 files with 200-character names,
-where ``pathspec`` is cut off after ``--limit`` seconds.
+where ``pathspec`` is cut off after ``--limit`` seconds, and for a ``.gitignore`` of
+100,000 rules (a third plain folders, a third with many wildcards, a third alternating ``!``
+rules) over 300 files.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import subprocess
 import sys
@@ -22,6 +25,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+MANY_RULES = 100_000
+"""Rules of the long hostile ``.gitignore`` (engram applies the first 10,000)."""
 CHILD = """
 import sys
 from pathlib import Path
@@ -35,7 +40,11 @@ if sys.argv[2] == "pathspec":
                 lines += (folder / name).read_text(errors="replace").splitlines()
             except OSError:
                 continue
-        return pathspec.PathSpec.from_lines("gitignore", lines) if lines else None
+        if not lines:
+            return None
+        spec = pathspec.PathSpec.from_lines("gitignore", lines)
+        spec.truncated = False  # pathspec reads every rule
+        return spec
     _walk._load_spec = load
 from engram.stores.files import walk_project
 print(len(walk_project(Path(sys.argv[1])).files))
@@ -89,6 +98,22 @@ def main() -> None:
         for number in range(20):
             (hostile / f"{'a' * 200}{number}.py").write_text("x = 1\n")
         _compare("hostile .gitignore", hostile, 1, args.limit)
+    with tempfile.TemporaryDirectory() as tmp:
+        many = Path(tmp)
+        rng = random.Random(5)
+        rules = []
+        for number in range(MANY_RULES):
+            kind = number % 3
+            if kind == 0:
+                rules.append(f"build{rng.randrange(10**9)}/")
+            elif kind == 1:
+                rules.append(f"*{rng.randrange(10**9)}*q*z*")  # engram's greedy method
+            else:
+                rules.append(f"src/**/x{number}*.py" if number % 2 else f"!keep{number}")
+        (many / ".gitignore").write_text("\n".join(rules) + "\n")
+        for number in range(300):
+            (many / f"f{number}.py").write_text("x = 1\n")
+        _compare(f"{MANY_RULES:,}-rule .gitignore", many, args.runs, args.limit)
 
 
 if __name__ == "__main__":

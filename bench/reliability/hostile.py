@@ -67,7 +67,10 @@ CLASSES = (
     ("forged git history", ("can_forge_a_commit",)),
     ("control characters in names", ("control_characters_are_never_indexed",)),
     ("terminal escapes in content", ("never_send_control_characters", "keeps_its_own_styles")),
-    ("pathological ignore patterns", ("takes_long_to_fail", "hang_the_walk", "returns_at_once")),
+    (
+        "pathological ignore patterns",
+        ("takes_long_to_fail", "hang_the_walk", "returns_at_once", "does_not_stall_the_walk"),
+    ),
     (
         "catastrophic search pattern",
         ("catastrophic_pattern_in_the_python_fallback", "imports_no_module_the_project_ships"),

@@ -18,6 +18,7 @@ everything inside it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,18 @@ MAX_PATTERN_CHARS = 4096
 """A longer pattern line is skipped: no path is that long (``PATH_MAX``), and the greedy method
 costs the pattern's length times the path's."""
 
+MAX_RULES = 10_000
+"""Rules read from one ignore file; later lines are not applied. A repository's own
+``.gitignore`` has tens to a few hundred; a hundred thousand made every walk take minutes."""
+MAX_GREEDY_RULES = 256
+"""Rules matched by the greedy method read from one ignore file (each costs a Python loop per
+path; real ignore files have a handful), later ones are not applied."""
+MAX_IGNORE_FILE_BYTES = 1 << 20
+"""Bytes read from one ignore file (a mebibyte is tens of thousands of rules)."""
+GROUP_SIZE = 256
+"""Regex rules joined into one alternation: a path is tried against each block in C, not
+against each rule in Python."""
+
 SegmentMatch = Callable[[str], bool]
 
 
@@ -50,17 +63,23 @@ class IgnoreRule:
     dir_only: bool
     trailing_globstar: bool
     """The pattern ended in ``/**``: it matches what is inside, not the folder itself."""
-    regex: tuple[re.Pattern[str], re.Pattern[str]] | None = None
-    """The same rule as two regexes over the path: the rule alone or as a folder with more
-    after it, and only as such a folder; when it has at most ``REGEX_MAX_STARS``
-    variable-length parts."""
+    regex: tuple[str, str] | None = None
+    """The same rule as two regexes over the path (sources, each starting with ``^``): the
+    rule alone or as a folder with more after it, and only as such a folder; when it has at
+    most ``REGEX_MAX_STARS`` variable-length parts."""
+
+    def regex_for(self, is_dir: bool) -> str:
+        """Return the regex source that decides this rule for a file or a folder path."""
+        assert self.regex is not None
+        alone_too = (is_dir or not self.dir_only) and not self.trailing_globstar
+        either, within = self.regex
+        return either if alone_too else within
 
     def matches(self, path: str, parts: Sequence[str], is_dir: bool) -> bool:
         """Tell whether the rule matches ``path`` (split: ``parts``) or a folder on its way."""
         alone_too = (is_dir or not self.dir_only) and not self.trailing_globstar
         if self.regex is not None:
-            either, within = self.regex
-            return bool((either if alone_too else within).match(path))
+            return bool(_compiled(self.regex_for(is_dir)).match(path))
         segments = self.segments
         if alone_too and _greedy(segments, parts, _segment_matches, GLOBSTAR):
             return True
@@ -227,7 +246,12 @@ def parse_rule(line: str) -> IgnoreRule | None:
     return IgnoreRule(line, tuple(segments), include, dir_only and not trailing, trailing, regex)
 
 
-def _rule_regex(texts: Sequence[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+@functools.lru_cache(maxsize=1024)
+def _compiled(source: str) -> re.Pattern[str]:
+    return re.compile(source, re.DOTALL)
+
+
+def _rule_regex(texts: Sequence[str]) -> tuple[str, str]:
     """Join segment regexes (``**`` as any run of whole segments).
 
     Returns the rule alone or as a folder with more after it, and only as such a folder.
@@ -242,19 +266,83 @@ def _rule_regex(texts: Sequence[str]) -> tuple[re.Pattern[str], re.Pattern[str]]
         if number + 1 < len(texts):
             out.append("/")
     core = "".join(out)
-    return re.compile(core + "(?:/.|$)", re.DOTALL), re.compile(core + "/.", re.DOTALL)
+    return core + "(?:/.|$)", core + "/."
+
+
+@dataclass(frozen=True)
+class _Block:
+    """Consecutive rules, the last one first: one greedy rule, or joined regex rules.
+
+    Up to GROUP_SIZE regex rules become one alternation, each alternative a group: the first
+    alternative that matches is the last of these rules that matches.
+    """
+
+    rules: tuple[IgnoreRule, ...]
+    for_files: re.Pattern[str] | None = None
+    """The joined regex as the rules apply to a file's path (None for a greedy rule)."""
+    for_folders: re.Pattern[str] | None = None
+
+    @classmethod
+    def joined(cls, rules: Sequence[IgnoreRule]) -> _Block:
+        def regex(is_dir: bool) -> re.Pattern[str]:
+            alternatives = "|".join(f"({r.regex_for(is_dir)[1:]})" for r in rules)
+            return re.compile(f"^(?:{alternatives})", re.DOTALL)
+
+        return cls(tuple(rules), regex(False), regex(True))
+
+    def decision(self, path: str, parts: Sequence[str], is_dir: bool) -> bool | None:
+        """Return the sign of the last of these rules that matches, None when none does."""
+        regex = self.for_folders if is_dir else self.for_files
+        if regex is None:
+            (rule,) = self.rules
+            return rule.include if rule.matches(path, parts, is_dir) else None
+        found = regex.match(path)
+        return self.rules[found.lastindex - 1].include if found and found.lastindex else None
 
 
 class IgnoreRules:
-    """The rules of one ignore file, matched against paths relative to its folder."""
+    """The rules of one ignore file, matched against paths relative to its folder.
 
-    def __init__(self, rules: Iterable[IgnoreRule]) -> None:
+    The last rule that matches decides, so the rules are tried from the last one back, in
+    blocks (``_Block``): the first block with a match gives the answer.
+    """
+
+    def __init__(self, rules: Iterable[IgnoreRule], *, truncated: bool = False) -> None:
         self.rules = tuple(rules)
+        self.truncated = truncated
+        """More than MAX_RULES rules (or MAX_GREEDY_RULES greedy ones) were given: the rest
+        are not applied."""
+        blocks: list[_Block] = []
+        pending: list[IgnoreRule] = []
+        for rule in reversed(self.rules):
+            if rule.regex is not None:
+                pending.append(rule)
+                if len(pending) == GROUP_SIZE:
+                    blocks.append(_Block.joined(pending))
+                    pending = []
+                continue
+            if pending:
+                blocks.append(_Block.joined(pending))
+                pending = []
+            blocks.append(_Block((rule,)))
+        if pending:
+            blocks.append(_Block.joined(pending))
+        self._blocks = tuple(blocks)
 
     @classmethod
     def from_lines(cls, lines: Iterable[str]) -> IgnoreRules:
-        """Parse ignore-file lines (unparseable and blank ones are skipped)."""
-        return cls(rule for rule in map(parse_rule, lines) if rule is not None)
+        """Parse ignore-file lines (unparseable and blank ones are skipped; see MAX_RULES)."""
+        rules: list[IgnoreRule] = []
+        greedy = 0
+        for line in lines:
+            rule = parse_rule(line)
+            if rule is None:
+                continue
+            greedy += rule.regex is None
+            if len(rules) == MAX_RULES or greedy > MAX_GREEDY_RULES:
+                return cls(rules, truncated=True)
+            rules.append(rule)
+        return cls(rules)
 
     def match_file(self, path: str) -> bool:
         """Tell whether ``path`` is ignored; a trailing ``/`` marks a folder."""
@@ -263,8 +351,8 @@ class IgnoreRules:
         if not parts:
             return False
         joined = "/".join(parts)
-        ignored = False
-        for rule in self.rules:
-            if rule.include != ignored and rule.matches(joined, parts, is_dir):
-                ignored = rule.include
-        return ignored
+        for block in self._blocks:
+            decision = block.decision(joined, parts, is_dir)
+            if decision is not None:
+                return decision
+        return False

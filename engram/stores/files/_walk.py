@@ -46,18 +46,32 @@ class WalkReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
+TRUNCATED_IGNORE_FILE = (
+    "ignore file too long (10,000 rules, 256 with many wildcards, 1 MiB): the rest not applied"
+)
+"""Why a ``.gitignore`` is reported (``_ignore_rules.MAX_RULES``, ``MAX_GREEDY_RULES``,
+``MAX_IGNORE_FILE_BYTES``)."""
+
+
 def _load_spec(folder: Path, names: tuple[str, ...]) -> IgnoreRules | None:
+    from engram.stores.files._ignore_rules import MAX_IGNORE_FILE_BYTES, IgnoreRules
+
     lines: list[str] = []
+    cut = False
     for name in names:
         try:
-            lines += read_regular(folder / name).decode("utf-8", errors="replace").splitlines()
+            data = read_regular(folder / name, MAX_IGNORE_FILE_BYTES + 1)
         except OSError:
             continue
+        if len(data) > MAX_IGNORE_FILE_BYTES:  # cut: the last line may be a piece of a rule
+            data = data[: data.rfind(b"\n", 0, MAX_IGNORE_FILE_BYTES) + 1]
+            cut = True
+        lines += data.decode("utf-8", errors="replace").splitlines()
     if not lines:
         return None
-    from engram.stores.files._ignore_rules import IgnoreRules
-
-    return IgnoreRules.from_lines(lines)
+    spec = IgnoreRules.from_lines(lines)
+    spec.truncated = spec.truncated or cut
+    return spec
 
 
 def _ignored(specs: list[tuple[str, IgnoreRules]], path: str, is_dir: bool) -> bool:
@@ -155,6 +169,9 @@ def _iter_files(root: Path, report: WalkReport) -> Iterator[str]:
         local = _load_spec(Path(folder), (".gitignore",))
         if local is not None:
             specs = [*specs, (os.path.join(folder, ""), local)]
+            if local.truncated:
+                shown = display_path(os.path.join(folder, ".gitignore")[prefix:])
+                report.skipped.append((shown, TRUNCATED_IGNORE_FILE))
         try:
             with os.scandir(folder) as scan:
                 entries = sorted(scan, key=lambda e: e.name)

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from engram.stores.files import walk_project
-from engram.stores.files._ignore_rules import IgnoreRules
+from engram.stores.files._ignore_rules import (
+    GROUP_SIZE,
+    MAX_GREEDY_RULES,
+    MAX_RULES,
+    IgnoreRules,
+)
+from engram.stores.files._walk import TRUNCATED_IGNORE_FILE
 
 CASES = [
     # (rules, path, ignored)
@@ -110,3 +116,46 @@ def test_a_hostile_glob_from_the_model_returns_at_once(tmp_path: Path):
     out = tools["glob_files"].invoke({"pattern": "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b*"})
     assert out.splitlines() == [f"{'a' * 20}b.py"]
     assert time.perf_counter() - started < 5
+
+
+def test_it_agrees_with_pathspec_when_rules_are_joined_in_groups():
+    # more rules than one joined regex holds, signs mixed: the last matching rule still decides
+    pathspec = pytest.importorskip("pathspec")
+    patterns = ["*.pyc", "build/", "/dist", "a/**/b", "[Bb]in/", "x?y", "a*b*c", "!keep.log"]
+    patterns += ["**/x/**/y", "src/**/*.py", "!src/keep.py", "*.log", "tmp", "!tmp/a", "a*b*c*d"]
+    names = ["a", "b", "src", "x", "y", "tmp", "f.pyc", "keep.py", "m.log", "keep.log", "Bin"]
+    names += ["build", "dist", "x1y", "abc", "abcd", "g.py"]
+    rng = random.Random(11)
+    for _ in range(20):
+        lines = [rng.choice(patterns) for _ in range(rng.randint(GROUP_SIZE, 3 * GROUP_SIZE))]
+        lines += [f"name{n}" for n in range(rng.randint(0, GROUP_SIZE))]
+        rng.shuffle(lines)
+        theirs = pathspec.PathSpec.from_lines("gitignore", lines)
+        ours = IgnoreRules.from_lines(lines)
+        for _ in range(40):
+            path = "/".join(rng.choice(names) for _ in range(rng.randint(1, 4)))
+            assert ours.match_file(path) == theirs.match_file(path), path
+            assert ours.match_file(path + "/") == theirs.match_file(path + "/"), path
+
+
+def test_a_gitignore_of_a_hundred_thousand_rules_does_not_stall_the_walk(tmp_path: Path):
+    rng = random.Random(3)
+    rules = [f"build{rng.randrange(10**9)}/" for _ in range(50_000)]  # joined regexes
+    rules += [f"*{rng.randrange(10**9)}*q*z*" for _ in range(50_000)]  # the greedy method
+    rng.shuffle(rules)
+    (tmp_path / ".gitignore").write_text("\n".join(["*.log", *rules, "ignored.py"]) + "\n")
+    for number in range(300):
+        (tmp_path / f"f{number}.py").write_text("x = 1\n")
+    (tmp_path / "ignored.py").write_text("x = 1\n")
+    (tmp_path / "a.log").write_text("x\n")
+    started = time.perf_counter()
+    report = walk_project(tmp_path)
+    assert time.perf_counter() - started < 15  # took 2.5 minutes with every rule applied
+    listed = {f.path for f in report.files}
+    # the first MAX_RULES rules apply, the ones after them (ignored.py) do not
+    assert listed - {".gitignore"} == {f"f{n}.py" for n in range(300)} | {"ignored.py"}
+    assert (".gitignore", TRUNCATED_IGNORE_FILE) in report.skipped
+    simple = IgnoreRules.from_lines(f"name{n}" for n in range(MAX_RULES + 5))
+    assert simple.truncated and len(simple.rules) == MAX_RULES
+    wild = IgnoreRules.from_lines(f"*{n}*q*z*" for n in range(MAX_GREEDY_RULES + 5))
+    assert wild.truncated and len(wild.rules) == MAX_GREEDY_RULES
