@@ -6,7 +6,10 @@ sixty-character file name, and every walk of the project (the index, ``glob_file
 search fallback) would hang on it. Here a pattern is split at ``/`` into segments and matched
 like git's own wildmatch: within a path segment, ``*``, ``?`` and ``[...]`` by the greedy
 two-pointer method (a failed match costs at most the segment's length times the pattern's);
-across segments, ``**`` the same way over whole segments.
+across segments, ``**`` the same way over whole segments. Most rules are simple enough for a
+regex that cannot backtrack far (``REGEX_MAX_STARS``); those are joined into alternations
+(``GROUP_SIZE``), so a path costs a few regex calls however many rules there are, and one file
+gives at most ``MAX_RULES`` rules: the many are as harmless as the pathological.
 
 Semantics (``gitignore(5)``): blank lines and ``#`` comments are skipped, trailing spaces are
 dropped unless escaped, ``!`` re-includes, a trailing ``/`` matches directories only, a ``/``
