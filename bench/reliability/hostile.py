@@ -69,7 +69,13 @@ CLASSES = (
     ("terminal escapes in content", ("never_send_control_characters", "keeps_its_own_styles")),
     (
         "pathological ignore patterns",
-        ("takes_long_to_fail", "hang_the_walk", "returns_at_once", "does_not_stall_the_walk"),
+        (
+            "takes_long_to_fail",
+            "hang_the_walk",
+            "returns_at_once",
+            "does_not_stall_the_walk",
+            "do_not_stall_a_walk",
+        ),
     ),
     (
         "catastrophic search pattern",

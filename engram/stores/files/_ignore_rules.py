@@ -43,9 +43,11 @@ costs the pattern's length times the path's."""
 MAX_RULES = 10_000
 """Rules read from one ignore file; later lines are not applied. A repository's own
 ``.gitignore`` has tens to a few hundred; a hundred thousand made every walk take minutes."""
-MAX_GREEDY_RULES = 256
-"""Rules matched by the greedy method read from one ignore file (each costs a Python loop per
-path; real ignore files have a handful), later ones are not applied."""
+MAX_COSTLY_RULES = 256
+"""Costly rules read from one ignore file, later ones not applied: those matched by the greedy
+method (a Python loop per path) and those with two ``*`` in one segment (their regex costs a
+segment's length squared). Real ignore files have a handful; ten thousand ``*a*bN`` rules took
+0.3 s per long file name."""
 MAX_IGNORE_FILE_BYTES = 1 << 20
 """Bytes read from one ignore file (a mebibyte is tens of thousands of rules)."""
 GROUP_SIZE = 256
@@ -66,6 +68,8 @@ class IgnoreRule:
     dir_only: bool
     trailing_globstar: bool
     """The pattern ended in ``/**``: it matches what is inside, not the folder itself."""
+    costly: bool = False
+    """Matched by the greedy method, or with two ``*`` in one segment (MAX_COSTLY_RULES)."""
     regex: tuple[str, str] | None = None
     """The same rule as two regexes over the path (sources, each starting with ``^``): the
     rule alone or as a folder with more after it, and only as such a folder; when it has at
@@ -246,7 +250,10 @@ def parse_rule(line: str) -> IgnoreRule | None:
             most_stars = max(most_stars, count)
     safe = most_stars <= REGEX_MAX_STARS and texts.count(GLOBSTAR) <= 1
     regex = _rule_regex(texts) if safe else None
-    return IgnoreRule(line, tuple(segments), include, dir_only and not trailing, trailing, regex)
+    costly = regex is None or most_stars >= REGEX_MAX_STARS
+    return IgnoreRule(
+        line, tuple(segments), include, dir_only and not trailing, trailing, costly, regex
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -313,7 +320,7 @@ class IgnoreRules:
     def __init__(self, rules: Iterable[IgnoreRule], *, truncated: bool = False) -> None:
         self.rules = tuple(rules)
         self.truncated = truncated
-        """More than MAX_RULES rules (or MAX_GREEDY_RULES greedy ones) were given: the rest
+        """More than MAX_RULES rules (or MAX_COSTLY_RULES costly ones) were given: the rest
         are not applied."""
         blocks: list[_Block] = []
         pending: list[IgnoreRule] = []
@@ -336,13 +343,13 @@ class IgnoreRules:
     def from_lines(cls, lines: Iterable[str]) -> IgnoreRules:
         """Parse ignore-file lines (unparseable and blank ones are skipped; see MAX_RULES)."""
         rules: list[IgnoreRule] = []
-        greedy = 0
+        costly = 0
         for line in lines:
             rule = parse_rule(line)
             if rule is None:
                 continue
-            greedy += rule.regex is None
-            if len(rules) == MAX_RULES or greedy > MAX_GREEDY_RULES:
+            costly += rule.costly
+            if len(rules) == MAX_RULES or costly > MAX_COSTLY_RULES:
                 return cls(rules, truncated=True)
             rules.append(rule)
         return cls(rules)

@@ -49,7 +49,7 @@ class WalkReport:
 TRUNCATED_IGNORE_FILE = (
     "ignore file too long (10,000 rules, 256 with many wildcards, 1 MiB): the rest not applied"
 )
-"""Why a ``.gitignore`` is reported (``_ignore_rules.MAX_RULES``, ``MAX_GREEDY_RULES``,
+"""Why a ``.gitignore`` is reported (``_ignore_rules.MAX_RULES``, ``MAX_COSTLY_RULES``,
 ``MAX_IGNORE_FILE_BYTES``)."""
 
 

@@ -12,7 +12,7 @@ import pytest
 from engram.stores.files import walk_project
 from engram.stores.files._ignore_rules import (
     GROUP_SIZE,
-    MAX_GREEDY_RULES,
+    MAX_COSTLY_RULES,
     MAX_RULES,
     IgnoreRules,
 )
@@ -157,5 +157,22 @@ def test_a_gitignore_of_a_hundred_thousand_rules_does_not_stall_the_walk(tmp_pat
     assert (".gitignore", TRUNCATED_IGNORE_FILE) in report.skipped
     simple = IgnoreRules.from_lines(f"name{n}" for n in range(MAX_RULES + 5))
     assert simple.truncated and len(simple.rules) == MAX_RULES
-    wild = IgnoreRules.from_lines(f"*{n}*q*z*" for n in range(MAX_GREEDY_RULES + 5))
-    assert wild.truncated and len(wild.rules) == MAX_GREEDY_RULES
+    wild = IgnoreRules.from_lines(f"*{n}*q*z*" for n in range(MAX_COSTLY_RULES + 5))
+    assert wild.truncated and len(wild.rules) == MAX_COSTLY_RULES
+
+
+def test_many_two_star_rules_do_not_stall_a_walk_of_long_names(tmp_path: Path):
+    # each "*a*bN" costs a 200-character name's length squared in the regex: ten thousand of
+    # them took 0.3 s per file; only the first MAX_COSTLY_RULES apply
+    (tmp_path / ".gitignore").write_text("\n".join(f"*a*b{n}" for n in range(10_000)) + "\n")
+    for number in range(20):
+        (tmp_path / f"{'a' * 200}{number}.py").write_text("x = 1\n")
+    started = time.perf_counter()
+    report = walk_project(tmp_path)
+    assert time.perf_counter() - started < 3
+    assert len(report.files) == 21 and (".gitignore", TRUNCATED_IGNORE_FILE) in report.skipped
+    # the cheap rules between the costly ones count only towards MAX_RULES
+    assert (
+        len(IgnoreRules.from_lines(["*a*b1", "*.pyc", "build/"] * 300).rules)
+        == 3 * MAX_COSTLY_RULES
+    )
