@@ -21,7 +21,6 @@ everything inside it.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -50,6 +49,11 @@ segment's length squared). Real ignore files have a handful; ten thousand ``*a*b
 0.3 s per long file name."""
 MAX_IGNORE_FILE_BYTES = 1 << 20
 """Bytes read from one ignore file (a mebibyte is tens of thousands of rules)."""
+TRUNCATED = (
+    f"ignore file too long ({MAX_RULES:,} rules, {MAX_COSTLY_RULES} with many wildcards, "
+    f"{MAX_IGNORE_FILE_BYTES >> 20} MiB): the rest not applied"
+)
+"""Why the walk reports an ignore file it read only in part."""
 GROUP_SIZE = 256
 """Regex rules joined into one alternation: a path is tried against each block in C, not
 against each rule in Python."""
@@ -82,11 +86,12 @@ class IgnoreRule:
         either, within = self.regex
         return either if alone_too else within
 
-    def matches(self, path: str, parts: Sequence[str], is_dir: bool) -> bool:
-        """Tell whether the rule matches ``path`` (split: ``parts``) or a folder on its way."""
+    def matches(self, parts: Sequence[str], is_dir: bool) -> bool:
+        """Tell whether the rule matches the path ``parts`` or a folder on its way.
+
+        By the greedy method; a rule with ``regex`` is matched in its block (``_Block``).
+        """
         alone_too = (is_dir or not self.dir_only) and not self.trailing_globstar
-        if self.regex is not None:
-            return bool(_compiled(self.regex_for(is_dir)).match(path))
         segments = self.segments
         if alone_too and _greedy(segments, parts, _segment_matches, GLOBSTAR):
             return True
@@ -256,11 +261,6 @@ def parse_rule(line: str) -> IgnoreRule | None:
     )
 
 
-@functools.lru_cache(maxsize=1024)
-def _compiled(source: str) -> re.Pattern[str]:
-    return re.compile(source, re.DOTALL)
-
-
 def _rule_regex(texts: Sequence[str]) -> tuple[str, str]:
     """Join segment regexes (``**`` as any run of whole segments).
 
@@ -305,7 +305,7 @@ class _Block:
         regex = self.for_folders if is_dir else self.for_files
         if regex is None:
             (rule,) = self.rules
-            return rule.include if rule.matches(path, parts, is_dir) else None
+            return rule.include if rule.matches(parts, is_dir) else None
         found = regex.match(path)
         return self.rules[found.lastindex - 1].include if found and found.lastindex else None
 

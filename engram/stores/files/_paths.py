@@ -352,9 +352,10 @@ _KINDS = {
 }
 
 
-_UNPRINTABLE = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+_INVISIBLE = r"\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+"""DEL, the C1 controls, the line separators and bidirectional controls, and lone surrogates:
+a regex class body shared by the patterns below."""
+_UNPRINTABLE = re.compile(rf"[\x00-\x1f{_INVISIBLE}]")
 """Control characters, line separators, the bidirectional overrides that reorder shown text, and
 lone surrogates (the bytes of a name that is not UTF-8, which no UTF-8 output can write)."""
 
@@ -384,9 +385,7 @@ def escape_characters(text: str, unwanted: re.Pattern[str]) -> str:
     return unwanted.sub(_escaped, text)
 
 
-TERMINAL_UNSAFE = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+TERMINAL_UNSAFE = re.compile(rf"[\x00-\x08\x0b-\x1f{_INVISIBLE}]")
 """What text may not carry to a terminal: control characters but the line break and the tab
 (an escape sequence repaints the screen, sets the title, writes the clipboard; a carriage
 return overwrites a line), the bidirectional controls that show text in another order, and lone
@@ -398,7 +397,7 @@ def escape_controls(text: str) -> str:
     return escape_characters(text, TERMINAL_UNSAFE)
 
 
-JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+JSON_UNSAFE = re.compile(f"[{_INVISIBLE}]")
 """What ``json.dumps(..., ensure_ascii=False)`` leaves as is and a terminal or UTF-8 cannot
 take: DEL, the C1 controls, the bidirectional controls and lone surrogates (JSON escapes the
 C0 controls itself)."""

@@ -46,13 +46,6 @@ class WalkReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-TRUNCATED_IGNORE_FILE = (
-    "ignore file too long (10,000 rules, 256 with many wildcards, 1 MiB): the rest not applied"
-)
-"""Why a ``.gitignore`` is reported (``_ignore_rules.MAX_RULES``, ``MAX_COSTLY_RULES``,
-``MAX_IGNORE_FILE_BYTES``)."""
-
-
 def _load_spec(folder: Path, names: tuple[str, ...]) -> IgnoreRules | None:
     from engram.stores.files._ignore_rules import MAX_IGNORE_FILE_BYTES, IgnoreRules
 
@@ -170,8 +163,10 @@ def _iter_files(root: Path, report: WalkReport) -> Iterator[str]:
         if local is not None:
             specs = [*specs, (os.path.join(folder, ""), local)]
             if local.truncated:
+                from engram.stores.files._ignore_rules import TRUNCATED
+
                 shown = display_path(os.path.join(folder, ".gitignore")[prefix:])
-                report.skipped.append((shown, TRUNCATED_IGNORE_FILE))
+                report.skipped.append((shown, TRUNCATED))
         try:
             with os.scandir(folder) as scan:
                 entries = sorted(scan, key=lambda e: e.name)

@@ -14,9 +14,9 @@ from engram.stores.files._ignore_rules import (
     GROUP_SIZE,
     MAX_COSTLY_RULES,
     MAX_RULES,
+    TRUNCATED,
     IgnoreRules,
 )
-from engram.stores.files._walk import TRUNCATED_IGNORE_FILE
 
 CASES = [
     # (rules, path, ignored)
@@ -154,7 +154,7 @@ def test_a_gitignore_of_a_hundred_thousand_rules_does_not_stall_the_walk(tmp_pat
     listed = {f.path for f in report.files}
     # the first MAX_RULES rules apply, the ones after them (ignored.py) do not
     assert listed - {".gitignore"} == {f"f{n}.py" for n in range(300)} | {"ignored.py"}
-    assert (".gitignore", TRUNCATED_IGNORE_FILE) in report.skipped
+    assert (".gitignore", TRUNCATED) in report.skipped
     simple = IgnoreRules.from_lines(f"name{n}" for n in range(MAX_RULES + 5))
     assert simple.truncated and len(simple.rules) == MAX_RULES
     wild = IgnoreRules.from_lines(f"*{n}*q*z*" for n in range(MAX_COSTLY_RULES + 5))
@@ -170,7 +170,7 @@ def test_many_two_star_rules_do_not_stall_a_walk_of_long_names(tmp_path: Path):
     started = time.perf_counter()
     report = walk_project(tmp_path)
     assert time.perf_counter() - started < 3
-    assert len(report.files) == 21 and (".gitignore", TRUNCATED_IGNORE_FILE) in report.skipped
+    assert len(report.files) == 21 and (".gitignore", TRUNCATED) in report.skipped
     # the cheap rules between the costly ones count only towards MAX_RULES
     assert (
         len(IgnoreRules.from_lines(["*a*b1", "*.pyc", "build/"] * 300).rules)
