@@ -9,7 +9,9 @@ two-pointer method (a failed match costs at most the segment's length times the 
 across segments, ``**`` the same way over whole segments. Most rules are simple enough for a
 regex that cannot backtrack far (``REGEX_MAX_STARS``); those are joined into alternations
 (``GROUP_SIZE``), so a path costs a few regex calls however many rules there are, and one file
-gives at most ``MAX_RULES`` rules: the many are as harmless as the pathological.
+gives at most ``MAX_RULES`` rules: the many are as harmless as the pathological. The commonest
+rules, a plain name or ``*.ext`` at any depth, are not matched at all but looked up, segment
+by segment (``IgnoreRule.plain``).
 
 Semantics (``gitignore(5)``): blank lines and ``#`` comments are skipped, trailing spaces are
 dropped unless escaped, ``!`` re-includes, a trailing ``/`` matches directories only, a ``/``
@@ -22,8 +24,8 @@ everything inside it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 GLOBSTAR = "**"
 _STAR = object()
@@ -57,6 +59,11 @@ TRUNCATED = (
 GROUP_SIZE = 256
 """Regex rules joined into one alternation: a path is tried against each block in C, not
 against each rule in Python."""
+_NONE = 1 << 62
+"""No rule of a block matches (a place after every rule)."""
+
+NAME_RULE = "name"
+SUFFIX_RULE = "suffix"
 
 SegmentMatch = Callable[[str], bool]
 
@@ -78,6 +85,11 @@ class IgnoreRule:
     """The same rule as two regexes over the path (sources, each starting with ``^``): the
     rule alone or as a folder with more after it, and only as such a folder; when it has at
     most ``REGEX_MAX_STARS`` variable-length parts."""
+    plain: tuple[str, str] | None = None
+    """An unanchored one-segment rule looked up, not matched: ``(NAME_RULE, name)`` for a
+    plain name (``build/``, ``.DS_Store``), ``(SUFFIX_RULE, suffix)`` for ``*`` then a plain
+    ending that starts with a dot (``*.pyc``). Most rules of a real ``.gitignore`` are one of
+    the two; a path tries them by a dictionary lookup per segment (``_Block``)."""
 
     def regex_for(self, is_dir: bool) -> str:
         """Return the regex source that decides this rule for a file or a folder path."""
@@ -256,9 +268,24 @@ def parse_rule(line: str) -> IgnoreRule | None:
     safe = most_stars <= REGEX_MAX_STARS and texts.count(GLOBSTAR) <= 1
     regex = _rule_regex(texts) if safe else None
     costly = regex is None or most_stars >= REGEX_MAX_STARS
+    plain = None if anchored or trailing or len(pieces) != 1 else _plain(pieces[0])
     return IgnoreRule(
-        line, tuple(segments), include, dir_only and not trailing, trailing, costly, regex
+        line, tuple(segments), include, dir_only and not trailing, trailing, costly, regex, plain
     )
+
+
+def _plain(piece: str) -> tuple[str, str] | None:
+    """Return how a one-segment pattern is looked up (``IgnoreRule.plain``), None if matched."""
+    if piece == GLOBSTAR:
+        return None
+    matcher, _, _ = _segment(piece)
+    if isinstance(matcher, str):
+        return NAME_RULE, matcher
+    if piece.startswith("*") and not piece.startswith("**"):
+        ending, _, _ = _segment(piece[1:])
+        if isinstance(ending, str) and ending.startswith("."):
+            return SUFFIX_RULE, ending
+    return None
 
 
 def _rule_regex(texts: Sequence[str]) -> tuple[str, str]:
@@ -281,33 +308,87 @@ def _rule_regex(texts: Sequence[str]) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class _Block:
-    """Consecutive rules, the last one first: one greedy rule, or joined regex rules.
+    """Consecutive rules, the last one first: one greedy rule, or joined regex and plain rules.
 
+    A rule's place in ``rules`` is its priority (0 is the last rule of the block, which wins).
     Up to GROUP_SIZE regex rules become one alternation, each alternative a group: the first
-    alternative that matches is the last of these rules that matches.
+    alternative that matches is the last of these rules that matches. Plain rules (names and
+    ``*.ext``) sit in dictionaries from the name or the ending to the first place of a rule
+    that applies to any path and of one that applies to folders only; a path looks up each of
+    its segments (and each ending of it from a dot).
     """
 
     rules: tuple[IgnoreRule, ...]
     for_files: re.Pattern[str] | None = None
-    """The joined regex as the rules apply to a file's path (None for a greedy rule)."""
+    """The joined regex as the rules apply to a file's path (None: no regex rule)."""
     for_folders: re.Pattern[str] | None = None
+    places: tuple[int, ...] = ()
+    """The place in ``rules`` of each alternative of the joined regex."""
+    names: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    suffixes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
     def joined(cls, rules: Sequence[IgnoreRule]) -> _Block:
-        def regex(is_dir: bool) -> re.Pattern[str]:
-            alternatives = "|".join(f"({r.regex_for(is_dir)[1:]})" for r in rules)
+        regex_rules = [(place, r) for place, r in enumerate(rules) if r.plain is None]
+
+        def regex(is_dir: bool) -> re.Pattern[str] | None:
+            if not regex_rules:
+                return None
+            alternatives = "|".join(f"({r.regex_for(is_dir)[1:]})" for _, r in regex_rules)
             return re.compile(f"^(?:{alternatives})", re.DOTALL)
 
-        return cls(tuple(rules), regex(False), regex(True))
+        tables: dict[str, dict[str, tuple[int, int]]] = {NAME_RULE: {}, SUFFIX_RULE: {}}
+        for place, rule in reversed(list(enumerate(rules))):
+            if rule.plain is None:
+                continue
+            kind, text = rule.plain
+            anywhere, folders = tables[kind].get(text, (_NONE, _NONE))
+            if rule.dir_only:
+                folders = place
+            else:
+                anywhere = place
+            tables[kind][text] = (anywhere, folders)
+        return cls(
+            tuple(rules),
+            regex(False),
+            regex(True),
+            tuple(place for place, _ in regex_rules),
+            tables[NAME_RULE],
+            tables[SUFFIX_RULE],
+        )
 
     def decision(self, path: str, parts: Sequence[str], is_dir: bool) -> bool | None:
         """Return the sign of the last of these rules that matches, None when none does."""
-        regex = self.for_folders if is_dir else self.for_files
-        if regex is None:
+        if len(self.rules) == 1 and self.rules[0].regex is None:
             (rule,) = self.rules
             return rule.include if rule.matches(parts, is_dir) else None
-        found = regex.match(path)
-        return self.rules[found.lastindex - 1].include if found and found.lastindex else None
+        best = _NONE
+        regex = self.for_folders if is_dir else self.for_files
+        if regex is not None:
+            found = regex.match(path)
+            if found and found.lastindex:
+                best = self.places[found.lastindex - 1]
+        if self.names or self.suffixes:
+            best = min(best, self._plain_place(parts, is_dir))
+        return None if best == _NONE else self.rules[best].include
+
+    def _plain_place(self, parts: Sequence[str], is_dir: bool) -> int:
+        """Return the first place of a plain rule matching a segment of ``parts`` (or _NONE)."""
+        best = _NONE
+        last = len(parts) - 1
+        for number, part in enumerate(parts):
+            folder = is_dir or number < last  # a folder-only rule matches folders on the way
+            hit = self.names.get(part)
+            if hit is not None:
+                best = min(best, hit[0], hit[1] if folder else _NONE)
+            if self.suffixes:
+                dot = part.find(".")
+                while dot >= 0:
+                    hit = self.suffixes.get(part[dot:])
+                    if hit is not None:
+                        best = min(best, hit[0], hit[1] if folder else _NONE)
+                    dot = part.find(".", dot + 1)
+        return best
 
 
 class IgnoreRules:
@@ -324,16 +405,18 @@ class IgnoreRules:
         are not applied."""
         blocks: list[_Block] = []
         pending: list[IgnoreRule] = []
+        joined = 0
         for rule in reversed(self.rules):
             if rule.regex is not None:
                 pending.append(rule)
-                if len(pending) == GROUP_SIZE:
+                joined += rule.plain is None
+                if joined == GROUP_SIZE:
                     blocks.append(_Block.joined(pending))
-                    pending = []
+                    pending, joined = [], 0
                 continue
             if pending:
                 blocks.append(_Block.joined(pending))
-                pending = []
+                pending, joined = [], 0
             blocks.append(_Block((rule,)))
         if pending:
             blocks.append(_Block.joined(pending))

@@ -55,6 +55,17 @@ def test_git_semantics(rules: list[str], path: str, ignored: bool):
     assert IgnoreRules.from_lines(rules).match_file(path) is ignored
 
 
+def _assert_agree(pathspec, lines: list[str], rng: random.Random, names: list[str], paths: int):
+    """Random paths of one to four ``names`` are ignored by ours as by pathspec's, as files
+    and as folders."""
+    theirs = pathspec.PathSpec.from_lines("gitignore", lines)
+    ours = IgnoreRules.from_lines(lines)
+    for _ in range(paths):
+        path = "/".join(rng.choice(names) for _ in range(rng.randint(1, 4)))
+        assert ours.match_file(path) == theirs.match_file(path), (lines, path)
+        assert ours.match_file(path + "/") == theirs.match_file(path + "/"), (lines, path)
+
+
 def test_it_agrees_with_pathspec_on_real_world_patterns():
     pathspec = pytest.importorskip("pathspec")
     patterns = [
@@ -71,12 +82,7 @@ def test_it_agrees_with_pathspec_on_real_world_patterns():
         warnings.simplefilter("ignore")
         for _ in range(1500):
             lines = rng.sample(patterns, rng.randint(1, 4))
-            theirs = pathspec.PathSpec.from_lines("gitignore", lines)
-            ours = IgnoreRules.from_lines(lines)
-            for _ in range(10):
-                path = "/".join(rng.choice(names) for _ in range(rng.randint(1, 4)))
-                assert ours.match_file(path) == theirs.match_file(path), (lines, path)
-                assert ours.match_file(path + "/") == theirs.match_file(path + "/"), (lines, path)
+            _assert_agree(pathspec, lines, rng, names, paths=10)
 
 
 HOSTILE = [
@@ -130,12 +136,22 @@ def test_it_agrees_with_pathspec_when_rules_are_joined_in_groups():
         lines = [rng.choice(patterns) for _ in range(rng.randint(GROUP_SIZE, 3 * GROUP_SIZE))]
         lines += [f"name{n}" for n in range(rng.randint(0, GROUP_SIZE))]
         rng.shuffle(lines)
-        theirs = pathspec.PathSpec.from_lines("gitignore", lines)
-        ours = IgnoreRules.from_lines(lines)
-        for _ in range(40):
-            path = "/".join(rng.choice(names) for _ in range(rng.randint(1, 4)))
-            assert ours.match_file(path) == theirs.match_file(path), path
-            assert ours.match_file(path + "/") == theirs.match_file(path + "/"), path
+        _assert_agree(pathspec, lines, rng, names, paths=40)
+
+
+def test_plain_names_and_endings_decide_as_git_does_among_other_rules():
+    # names and "*.ext" rules are looked up per segment; the last matching rule still decides
+    pathspec = pytest.importorskip("pathspec")
+    plain = ["build/", "env", ".env", "*.gz", "*.tar.gz", "!*.tar.gz", "*.egg-info/", "!keep.gz"]
+    plain += ["!build/", ".DS_Store", "*.", "!env", "\\#x", "*.log/", "!.env", "docs"]
+    other = ["*.py[cod]", "/dist", "a/**/b", "[Bb]in/", "!src/build/x.gz", "*~", "e*v"]
+    names = ["a", "b", "src", "build", "env", ".env", "x.gz", "a.tar.gz", ".tar.gz", "keep.gz"]
+    names += ["q.egg-info", ".DS_Store", "x.", "#x", "m.log", "docs", "dist", "f.pyc", "Bin"]
+    names += ["x", "z.tar", "gz", "file~", "eXv"]
+    rng = random.Random(5)
+    for _ in range(300):
+        lines = [rng.choice(plain if rng.random() < 0.7 else other) for _ in range(12)]
+        _assert_agree(pathspec, lines, rng, names, paths=20)
 
 
 def test_a_gitignore_of_a_hundred_thousand_rules_does_not_stall_the_walk(tmp_path: Path):
