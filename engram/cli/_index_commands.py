@@ -115,6 +115,7 @@ def index_command(
             "note": mined.note,
         }
     summary["graph"] = _update_graph(context, walk, shared)
+    summary["skipped"] = _skip_summary(walk)
     summary["seconds_total"] = round(time.perf_counter() - started, 3)
     if as_json:
         print_json(summary)
@@ -132,6 +133,12 @@ def index_command(
             f"{collected.vectors} no checkout uses; kept {collected.kept} for "
             f"{collected.leases} checkout(s)"
             + (f"; {collected.expired_leases} lease(s) expired" if collected.expired_leases else "")
+        )
+    reasons = summary["skipped"]["reasons"]
+    if reasons:
+        counts = ", ".join(f"{n} {why}" for why, n in reasons.items())
+        out_console.print(
+            f"[dim]not indexed: {counts} (engram index --json lists them)[/]", highlight=False
         )
     if mined is not None and mined.note:
         without = "" if mined.usable else "; files are ranked without it"
@@ -164,6 +171,20 @@ def _update_index(
     walk = walk_for_index(index.root, index.manifest)
     on_tree = shared.record if shared is not None else None
     return index.update(progress, walk=walk, on_tree=on_tree), walk
+
+
+SKIPPED_LISTED = 200
+"""Skipped files ``engram index --json`` names (all are counted)."""
+
+
+def _skip_summary(walk: WalkReport) -> dict[str, Any]:
+    """Count the files the walk left out by reason, and name the first SKIPPED_LISTED."""
+    reasons: dict[str, int] = {}
+    for _, why in walk.skipped:
+        kind = why.split(":", 1)[0]
+        reasons[kind] = reasons.get(kind, 0) + 1
+    listed = [{"path": path, "reason": why} for path, why in walk.skipped[:SKIPPED_LISTED]]
+    return {"reasons": reasons, "files": listed}
 
 
 def _update_graph(context: Context, walk: WalkReport, shared: SharedFacts | None) -> dict[str, Any]:

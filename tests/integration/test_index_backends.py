@@ -129,3 +129,26 @@ def test_openai_compatible_endpoint_and_its_failure():
         server.server_close()
     with pytest.raises(BackendUnavailableError):
         OpenAIEmbedder(url, "nomic-embed-text").embed(["x"])
+
+
+def test_index_says_which_files_it_left_out_and_why(tmp_path):
+    from typer.testing import CliRunner
+
+    from engram.cli import app
+
+    root = small_project(tmp_path / "p")
+    (root / "huge.py").write_text("x = 1\n" * 200_000)  # 1.2 MB
+    (root / "logo.dat").write_bytes(b"\x89PNG\x00\x01" * 10)
+    env = {"ENGRAM_HOME": str(tmp_path / "home"), "ENGRAM_SERVE": "off"}
+    env["ENGRAM_EMBEDDING_PROVIDER"] = "hash"
+    shown = CliRunner().invoke(app, ["index", str(root)], env=env)
+    assert shown.exit_code == 0, shown.output
+    said = " ".join(shown.output.split())
+    assert "not indexed: 1 too large, 1 binary (engram index --json lists them)" in said
+    listed = CliRunner().invoke(app, ["index", "--json", str(root)], env=env)
+    summary = json.loads(listed.stdout)
+    assert summary["skipped"]["reasons"] == {"too large": 1, "binary": 1}
+    assert {(f["path"], f["reason"].split(":")[0]) for f in summary["skipped"]["files"]} == {
+        ("huge.py", "too large"),
+        ("logo.dat", "binary"),
+    }

@@ -127,7 +127,7 @@ def walk_project(
                 report.skipped.append((rel, "hard link (another name may be outside the project)"))
                 continue
             if stat.st_size > max_bytes:
-                report.skipped.append((rel, "too large"))
+                report.skipped.append((rel, f"too large: over {max_bytes:,} bytes"))
                 continue
             if known.get(rel) != (stat.st_size, stat.st_mtime_ns) and _is_binary(abs_path):
                 report.skipped.append((rel, "binary"))
