@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -16,6 +16,7 @@ from engram.cli._command_support import (
     print_json,
     require_model,
     run_async,
+    words,
 )
 from engram.cli._context_commands import register as register_context
 from engram.cli._doctor_command import register as register_doctor
@@ -91,7 +92,10 @@ def _root(
 @app.command()
 @handle_errors
 def run(
-    task: str = typer.Argument(..., help="What the agent should do."),
+    task_words: Annotated[
+        list[str],
+        typer.Argument(metavar="TASK", help="What the agent should do (quotes optional)."),
+    ],
     path: Path | None = PathOption,
     thread: str | None = typer.Option(None, "--thread", "-t", help="Continue this session."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Skip confirmation of risky tasks."),
@@ -123,6 +127,7 @@ def run(
     from engram.sessions import resolve_thread
     from engram.stores import current_branch
 
+    task = words(task_words)
     context = load_context(path, auto_approve=True if yes else None, policy=policy)
     require_model(context)
     if commit:

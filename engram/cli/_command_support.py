@@ -144,6 +144,15 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
+def words(values: Iterable[str] | None) -> str:
+    """Return a task or query given as one quoted argument or as several words, spaces between.
+
+    ``engram run fix the login bug`` and ``engram run "fix the login bug"`` mean the same; a
+    quoted argument keeps its own line breaks and spacing.
+    """
+    return " ".join(values or ())
+
+
 def fail(message: str, hint: str = "", code: int = EXIT_USER_ERROR) -> NoReturn:
     """Print an error with what to do next and exit with ``code`` (URL passwords masked)."""
     err_console.print(f"[bold red]error:[/] {mask_url_passwords(message)}")

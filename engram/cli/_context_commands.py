@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -16,6 +16,7 @@ from engram.cli._command_support import (
     out_console,
     print_json,
     print_table,
+    words,
 )
 
 PathOption = typer.Option(None, "--path", "-p", help="Project root (default: current folder).")
@@ -30,7 +31,10 @@ def register(app: typer.Typer) -> None:
 
 @handle_errors
 def context_command(
-    task: str = typer.Argument(..., help="The task to gather context for."),
+    task_words: Annotated[
+        list[str],
+        typer.Argument(metavar="TASK", help="The task to gather context for (quotes optional)."),
+    ],
     path: Path | None = PathOption,
     budget: int | None = typer.Option(
         None, "--budget", "-b", help="Pack budget in tokens (default: derived from the window)."
@@ -39,6 +43,7 @@ def context_command(
     as_text: bool = typer.Option(False, "--text", help="Print only the pack text (to paste)."),
 ) -> None:
     """Assemble the smallest context the task needs (rules, memory, code map, code slices)."""
+    task = words(task_words)
     if not task.strip():
         fail("the task is empty", 'describe the task, e.g. engram context "fix the login bug"')
     # Imported here: the graph and its stores cost a second to import, which every other

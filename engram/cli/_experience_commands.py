@@ -18,6 +18,7 @@ from engram.cli._command_support import (
     out_console,
     print_json,
     print_table,
+    words,
 )
 from engram.cli._experience_edit_commands import add_commands
 from engram.stores.project import memory_key
@@ -66,7 +67,9 @@ PROFILE_SKIPPED_LINES = 10
 
 
 def profile(
-    task: Annotated[str, typer.Argument(help="The task to profile.")],
+    task_words: Annotated[
+        list[str], typer.Argument(metavar="TASK", help="The task to profile (quotes optional).")
+    ],
     path: PathOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -75,6 +78,7 @@ def profile(
     from engram.graph.profile import run_phase0
     from engram.stores.sqlite import database_url, open_memory_store
 
+    task = words(task_words)
     context = load_context(path)
     now = datetime.now(UTC)
     with open_memory_store(context.home_path, database_url()) as store:

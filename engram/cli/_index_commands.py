@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -20,6 +20,7 @@ from engram.cli._command_support import (
     out_console,
     print_json,
     print_table,
+    words,
 )
 from engram.stores import (
     BackendUnavailableError,
@@ -202,7 +203,13 @@ def _update_graph(context: Context, walk: WalkReport, shared: SharedFacts | None
 
 @handle_errors
 def search_command(
-    query: str = typer.Argument(..., help="What to look for: identifiers, text, or a description."),
+    query_words: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="QUERY",
+            help="What to look for: identifiers, text, or a description (quotes optional).",
+        ),
+    ],
     path: Path = PathOption,
     mode: str = typer.Option("hybrid", "--mode", "-m", help="exact, semantic or hybrid."),
     k: int = typer.Option(10, "-k", help="How many results.", min=1),
@@ -213,7 +220,7 @@ def search_command(
     if mode not in MODES:
         fail(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
     context = load_context(path)
-    results = _run_search(context, query, mode, k, files)
+    results = _run_search(context, words(query_words), mode, k, files)
     rows = [asdict(r) for r in results]
     for row in rows:
         if "reasons" in row:

@@ -24,6 +24,7 @@ from engram.cli._command_support import (
     out_console,
     print_json,
     print_table,
+    words,
 )
 from engram.cli._memory_command_support import JSON_HELP, PathOption, done, opened_memory
 from engram.cli._memory_transfer_commands import export, import_
@@ -91,7 +92,9 @@ def _scored(hit: ScoredFact) -> dict[str, Any]:
 
 
 def save(
-    text: str = typer.Argument(..., help="The fact to remember."),
+    text_words: Annotated[
+        list[str], typer.Argument(metavar="TEXT", help="The fact to remember (quotes optional).")
+    ],
     global_: bool = typer.Option(False, "--global", help="Visible in every project."),
     force: bool = typer.Option(False, "--force", help="Keep both facts on a conflict."),
     path: PathOption = None,
@@ -101,6 +104,7 @@ def save(
     from engram.stores import SecretRefusedError
     from engram.stores.memory import FactConflictError, FactStore
 
+    text = words(text_words)
     with opened_memory(path) as (_, store, key):
         try:
             fact = FactStore(store).add(
@@ -198,7 +202,12 @@ def show(
 
 
 def search(
-    query: str = typer.Argument("", help="What to look for (omit with --batch)."),
+    query_words: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="QUERY", help="What to look for (quotes optional; omit with --batch)."
+        ),
+    ] = None,
     k: int = typer.Option(10, "-k", min=1, help="How many facts to return."),
     batch: Annotated[
         Path | None,
@@ -213,6 +222,7 @@ def search(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Search the facts visible in this project (BM25 with context; embeddings when large)."""
+    query = words(query_words)
     if not query and batch is None:
         fail("give a QUERY or --batch FILE", "engram memory search 'java version'")
     # A bad batch file fails before any store is opened.
