@@ -1,7 +1,8 @@
 """Hostile repositories and the acting surface: each class tried through the real CLI.
 
 Runs the hostile-repository and sandbox suites (``tests/integration/test_hostile_repository.py``,
-``tests/integration/test_sandbox.py``, the rewind and allowlist cases) under pytest with a JUnit
+``tests/integration/test_sandbox.py``, the rewind and allowlist cases, a scripted hostile model
+through the HTTP stub) under pytest with a JUnit
 report, and folds the cases into classes: a class held when every case of it passed. A skipped
 case (no bubblewrap here) counts as tried and not held, with the reason.
 """
@@ -28,6 +29,8 @@ SUITES = (
     "tests/integration/test_history_mining.py",
     "tests/unit/stores/test_ignore_rules.py",
     "tests/unit/stores/test_exact_search.py",
+    "tests/integration/test_hostile_model.py",
+    "tests/unit/graph/test_malformed_calls.py",
 )
 CLASSES = (
     ("committed MCP server", ("stdio_mcp", "remote_mcp")),
@@ -80,6 +83,11 @@ CLASSES = (
     (
         "catastrophic search pattern",
         ("catastrophic_pattern_in_the_python_fallback", "imports_no_module_the_project_ships"),
+    ),
+    ("model reads for secrets", ("gets_no_secret_and_no_hang",)),
+    (
+        "malformed tool calls",
+        ("unreadable_arguments", "cannot_be_read", "unreadable_calls", "without_unreadable"),
     ),
 )
 

@@ -20,7 +20,13 @@ if TYPE_CHECKING:
     from engram.graph._budget_request import budget_partitions, request_for
     from engram.graph._context import Context
     from engram.graph._deps import Deps, fact_memory_opener, make_default_deps
-    from engram.graph._errors import ConfigError, EngramError, ModelNotConfiguredError, SessionError
+    from engram.graph._errors import (
+        ConfigError,
+        EngramError,
+        ModelNotConfiguredError,
+        ModelReplyError,
+        SessionError,
+    )
     from engram.graph._llm import is_context_overflow, usage_of
     from engram.graph._markers import escape_markers
     from engram.graph._node_entry import context_or_env, lazy_node_entry, node_entry, run_coroutine
@@ -88,6 +94,7 @@ __all__ = [
     "LearnedValue",
     "MemoryReport",
     "ModelNotConfiguredError",
+    "ModelReplyError",
     "PatternOutcome",
     "SandboxUnavailableError",
     "SelectionReport",
@@ -157,6 +164,7 @@ __getattr__, __dir__ = lazy_face(
             "ConfigError",
             "EngramError",
             "ModelNotConfiguredError",
+            "ModelReplyError",
             "SessionError",
         ),
         "engram.graph._llm": ("is_context_overflow", "usage_of"),

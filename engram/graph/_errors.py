@@ -5,6 +5,7 @@ Hierarchy::
     EngramError
     ├── ConfigError (ValueError)          bad run settings or environment values
     ├── ModelNotConfiguredError           no model endpoint for a command that needs one
+    ├── ModelReplyError                   the model's reply could not be read, twice
     ├── ToolError                         a tool call the model made cannot be carried out
     │   └── PathOutsideProjectError (PermissionError)
     └── SessionError (LookupError)        unknown thread or checkpoint
@@ -36,6 +37,15 @@ class ModelNotConfiguredError(EngramError):
     hint = (
         "set ENGRAM_MODEL (e.g. gpt-4.1-mini or openai:gpt-4.1) and, for a non-OpenAI server, "
         "ENGRAM_BASE_URL (or OPENAI_BASE_URL) plus OPENAI_API_KEY"
+    )
+
+
+class ModelReplyError(EngramError):
+    """The model's reply could not be read as a message, on the first call and the retry."""
+
+    hint = (
+        "the model sent something other than a message (for example a tool call whose "
+        "arguments are not a JSON object); run the task again, or use another model"
     )
 
 

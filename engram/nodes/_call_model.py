@@ -7,12 +7,14 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
+from pydantic import ValidationError
 
 from engram.graph import (
     CompactionEvent,
     Context,
     Deps,
     ModelNotConfiguredError,
+    ModelReplyError,
     State,
     StateUpdate,
     as_sent,
@@ -29,7 +31,7 @@ from engram.graph.compaction import (
     commit_messages,
     emergency_compact,
 )
-from engram.graph.tools import build_tools
+from engram.graph.tools import answerable, build_tools
 from engram.nodes._support import record_messages, record_model_call
 
 STEP_LIMIT_NOTE = "step limit reached: the model was asked to answer without further tool calls"
@@ -53,6 +55,30 @@ def with_turn_context(state: State) -> HumanMessage | None:
                 return None
             return attach_context(message, f"\n\n{extra}")
     return None
+
+
+async def _ask(runnable: Any, request: list[BaseMessage]) -> Any:
+    """Call the model; a reply that cannot be read as a message is asked for once more.
+
+    Raises:
+        ModelReplyError: The retry could not be read either (LangChain failed to build the
+            message: a tool call whose arguments are JSON but not an object, say).
+    """
+    try:
+        return await runnable.ainvoke(request)
+    except ValidationError:
+        pass
+    try:
+        return await runnable.ainvoke(request)
+    except ValidationError as exc:
+        problems = exc.errors()
+        what = str(exc)
+        if problems:
+            where = ".".join(str(part) for part in problems[0]["loc"])
+            what = f"{where}: {problems[0]['msg']}"
+        raise ModelReplyError(
+            f"two replies of the model in a row could not be read ({what})"
+        ) from exc
 
 
 def _request(state: State, messages: list[BaseMessage]) -> list[BaseMessage]:
@@ -94,7 +120,7 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
     request = _request(state, messages)
     await record_model_call(context, request, tools, state.steps + 1)
     try:
-        reply = await runnable.ainvoke(request)
+        reply = await _ask(runnable, request)
     except Exception as exc:  # provider errors differ; only an overflow is handled here
         if not is_context_overflow(exc):
             raise
@@ -107,9 +133,10 @@ async def call_model(state: State, runtime: Runtime[Context], *, deps: Deps) -> 
         updated = result.update()
         request = _request(state, messages)
         await record_model_call(context, request, tools, state.steps + 1)
-        reply = await runnable.ainvoke(request)
+        reply = await _ask(runnable, request)
     if not isinstance(reply, AIMessage):
         reply = AIMessage(content=str(reply.content))
+    reply = answerable(reply)  # a call with unreadable arguments is answered, not dropped
     usage = usage_of(reply)
     await record_messages(context, [reply])
     history = commit_messages([*messages, reply]) if repair else [*updated, reply]

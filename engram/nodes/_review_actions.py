@@ -20,6 +20,7 @@ from engram.graph.tools import (
     action_kind,
     approval_request,
     ask_human,
+    malformed_reason,
     needs_approval,
     parse_review,
     propose,
@@ -51,8 +52,8 @@ def review_actions(state: State, runtime: Runtime[Context], *, deps: Deps) -> St
     reviews: dict[str, ActionReview] = {}
     for call in last.tool_calls:
         kind = action_kind(call["name"])
-        if kind is None:
-            continue
+        if kind is None or malformed_reason(last, str(call["id"])) is not None:
+            continue  # not an action, or one that will not run: its arguments were unreadable
         before = dict(files.pending)
         proposal = propose(files, dict(call))
         asks = "error" not in proposal and needs_approval(

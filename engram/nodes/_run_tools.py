@@ -23,6 +23,7 @@ from engram.graph.tools import (
     call_with_timeout,
     command_time_limit,
     deliver_tool_output,
+    malformed_reason,
     tool_error_text,
 )
 from engram.nodes._support import current_thread_id, record_messages
@@ -67,6 +68,8 @@ async def _run_one(
     """Run one tool call as reviewed; failures go back to the model as text."""
     if tool is None:
         return CallOutcome(f"error: unknown tool {call['name']!r}", failed=True)
+    if call.get("malformed"):
+        return CallOutcome(str(call["malformed"]), failed=True)
     args = dict(call.get("args") or {})
     prefix = ""
     if action_kind(call["name"]) is not None:
@@ -94,7 +97,7 @@ async def _run_one(
 
 
 def _will_act(call: dict[str, Any], review: ActionReview | None) -> bool:
-    acts = review is not None and review["action"] != "reject"
+    acts = review is not None and review["action"] != "reject" and not call.get("malformed")
     return acts and action_kind(call["name"]) is not None
 
 
@@ -178,6 +181,8 @@ async def run_tools(state: State, runtime: Runtime[Context], *, deps: Deps) -> S
     )
     tools = {t.name: t for t in available}
     calls: list[dict[str, Any]] = [dict(c) for c in last.tool_calls]
+    for call in calls:
+        call["malformed"] = malformed_reason(last, str(call["id"]))
     info = runtime.execution_info
     # resolving the project path may read the working folder: off the loop too
     project_state = await asyncio.to_thread(lambda: runtime.context.state)

@@ -186,7 +186,8 @@ class OpenAIStub:
                         "type": "function",
                         "function": {
                             "name": call["name"],
-                            "arguments": json.dumps(call.get("args", {})),
+                            "arguments": call.get("raw_arguments")
+                            or json.dumps(call.get("args", {})),
                         },
                     }
                     for call in reply.get("tool_calls") or []

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     )
     from engram.graph.tools._command_stream import COMMAND_EVENT, OUTPUT_EVENT, command_stream
     from engram.graph.tools._function import ToolFunction
+    from engram.graph.tools._malformed_calls import MALFORMED_CALLS, answerable, malformed_reason
     from engram.graph.tools._mcp import McpToolset, open_mcp_toolset
     from engram.graph.tools._output import TOOL_ERRORS, deliver_tool_output, tool_error_text
     from engram.graph.tools._project import CORE_TOOL_NAMES, wrap_tool_result
@@ -50,6 +51,7 @@ __all__ = [
     "CORE_TOOL_NAMES",
     "CommandResult",
     "EDIT_TOOL_NAMES",
+    "MALFORMED_CALLS",
     "McpToolset",
     "OUTPUT_EVENT",
     "PlannedFiles",
@@ -60,6 +62,7 @@ __all__ = [
     "ToolFunction",
     "action_kind",
     "answer_to_dict",
+    "answerable",
     "approval_request",
     "ask_human",
     "build_relations_tool",
@@ -68,6 +71,7 @@ __all__ = [
     "command_stream",
     "command_time_limit",
     "deliver_tool_output",
+    "malformed_reason",
     "needs_approval",
     "open_mcp_toolset",
     "parse_review",
@@ -104,6 +108,11 @@ __getattr__, __dir__ = lazy_face(
         ),
         "engram.graph.tools._command_stream": ("COMMAND_EVENT", "OUTPUT_EVENT", "command_stream"),
         "engram.graph.tools._function": ("ToolFunction",),
+        "engram.graph.tools._malformed_calls": (
+            "MALFORMED_CALLS",
+            "answerable",
+            "malformed_reason",
+        ),
         "engram.graph.tools._mcp": ("McpToolset", "open_mcp_toolset"),
         "engram.graph.tools._output": ("TOOL_ERRORS", "deliver_tool_output", "tool_error_text"),
         "engram.graph.tools._project": ("CORE_TOOL_NAMES", "wrap_tool_result"),
