@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from engram.cli._chat_memory_commands import handle_memory_command, is_memory_command
-from engram.cli._command_support import err_console, out_console
+from engram.cli._command_support import err_console, known_failure, out_console, report_error
 from engram.cli._live_view import LiveView, is_live
 from engram.cli._runtime import open_app
 from engram.cli._turn_commit import commit_turn
@@ -226,6 +226,16 @@ def chat_loop(
             except KeyboardInterrupt:
                 err_console.print(
                     "[yellow]turn interrupted; the session is saved up to the last finished step[/]"
+                )
+                continue
+            except Exception as exc:  # a failed turn (the endpoint, the model's reply): say so
+                found = known_failure(exc)
+                if found is None:
+                    raise
+                report_error(found[0], found[1])
+                err_console.print(
+                    "[dim]the session is saved up to the last finished step; type the next line "
+                    "to go on, or /exit[/]"
                 )
                 continue
             print_turn(result, context, thread_id, chat=True)

@@ -153,12 +153,34 @@ def words(values: Iterable[str] | None) -> str:
     return " ".join(values or ())
 
 
-def fail(message: str, hint: str = "", code: int = EXIT_USER_ERROR) -> NoReturn:
-    """Print an error with what to do next and exit with ``code`` (URL passwords masked)."""
+def report_error(message: str, hint: str = "") -> None:
+    """Print an error with what to do next (URL passwords masked)."""
     err_console.print(f"[bold red]error:[/] {mask_url_passwords(message)}")
     if hint:
         err_console.print(f"[dim]hint:[/] {mask_url_passwords(hint)}")
+
+
+def fail(message: str, hint: str = "", code: int = EXIT_USER_ERROR) -> NoReturn:
+    """Print an error with what to do next and exit with ``code`` (URL passwords masked)."""
+    report_error(message, hint)
     raise typer.Exit(code)
+
+
+def known_failure(exc: BaseException) -> tuple[str, str, int] | None:
+    """Return the message, hint and exit code for an error engram explains, else None.
+
+    engram's own errors and the stores' are the user's to fix (``EXIT_USER_ERROR``); a model
+    endpoint that cannot be reached or refuses a request, and a storage failure, are not.
+    """
+    if isinstance(exc, (EngramError, StoreError)):
+        return str(exc), getattr(exc, "hint", ""), EXIT_USER_ERROR
+    if isinstance(exc, _endpoint_errors()):
+        hint = HISTORY_HINT if is_history_rejection(exc) else ENDPOINT_HINT
+        return _endpoint_message(exc), hint, EXIT_FAILURE
+    if isinstance(exc, storage_failures()):
+        found = storage_message(exc)
+        return None if found is None else (*found, EXIT_FAILURE)
+    return None
 
 
 def _endpoint_errors() -> tuple[type[BaseException], ...]:
@@ -206,19 +228,14 @@ def handle_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (EngramError, StoreError) as exc:
-            fail(str(exc), getattr(exc, "hint", ""))
-        except _endpoint_errors() as exc:
-            hint = HISTORY_HINT if is_history_rejection(exc) else ENDPOINT_HINT
-            fail(_endpoint_message(exc), hint, code=EXIT_FAILURE)
-        except storage_failures() as exc:
-            found = storage_message(exc)
-            if found is None:
-                raise
-            fail(*found, code=EXIT_FAILURE)
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/]")
             raise typer.Exit(130) from None
+        except Exception as exc:
+            found = known_failure(exc)
+            if found is None:
+                raise
+            fail(*found)
 
     return wrapper  # type: ignore[return-value]
 

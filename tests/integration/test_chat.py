@@ -102,3 +102,26 @@ def test_chat_turns_and_slash_commands(tmp_path: Path, engram_home: Path):
     manual = [e for e in events if e["kind"] == "compaction" and e.get("trigger") == "manual"]
     # Two short turns cannot shrink by the minimum fraction: the original history is kept.
     assert manual and manual[0]["status"] == "rolled_back"
+
+
+def test_a_failed_turn_is_reported_and_the_chat_goes_on(tmp_path: Path, engram_home: Path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "app.py").write_text("x = 1\n")
+    unreadable = {"tool_calls": [{"name": "read_file", "raw_arguments": "[1, 2]"}]}
+    script = [unreadable, unreadable, {"content": "went on"}]
+    with OpenAIStub(script) as stub:
+        done = subprocess.run(
+            [ENGRAM, "chat", "--path", str(project), "--thread", "c2"],
+            input="first line\nsecond line\n/exit\n",
+            capture_output=True,
+            text=True,
+            timeout=240,
+            env=_env(engram_home, stub.base_url),
+        )
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert "two replies of the model in a row could not be read" in out
+    assert "type the next line to go on" in out and "went on" in out
+    assert "Traceback" not in out
+    assert "first line" in json.dumps(stub.requests[2]["messages"])  # the session kept it
