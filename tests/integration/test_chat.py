@@ -38,6 +38,20 @@ def _env(home: Path, base_url: str) -> dict[str, str]:
     return env
 
 
+def _chat(
+    project: Path, home: Path, stub: OpenAIStub, thread: str, lines: list[str]
+) -> subprocess.CompletedProcess[str]:
+    """Run ``engram chat`` on ``project`` typing ``lines``, one per line."""
+    return subprocess.run(
+        [ENGRAM, "chat", "--path", str(project), "--thread", thread],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=_env(home, stub.base_url),
+    )
+
+
 def test_chat_turns_and_slash_commands(tmp_path: Path, engram_home: Path):
     project = tmp_path / "proj"
     project.mkdir()
@@ -58,14 +72,7 @@ def test_chat_turns_and_slash_commands(tmp_path: Path, engram_home: Path):
         "/exit",
     ]
     with OpenAIStub(script) as stub:
-        done = subprocess.run(
-            [ENGRAM, "chat", "--path", str(project), "--thread", "c1"],
-            input="\n".join(lines) + "\n",
-            capture_output=True,
-            text=True,
-            timeout=240,
-            env=_env(engram_home, stub.base_url),
-        )
+        done = _chat(project, engram_home, stub, "c1", lines)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
     assert "main is in app.py" in out and "second answer" in out
@@ -111,14 +118,7 @@ def test_a_failed_turn_is_reported_and_the_chat_goes_on(tmp_path: Path, engram_h
     unreadable = {"tool_calls": [{"name": "read_file", "raw_arguments": "[1, 2]"}]}
     script = [unreadable, unreadable, {"content": "went on"}]
     with OpenAIStub(script) as stub:
-        done = subprocess.run(
-            [ENGRAM, "chat", "--path", str(project), "--thread", "c2"],
-            input="first line\nsecond line\n/exit\n",
-            capture_output=True,
-            text=True,
-            timeout=240,
-            env=_env(engram_home, stub.base_url),
-        )
+        done = _chat(project, engram_home, stub, "c2", ["first line", "second line", "/exit"])
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
     assert "two replies of the model in a row could not be read" in out
