@@ -270,6 +270,12 @@ class Context:
                 f"unknown sandbox setting {self.sandbox!r}",
                 hint=f"use one of {', '.join(get_args(SandboxMode))}",
             )
+        if self.base_url and not self.base_url.lower().startswith(("http://", "https://")):
+            raise ConfigError(
+                f"the model endpoint {self.base_url!r} is not an http(s) URL",
+                hint="set ENGRAM_BASE_URL (or OPENAI_BASE_URL) to the server's URL, e.g. "
+                "http://localhost:8000/v1",
+            )
         if (
             self.budget < 0
             or self.branch_timeout_ms <= 0

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from engram.graph._context import Context
+from engram.graph._errors import ConfigError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -35,9 +36,12 @@ OVERFLOW_MARKERS = (
 def make_model(context: Context, env: Mapping[str, str] | None = None) -> BaseChatModel | None:
     """Return the chat model named by the run settings, or None when none is configured.
 
-    A plain name (``gpt-4.1-mini``, ``deepseek-chat``) talks to an OpenAI-compatible endpoint at
-    ``context.base_url``; a provider-prefixed id (``openai:gpt-4.1``) goes through
-    ``init_chat_model``.
+    A plain name (``gpt-4.1-mini``, ``deepseek-chat``, Ollama's ``qwen2.5-coder:7b``) talks to
+    an OpenAI-compatible endpoint at ``context.base_url``; an id prefixed with a provider
+    ``init_chat_model`` knows (``anthropic:claude-sonnet-4-5``) goes through it.
+
+    Raises:
+        ConfigError: The provider's package is missing, or ``init_chat_model`` refuses the id.
     """
     if not context.model:
         return None
@@ -47,21 +51,59 @@ def make_model(context: Context, env: Mapping[str, str] | None = None) -> BaseCh
         "max_retries": MODEL_MAX_RETRIES,
         "timeout": MODEL_TIMEOUT_S,
     }
-    provider, sep, name = context.model.partition(":")
-    if sep and provider != "openai":
-        from langchain.chat_models import init_chat_model
-
-        return init_chat_model(context.model, **common)  # type: ignore[no-any-return]
+    provider, _, name = context.model.partition(":")
+    if provider != "openai":
+        if name and provider in _providers():
+            return _provider_model(context.model, common)
+        name = context.model  # no provider, or a tagged name (Ollama's qwen2.5-coder:7b)
     from langchain_openai import ChatOpenAI
 
     return ChatOpenAI(
-        model=name if sep else context.model,
+        model=name,
         base_url=context.base_url or None,
         api_key=env.get("OPENAI_API_KEY") or "not-needed",  # type: ignore[arg-type]
         max_completion_tokens=context.max_output_tokens,
         stream_usage=True,
         **common,
     )
+
+
+KNOWN_PROVIDERS = frozenset(
+    {"anthropic", "azure_openai", "bedrock", "bedrock_converse", "deepseek", "fireworks"}
+    | {"google_genai", "google_vertexai", "groq", "huggingface", "mistralai", "ollama"}
+    | {"openrouter", "perplexity", "together", "xai"}
+)
+"""Providers ``init_chat_model`` knows, when its own list cannot be read."""
+
+
+def _providers() -> frozenset[str]:
+    """Return the providers ``init_chat_model`` takes as a ``provider:`` prefix."""
+    try:
+        from langchain.chat_models.base import _BUILTIN_PROVIDERS
+    except ImportError:
+        return KNOWN_PROVIDERS
+    return frozenset(_BUILTIN_PROVIDERS)
+
+
+def _provider_model(model: str, settings: dict[str, Any]) -> BaseChatModel:
+    """Return ``provider:name`` through ``init_chat_model``; a name it cannot use: ConfigError."""
+    from langchain.chat_models import init_chat_model
+
+    try:
+        return init_chat_model(model, **settings)  # type: ignore[no-any-return]
+    except ImportError as exc:
+        raise ConfigError(
+            f"ENGRAM_MODEL={model!r} needs a package that is not installed ({exc})",
+            hint="install that provider's LangChain package, or give a plain model name served "
+            "by an OpenAI-compatible endpoint (ENGRAM_BASE_URL)",
+        ) from exc
+    except ValueError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(
+            f"ENGRAM_MODEL={model!r} cannot be used: {first}",
+            hint="write provider:model (e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5), or a "
+            "plain model name for an OpenAI-compatible endpoint",
+        ) from exc
 
 
 def _first_int(mapping: Mapping[str, Any] | None, keys: tuple[str, ...]) -> int:

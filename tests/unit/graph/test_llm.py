@@ -67,6 +67,44 @@ def test_make_model_provider_prefixed_openai():
     assert model.model_name == "gpt-4.1"  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("name", ["qwen2.5-coder:7b", "llama3.1:8b", "mistral:7b", "qwen:7b"])
+def test_a_tagged_model_name_is_not_read_as_a_provider(name: str):
+    # Ollama and llama.cpp servers name models name:tag; only known providers are prefixes
+    model = make_model(
+        Context(model=name, base_url="http://127.0.0.1:11434/v1"), env={"OPENAI_API_KEY": "k"}
+    )
+    assert model.model_name == name  # type: ignore[union-attr]
+
+
+def test_a_provider_that_cannot_be_used_is_a_config_error(monkeypatch):
+    import langchain.chat_models
+
+    from engram.graph import ConfigError
+
+    def missing(model: str, **settings):
+        raise ImportError("Initializing ChatAnthropic requires the langchain-anthropic package")
+
+    monkeypatch.setattr(langchain.chat_models, "init_chat_model", missing)
+    with pytest.raises(ConfigError, match="needs a package that is not installed") as raised:
+        make_model(Context(model="anthropic:claude-sonnet-4-5"))
+    assert "install that provider" in raised.value.hint
+
+    def refused(model: str, **settings):
+        raise ValueError("Unsupported model\nmore lines")
+
+    monkeypatch.setattr(langchain.chat_models, "init_chat_model", refused)
+    with pytest.raises(ConfigError, match="cannot be used: Unsupported model$"):
+        make_model(Context(model="groq:nothing"))
+
+
+def test_an_endpoint_that_is_not_an_http_url_is_refused():
+    from engram.graph import ConfigError
+
+    with pytest.raises(ConfigError, match="not an http"):
+        Context.from_env(env={"ENGRAM_BASE_URL": "localhost:8000/v1"})
+    assert Context.from_env(env={"OPENAI_BASE_URL": "HTTPS://h/v1"}).base_url == "HTTPS://h/v1"
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
