@@ -219,8 +219,11 @@ def search_command(
     """Search the project's code; exact mode works without an index."""
     if mode not in MODES:
         fail(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
+    query = words(query_words)
+    if not query.strip():
+        fail("the query is empty", 'say what to look for, e.g. engram search "retry delay"')
     context = load_context(path)
-    results = _run_search(context, words(query_words), mode, k, files)
+    results = _run_search(context, query, mode, k, files)
     rows = [asdict(r) for r in results]
     for row in rows:
         if "reasons" in row:

@@ -32,3 +32,10 @@ def test_unquoted_words_mean_the_same_as_one_quoted_argument(tmp_path: Path):
     apart = json.loads(_invoke(tmp_path, "profile", "fix", "the", "login", "crash", "--json"))
     quoted = json.loads(_invoke(tmp_path, "profile", "fix the login crash", "--json"))
     assert apart == quoted and "(login)" in " ".join(apart["reasons"])
+
+
+def test_an_empty_query_is_refused_with_an_example(tmp_path: Path):
+    env = {"ENGRAM_HOME": str(tmp_path / "home"), "ENGRAM_SERVE": "off"}
+    result = CliRunner().invoke(app, ["search", "  ", "--path", str(tmp_path)], env=env)
+    assert result.exit_code == 2 and "the query is empty" in result.output
+    assert 'engram search "retry delay"' in " ".join(result.output.split())
