@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.segment import Segment
 
 from engram.cli._storage_errors import storage_failures, storage_message
-from engram.graph import ConfigError, EngramError, ModelNotConfiguredError
+from engram.graph import ConfigError, EngramError, ModelNotConfiguredError, ModelReplyError
 from engram.stores import StoreError, mask_url_passwords
 from engram.stores.files import TERMINAL_UNSAFE, escape_controls, inert_json
 
@@ -170,8 +170,11 @@ def known_failure(exc: BaseException) -> tuple[str, str, int] | None:
     """Return the message, hint and exit code for an error engram explains, else None.
 
     engram's own errors and the stores' are the user's to fix (``EXIT_USER_ERROR``); a model
-    endpoint that cannot be reached or refuses a request, and a storage failure, are not.
+    endpoint that cannot be reached or refuses a request, a model reply that cannot be read and
+    a storage failure are not (``EXIT_FAILURE``).
     """
+    if isinstance(exc, ModelReplyError):  # the model's doing, not the user's
+        return str(exc), exc.hint, EXIT_FAILURE
     if isinstance(exc, (EngramError, StoreError)):
         return str(exc), getattr(exc, "hint", ""), EXIT_USER_ERROR
     if isinstance(exc, _endpoint_errors()):

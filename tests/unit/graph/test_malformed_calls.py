@@ -40,3 +40,13 @@ def test_unreadable_calls_join_the_readable_ones_with_their_reasons():
 def test_a_reply_without_unreadable_calls_is_left_as_it_is():
     reply = AIMessage(content="done")
     assert answerable(reply) is reply and malformed_reason(reply, "any") is None
+
+
+def test_an_unreadable_reply_is_a_failure_not_a_user_mistake():
+    from engram.cli._command_support import EXIT_FAILURE, EXIT_USER_ERROR, known_failure
+    from engram.graph import ConfigError, ModelReplyError
+
+    message, hint, code = known_failure(ModelReplyError("two replies …"))  # type: ignore[misc]
+    assert code == EXIT_FAILURE and "another model" in hint
+    assert known_failure(ConfigError("bad", hint="fix it")) == ("bad", "fix it", EXIT_USER_ERROR)
+    assert known_failure(RuntimeError("bug")) is None  # a bug keeps its traceback
