@@ -84,6 +84,7 @@ CLASSES = (
         "catastrophic search pattern",
         ("catastrophic_pattern_in_the_python_fallback", "imports_no_module_the_project_ships"),
     ),
+    ("linked ignore file", ("linked_ignore_file_is_never_read",)),
     ("model reads for secrets", ("gets_no_secret_and_no_hang",)),
     (
         "malformed tool calls",

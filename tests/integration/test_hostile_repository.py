@@ -515,3 +515,26 @@ def test_the_terminal_console_keeps_its_own_styles_and_escapes_everything_else()
     assert "\x1b[1m" in out and "\x1b[31m" in out  # Rich's own styles still reach the terminal
     assert "name\\x1b[2Jx\\u202e" in out and "\x1b[2J" not in out
     assert ": \\udcff" in out
+
+
+def test_a_linked_ignore_file_is_never_read_through_its_link(project: Path, tmp_path: Path) -> None:
+    # a committed .gitignore / .ignore / .engram/ignore linked to a file outside the project
+    # would have the walk or ripgrep read that file as rules (git does not follow such links)
+    outside = tmp_path / "outside-rules"
+    outside.write_text("*.py\nsecret-*\n", encoding="utf-8")
+    (project / "sub").mkdir()
+    (project / "sub" / "found.py").write_text("needle_in_sub = 1\n", encoding="utf-8")
+    (project / "top.py").write_text("needle_on_top = 1\n", encoding="utf-8")
+    (project / ".gitignore").unlink(missing_ok=True)
+    (project / ".gitignore").symlink_to(outside)
+    (project / "sub" / ".ignore").symlink_to(outside)
+    (project / ".engram").mkdir(exist_ok=True)
+    (project / ".engram" / "ignore").symlink_to(outside)
+    home = tmp_path / "home"
+    found = run_engram(project, home, "", "search", "needle_", "--mode", "exact", "--json")
+    assert found.returncode == 0, found.stderr
+    paths = {hit["path"] for hit in json.loads(found.stdout)}
+    assert {"top.py", "sub/found.py"} <= paths
+    assert run_engram(project, home, "", "index").returncode == 0
+    listed = run_engram(project, home, "", "search", "--files", "needle_in_sub", "--json")
+    assert "sub/found.py" in {hit["path"] for hit in json.loads(listed.stdout)}

@@ -1,14 +1,15 @@
 """Whether a tree holds an ignore file ripgrep cannot safely open, listed again only on change.
 
 ripgrep opens every ``.gitignore``, ``.ignore`` and ``.rgignore`` it meets with a blocking
-open, so one that is a FIFO (or a link to a device) would hang it; ``unsafe_ignore_file`` lists
+open, so one that is a FIFO (or a link to a device) would hang it, and it follows a symbolic
+link: a repository's ``.gitignore`` linked to a file outside would have ripgrep read that file
+as rules (git itself no longer follows such links); ``unsafe_ignore_file`` lists
 the tree's folders to find such a file before ripgrep runs. On a large tree that listing is a
 noticeable part of a search (2,465 folders in Django: about 25 ms), and a long-running process
 searches the same tree again and again. A new file, folder or link changes its folder's
 modification time, so ``IgnoreFileCheck`` keeps the folders of a tree found clean with their
-times and, next time, only reads those times (about a third of the cost); any difference, a
-folder changed within ``SETTLED_NS`` of the listing, or an ignore file that is a symbolic link
-(its target may change anywhere) means listing again.
+times and, next time, only reads those times (about a third of the cost); any difference, or a
+folder changed within ``SETTLED_NS`` of the listing, means listing again.
 """
 
 from __future__ import annotations
@@ -25,16 +26,16 @@ RG_IGNORE_FILES = frozenset({".gitignore", ".ignore", ".rgignore"})
 
 
 def unsafe_ignore_file(root: Path) -> bool:
-    """Return True when an ignore file ripgrep would open is not a regular file."""
+    """Return True when an ignore file ripgrep would open is a link or not a regular file."""
     return _list(root, stamps=None)
 
 
 def _list(root: Path, stamps: dict[str, int] | None) -> bool:
     """List ``root``'s folders (not the skipped ones); record their times into ``stamps``.
 
-    Returns True when an ignore file is not a regular file. When ``stamps`` is given, an
-    ignore file that is a symbolic link, or a folder that cannot be read, clears it and stops
-    the recording (the result cannot be kept).
+    Returns True when an ignore file is a symbolic link or not a regular file. When ``stamps``
+    is given, a folder that cannot be read clears it and stops the recording (the result
+    cannot be kept).
     """
     stack = [str(root)]
     while stack:
@@ -48,11 +49,8 @@ def _list(root: Path, stamps: dict[str, int] | None) -> bool:
                         if not is_skipped_dir(entry.name):
                             stack.append(entry.path)
                     elif entry.name in RG_IGNORE_FILES:
-                        if not entry.is_file():
+                        if entry.is_symlink() or not entry.is_file():
                             return True
-                        if stamps is not None and entry.is_symlink():
-                            stamps.clear()
-                            stamps = None
         except OSError:
             if stamps is not None:
                 stamps.clear()
@@ -69,7 +67,7 @@ class IgnoreFileCheck:
         self._lock = threading.Lock()
 
     def unsafe(self, root: Path) -> bool:
-        """Return True when an ignore file under ``root`` is not a regular file."""
+        """Return True when an ignore file under ``root`` is a link or not a regular file."""
         with self._lock:
             known = self._clean.get(root)
         if known is not None and _unchanged(known):

@@ -127,7 +127,7 @@ def _rg_args(
     args = [binary, "--json", "--no-config", "--max-filesize", "1M"]
     args += ["--hidden", "--no-require-git"]
     engram_ignore = root / ".engram" / "ignore"
-    if engram_ignore.is_file():
+    if engram_ignore.is_file() and not engram_ignore.is_symlink():  # never a link, as git
         args += ["--ignore-file", str(engram_ignore)]
     if literal:
         args.append("--fixed-strings")

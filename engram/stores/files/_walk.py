@@ -52,6 +52,8 @@ def _load_spec(folder: Path, names: tuple[str, ...]) -> IgnoreRules | None:
     lines: list[str] = []
     cut = False
     for name in names:
+        if os.path.islink(folder / name):
+            continue  # as git (2.32 on): a linked ignore file is not followed
         try:
             data = read_regular(folder / name, MAX_IGNORE_FILE_BYTES + 1)
         except OSError:

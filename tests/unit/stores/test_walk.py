@@ -109,3 +109,18 @@ def test_names_with_control_characters_are_skipped_and_reported_escaped(tmp_path
         assert reasons[shown] == "name with control characters"
     assert not listable(tmp_path, "two\nlines.py") and not listable(tmp_path, "dir\rx/inner.py")
     assert listable(tmp_path, "données.py")
+
+
+def test_a_linked_ignore_file_is_not_followed(tmp_path: Path):
+    # as git (2.32 on): a .gitignore or .engram/ignore that is a link is not read, so a
+    # repository cannot make engram read a file outside it as rules
+    outside = tmp_path / "outside"
+    outside.write_text("a.py\nb.py\n")
+    root = tmp_path / "repo"
+    (root / ".engram").mkdir(parents=True)
+    (root / "a.py").write_text("needle_a = 1\n")
+    (root / "b.py").write_text("needle_b = 1\n")
+    (root / ".gitignore").symlink_to(outside)
+    (root / ".engram" / "ignore").symlink_to(outside)
+    listed = [f.path for f in walk_project(root).files]
+    assert "a.py" in listed and "b.py" in listed
