@@ -84,3 +84,19 @@ def test_glob_files(tools):
     out = tools["glob_files"].invoke({"pattern": "*.py"})
     assert out.splitlines() == ["pkg/mod.py", "pkg/other.py"]
     assert "no files match" in tools["glob_files"].invoke({"pattern": "*.rs"})
+
+
+def test_patterns_a_program_cannot_take_are_refused_with_why(tmp_path):
+    # a model's 200,000-character pattern used to fail as "Argument list too long: …/rg",
+    # and a NUL byte as "embedded null byte"
+    (tmp_path / "a.py").write_text("def add():\n    pass\n")
+    tools = {t.name: t for t in build_core_tools(Context(project=str(tmp_path)))}
+    refused = [
+        ("grep_code", {"pattern": "x" * 200_000}, "200,000 characters long; the limit is 4,096"),
+        ("grep_code", {"pattern": "def", "glob": "*\x00.py"}, "holds a NUL byte"),
+        ("glob_files", {"pattern": "*" * 5_000}, "5,000 characters long"),
+    ]
+    for name, args, why in refused:
+        with pytest.raises(ToolError, match=why):
+            tools[name].invoke(args)
+    assert tools["glob_files"].invoke({"pattern": "*" * 10 + ".py"}) == "a.py"
