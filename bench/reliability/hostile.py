@@ -31,6 +31,7 @@ SUITES = (
     "tests/unit/stores/test_exact_search.py",
     "tests/integration/test_hostile_model.py",
     "tests/unit/graph/test_malformed_calls.py",
+    "tests/integration/test_action_approval.py",
 )
 CLASSES = (
     ("committed MCP server", ("stdio_mcp", "remote_mcp")),
@@ -90,6 +91,7 @@ CLASSES = (
         "malformed tool calls",
         ("unreadable_arguments", "cannot_be_read", "unreadable_calls", "without_unreadable"),
     ),
+    ("calls sharing an id", ("sharing_an_id", "an_id_of_its_own")),
 )
 
 Row = tuple[str, int, int, list[str]]

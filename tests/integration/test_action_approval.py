@@ -237,3 +237,23 @@ async def test_the_verify_checks_ask_under_the_policy(project, store, answer):
     assert final["memory_report"]["learned"]["outcome"] == (
         "success" if answer == "approve_all" else "unknown"
     )
+
+
+async def test_two_calls_sharing_an_id_get_a_review_each(project, store):
+    # reviews are keyed by call id: with one id for both calls, the approval of the edit was
+    # the review of the command the user had just rejected, and the command ran
+    evil = {"name": "run_command", "args": {"command": "touch pwned"}}
+    script = [{"tool_calls": [{**evil, "id": "same"}, {**EDIT, "id": "same"}]}, {"content": "ok"}]
+    with OpenAIStub(script) as stub:
+        session = Session(project, store, stub)
+        first = await session.start()
+        assert first["__interrupt__"][0].value["tool"] == "run_command"
+        second = await session.send(Command(resume={"action": "reject", "reason": "no"}))
+        assert second["__interrupt__"][0].value["tool"] == "edit_file"
+        final = await session.send(Command(resume={"action": "approve"}))
+    assert not (project / "pwned").exists()
+    assert (project / "app.py").read_text() == "def greet():\n    return 'hello'\n"
+    results = list(_tool_results(final).values())
+    assert len(results) == 2 and "rejected by the user: no" in results[0]
+    assert "edited app.py" in results[1]
+    assert not stub.rejected  # each call answered once, under its own id

@@ -6,6 +6,12 @@ holding only those would read as a final answer (an empty one), and the call wou
 unanswered in the history. Here each becomes an ordinary call with no arguments whose id is
 listed, with the reason, in the message's ``additional_kwargs`` (``MALFORMED_CALLS``): the
 tools node answers it with that reason and runs nothing, so the model can call again.
+
+Every call of a reply also gets an id of its own. Reviews, results and their pairing are all
+keyed by call id; two calls sharing one (a model's, or a server's that numbers calls per
+reply) would share one review, so a command the user rejected would run on the approval given
+to the edit beside it. A missing or repeated id is replaced by a fresh one before anything
+reads the reply.
 """
 
 from __future__ import annotations
@@ -26,23 +32,41 @@ UNNAMED_TOOL = "unnamed_tool"
 
 
 def answerable(reply: AIMessage) -> AIMessage:
-    """Return ``reply`` with its invalid tool calls turned into calls answered with an error."""
-    if not reply.invalid_tool_calls:
+    """Return ``reply`` with one id per call, invalid calls turned into calls answered with why."""
+    ids = [c.get("id") for c in (*reply.tool_calls, *reply.invalid_tool_calls)]
+    if not reply.invalid_tool_calls and all(ids) and len(set(ids)) == len(ids):
         return reply
     reasons: dict[str, str] = dict(reply.additional_kwargs.get(MALFORMED_CALLS) or {})
-    calls: list[Any] = list(reply.tool_calls)
+    seen: set[str] = set()
+    calls: list[Any] = []
+    for call in reply.tool_calls:
+        calls.append({**call, "id": _own_id(call.get("id"), seen), "type": "tool_call"})
     for bad in reply.invalid_tool_calls:
-        call_id = bad.get("id") or f"call_{uuid.uuid4().hex[:24]}"
-        calls.append({"name": bad.get("name") or UNNAMED_TOOL, "args": {}, "id": call_id})
+        call_id = _own_id(bad.get("id"), seen)
+        calls.append(
+            {
+                "name": bad.get("name") or UNNAMED_TOOL,
+                "args": {},
+                "id": call_id,
+                "type": "tool_call",
+            }
+        )
         reasons[call_id] = _reason(bad.get("args"))
-    kwargs = {**reply.additional_kwargs, MALFORMED_CALLS: reasons}
+    kwargs = {**reply.additional_kwargs, MALFORMED_CALLS: reasons} if reasons else None
     return reply.model_copy(
         update={
-            "tool_calls": [{**c, "type": "tool_call"} for c in calls],
+            "tool_calls": calls,
             "invalid_tool_calls": [],
-            "additional_kwargs": kwargs,
+            "additional_kwargs": kwargs or reply.additional_kwargs,
         }
     )
+
+
+def _own_id(call_id: str | None, seen: set[str]) -> str:
+    """Return ``call_id``, or a fresh id when it is missing or already in ``seen`` (noted)."""
+    fresh = call_id if call_id and call_id not in seen else f"call_{uuid.uuid4().hex[:24]}"
+    seen.add(fresh)
+    return fresh
 
 
 def malformed_reason(message: AIMessage, call_id: str) -> str | None:

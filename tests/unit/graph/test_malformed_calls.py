@@ -50,3 +50,29 @@ def test_an_unreadable_reply_is_a_failure_not_a_user_mistake():
     assert code == EXIT_FAILURE and "another model" in hint
     assert known_failure(ConfigError("bad", hint="fix it")) == ("bad", "fix it", EXIT_USER_ERROR)
     assert known_failure(RuntimeError("bug")) is None  # a bug keeps its traceback
+
+
+def test_every_call_of_a_reply_gets_an_id_of_its_own():
+    reply = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "run_command", "args": {"command": "x"}, "id": "same"},
+            {"name": "edit_file", "args": {"path": "a"}, "id": "same"},
+            {"name": "read_file", "args": {"path": "b"}, "id": ""},
+        ],
+        invalid_tool_calls=[{"name": "write_file", "args": "{", "id": "same", "error": "bad"}],
+    )
+    fixed = answerable(reply)
+    ids = [str(c["id"]) for c in fixed.tool_calls]
+    assert ids[0] == "same" and len(set(ids)) == 4 and all(ids)
+    assert [c["name"] for c in fixed.tool_calls] == [
+        "run_command",
+        "edit_file",
+        "read_file",
+        "write_file",
+    ]
+    assert malformed_reason(fixed, ids[3]) and malformed_reason(fixed, "same") is None
+    assert (
+        MALFORMED_CALLS
+        not in answerable(reply.model_copy(update={"invalid_tool_calls": []})).additional_kwargs
+    )
