@@ -53,7 +53,7 @@ def make_model(context: Context, env: Mapping[str, str] | None = None) -> BaseCh
     }
     provider, _, name = context.model.partition(":")
     if provider != "openai":
-        if name and provider in _providers():
+        if name and _is_provider(provider):
             return _provider_model(context.model, common)
         name = context.model  # no provider, or a tagged name (Ollama's qwen2.5-coder:7b)
     from langchain_openai import ChatOpenAI
@@ -68,21 +68,13 @@ def make_model(context: Context, env: Mapping[str, str] | None = None) -> BaseCh
     )
 
 
-KNOWN_PROVIDERS = frozenset(
-    {"anthropic", "azure_openai", "bedrock", "bedrock_converse", "deepseek", "fireworks"}
-    | {"google_genai", "google_vertexai", "groq", "huggingface", "mistralai", "ollama"}
-    | {"openrouter", "perplexity", "together", "xai"}
-)
-"""Providers ``init_chat_model`` knows, when its own list cannot be read."""
-
-
-def _providers() -> frozenset[str]:
-    """Return the providers ``init_chat_model`` takes as a ``provider:`` prefix."""
+def _is_provider(prefix: str) -> bool:
+    """Tell whether ``init_chat_model`` takes ``prefix:`` as a provider (as LangChain parses it)."""
     try:
         from langchain.chat_models.base import _BUILTIN_PROVIDERS
-    except ImportError:
-        return KNOWN_PROVIDERS
-    return frozenset(_BUILTIN_PROVIDERS)
+    except ImportError:  # a LangChain without that table: every prefix is a provider, as before
+        return True
+    return prefix in _BUILTIN_PROVIDERS
 
 
 def _provider_model(model: str, settings: dict[str, Any]) -> BaseChatModel:

@@ -97,7 +97,7 @@ async def _run_one(
 
 
 def _will_act(call: dict[str, Any], review: ActionReview | None) -> bool:
-    acts = review is not None and review["action"] != "reject" and not call.get("malformed")
+    acts = review is not None and review["action"] != "reject"
     return acts and action_kind(call["name"]) is not None
 
 

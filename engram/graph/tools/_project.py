@@ -93,20 +93,20 @@ def _grep(
     return "\n".join(lines)
 
 
-MAX_PATTERN_CHARS = 4096
-"""Longest search or glob pattern a tool takes: ripgrep's arguments and the ignore rules have
-limits of their own, where a longer one would fail with a less useful error."""
+def _check_pattern(kind: str, text: str) -> None:
+    """Raise ToolError saying why when a program cannot take ``text`` as a pattern.
 
+    The limit is the ignore rules' (``MAX_PATTERN_CHARS``, PATH_MAX): they skip a longer glob
+    line, and ripgrep fails on a longer regex with "Argument list too long".
+    """
+    from engram.stores.files._ignore_rules import MAX_PATTERN_CHARS
 
-def _checked_pattern(kind: str, text: str) -> str:
-    """Return ``text`` when a program can take it as a pattern; raise ToolError saying why not."""
     if len(text) > MAX_PATTERN_CHARS:
         raise ToolError(
             f"the {kind} is {len(text):,} characters long; the limit is {MAX_PATTERN_CHARS:,}"
         )
     if "\x00" in text:
         raise ToolError(f"the {kind} holds a NUL byte, which no pattern can")
-    return text
 
 
 class ReadFileArgs(BaseModel):
@@ -183,7 +183,7 @@ def core_tool_functions(
         return read_project_file(root, path, start_line, end_line, start_char)
 
     def glob_files(pattern: str, max_results: int = 200) -> str:
-        _checked_pattern("glob pattern", pattern)
+        _check_pattern("glob pattern", pattern)
         return _glob(root, pattern, max(1, min(max_results, GLOB_MAX_RESULTS)))
 
     def grep_code(
@@ -193,8 +193,8 @@ def core_tool_functions(
         glob: str | None = None,
         max_results: int = GREP_DEFAULT_RESULTS,
     ) -> str:
-        _checked_pattern("search pattern", pattern)
-        _checked_pattern("glob", glob or "")
+        _check_pattern("search pattern", pattern)
+        _check_pattern("glob", glob or "")
         return _grep(root, pattern, literal, ignore_case, glob, max_results, ignore_check)
 
     specs: list[tuple[Callable[..., str], type[BaseModel], str]] = [

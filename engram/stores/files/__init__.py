@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     )
     from engram.stores.files._languages import language_of, parse
     from engram.stores.files._paths import (
-        JSON_UNSAFE,
         PROTECTED_DIRS,
         SECRET_NAME_PATTERNS,
         SECRET_PATH_PATTERNS,
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
         UnsafeFileError,
         confine,
         display_path,
-        escape_characters,
         escape_controls,
         inert_json,
         is_protected_dir,
@@ -57,7 +55,6 @@ __all__ = [
     "BINARY_SNIFF_BYTES",
     "FileDerived",
     "FileTimeoutError",
-    "JSON_UNSAFE",
     "MAX_FILE_BYTES",
     "PLUMBING_CONFIG",
     "PROTECTED_DIRS",
@@ -72,7 +69,6 @@ __all__ = [
     "WalkReport",
     "confine",
     "display_path",
-    "escape_characters",
     "escape_controls",
     "filter_overrides",
     "find_spill_path",
@@ -121,10 +117,8 @@ __getattr__, __dir__ = lazy_face(
             "SKIP_DIRS",
             "UnsafeFileError",
             "confine",
-            "JSON_UNSAFE",
             "TERMINAL_UNSAFE",
             "display_path",
-            "escape_characters",
             "escape_controls",
             "inert_json",
             "is_protected_dir",

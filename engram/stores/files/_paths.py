@@ -377,10 +377,10 @@ def display_path(path: str) -> str:
     editor show text in another order than it reads) are written as ``\xNN`` / ``\uNNNN``.
     Used for any repository text shown as one line: file names, commit subjects.
     """
-    return escape_characters(path, _UNPRINTABLE)
+    return _escape_characters(path, _UNPRINTABLE)
 
 
-def escape_characters(text: str, unwanted: re.Pattern[str]) -> str:
+def _escape_characters(text: str, unwanted: re.Pattern[str]) -> str:
     r"""Return ``text`` with each character ``unwanted`` matches as ``\xNN`` / ``\uNNNN``."""
     return unwanted.sub(_escaped, text)
 
@@ -394,7 +394,7 @@ surrogates (bytes that are not UTF-8: writing one would fail)."""
 
 def escape_controls(text: str) -> str:
     r"""Return ``text`` with TERMINAL_UNSAFE characters as ``\xNN`` / ``\uNNNN`` (lines kept)."""
-    return escape_characters(text, TERMINAL_UNSAFE)
+    return _escape_characters(text, TERMINAL_UNSAFE)
 
 
 JSON_UNSAFE = re.compile(f"[{_INVISIBLE}]")
