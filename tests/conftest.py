@@ -15,6 +15,7 @@ to a file. Every test therefore runs with this environment, set here and nowhere
 | other ``ENGRAM_*``, ``OPENAI_*``, ``LANGSMITH_*`` | removed | no stray model, endpoint or tracing settings |
 | ``HF_HUB_OFFLINE`` etc. | ``1`` | never reach for the network |
 | ``ENGRAM_SERVE`` | ``off`` | no command starts a warm server (its tests start their own) |
+| ``ENGRAM_AUTO_INDEX`` | ``off`` | no command indexes a project on its own (its tests turn it on) |
 
 Standard input is ``/dev/null`` for the whole session, so a subprocess that would wait for an
 answer sees end-of-file at once instead of inheriting the caller's terminal.
@@ -42,6 +43,7 @@ FIXED_ENV = {
     "LANGSMITH_TRACING": "false",
     "PYTHONIOENCODING": "utf-8",
     "ENGRAM_SERVE": "off",
+    "ENGRAM_AUTO_INDEX": "off",
 }
 CLEARED_PREFIXES = ("ENGRAM_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_")
 CLEARED_NAMES = ("FORCE_COLOR", "CLICOLOR_FORCE", "PYTHONSTARTUP")

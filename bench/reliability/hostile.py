@@ -32,6 +32,8 @@ SUITES = (
     "tests/integration/test_hostile_model.py",
     "tests/unit/graph/test_malformed_calls.py",
     "tests/integration/test_action_approval.py",
+    "tests/unit/graph/test_library_api.py",
+    "tests/integration/test_index_backends.py",
 )
 CLASSES = (
     ("committed MCP server", ("stdio_mcp", "remote_mcp")),
@@ -92,6 +94,10 @@ CLASSES = (
         ("unreadable_arguments", "cannot_be_read", "unreadable_calls", "without_unreadable"),
     ),
     ("calls sharing an id", ("sharing_an_id", "an_id_of_its_own")),
+    (
+        "secrets in files the model reads",
+        ("file_the_pack_shows", "redacts_a_config_file", "to_an_embeddings_endpoint"),
+    ),
 )
 
 Row = tuple[str, int, int, list[str]]

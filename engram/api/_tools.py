@@ -19,7 +19,13 @@ from pydantic import ValidationError
 
 from engram.api._pack import ensure_openers, settings_for
 from engram.graph import Context, Deps
-from engram.graph.tools import TOOL_ERRORS, build_tools, deliver_tool_output, tool_error_text
+from engram.graph.tools import (
+    TOOL_ERRORS,
+    build_tools,
+    deliver_tool_output,
+    reads_code,
+    tool_error_text,
+)
 from engram.stores.project import ProjectState
 
 
@@ -31,8 +37,8 @@ def untrusted_tool(tool: BaseTool, state: ProjectState) -> BaseTool:
     Large outputs are spilled to the project's state folder (``state``, under ENGRAM_HOME).
     """
 
-    def deliver(raw: str) -> str:
-        text, _ = deliver_tool_output(state, tool.name, uuid.uuid4().hex[:12], raw)
+    def deliver(raw: str, code: bool = False) -> str:
+        text, _ = deliver_tool_output(state, tool.name, uuid.uuid4().hex[:12], raw, code=code)
         return text
 
     def run(**arguments: Any) -> str:
@@ -40,7 +46,7 @@ def untrusted_tool(tool: BaseTool, state: ProjectState) -> BaseTool:
             result = tool.invoke(arguments)
         except TOOL_ERRORS as exc:
             raise ToolException(deliver(tool_error_text(exc))) from exc
-        return deliver(str(result))
+        return deliver(str(result), code=reads_code(tool.name, arguments))
 
     def invalid(error: ValidationError) -> str:
         return deliver(tool_error_text(ValueError(f"invalid arguments for {tool.name}: {error}")))

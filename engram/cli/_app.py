@@ -109,6 +109,7 @@ def run(
     """Run one task to completion and print the answer."""
     from langchain_core.messages import HumanMessage
 
+    from engram.cli._auto_index import ensure_index
     from engram.cli._live_view import LiveView, is_live
     from engram.cli._prompt_view import PromptPrinter
     from engram.cli._runtime import open_app
@@ -133,6 +134,7 @@ def run(
     if commit:
         current_branch(context.project_path)  # refuse before the task runs, not after
     context = confirm_trust(context)
+    ensure_index(context)
     with open_app(context) as engram:
         preload(engram.deps, context)  # else the first turn's timed branches load the indexes
         thread_id = (
@@ -175,6 +177,7 @@ def chat(
     commit: bool = CommitOption,
 ) -> None:
     """Talk to the agent in a REPL (/status, /exit, /help)."""
+    from engram.cli._auto_index import ensure_index
     from engram.cli._chat_repl import chat_loop
     from engram.cli._turn_runner import ask_approval, new_thread_id
     from engram.stores import current_branch
@@ -184,6 +187,7 @@ def chat(
     if commit:
         current_branch(context.project_path)
     context = confirm_trust(context)
+    ensure_index(context)
     chat_loop(context, thread or new_thread_id(), approve=ask_approval, commit=commit)
 
 

@@ -49,8 +49,11 @@ def context_command(
     # Imported here: the graph and its stores cost a second to import, which every other
     # engram command would otherwise pay at start-up.
     from engram.api import context_pack_value, pack_settings
+    from engram.cli._auto_index import ensure_index
 
-    settings = pack_settings(budget=budget, context=load_context(path))
+    context = load_context(path)
+    ensure_index(context)
+    settings = pack_settings(budget=budget, context=context)
     pack: dict[str, Any] = dict(context_pack_value(task, settings))
     if as_json:
         print_json(pack)

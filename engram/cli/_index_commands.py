@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -25,25 +23,17 @@ from engram.cli._command_support import (
 from engram.stores import (
     BackendUnavailableError,
     IndexNotBuiltError,
-    StoreError,
     mask_url_passwords,
 )
 
 if TYPE_CHECKING:
-    from rich.progress import TaskID
-
     from engram.graph import Context
     from engram.stores.codeindex import (
         CodeHit,
         FileHit,
         FileKind,
-        IndexProgress,
-        IndexStats,
-        ProjectCodeIndex,
         SearchMode,
     )
-    from engram.stores.files import WalkReport
-    from engram.stores.relations import SharedFacts
 
 # The commands import the index, Chroma, the model tools and the progress bars when they run, not
 # when the CLI starts: `engram --help` and the other commands should not pay for them.
@@ -72,9 +62,6 @@ def index_command(
     as_json: bool = JsonOption,
 ) -> None:
     """Index the project's code (incremental): chunks, BM25, embeddings and the relation index."""
-    from engram.cli._index_progress import index_progress
-    from engram.graph.retrieval import open_project_index
-
     if path is not None and path_option is not None and path.resolve() != path_option.resolve():
         fail(
             f"two projects given: {path} and --path {path_option}",
@@ -87,37 +74,10 @@ def index_command(
             "embedded Chroma holds only this checkout's vectors and never keeps unused ones; "
             "set ENGRAM_CHROMA_URL to collect a server's",
         )
-    started = time.perf_counter()
-    with index_progress(err_console) as bar:
-        tasks: dict[str, TaskID] = {}
+    from engram.cli._index_build import build_index
 
-        def on_progress(event: IndexProgress) -> None:
-            label = {"parse": "files parsed", "embed": "chunks embedded", "bm25": "BM25"}
-            if event.phase not in tasks:
-                tasks[event.phase] = bar.add_task(label[event.phase], total=event.total)
-            bar.update(tasks[event.phase], completed=event.done, total=event.total)
-
-        index = open_project_index(context, create=True)
-        shared = _shared_facts()
-        try:
-            stats, walk = _update_index(index, on_progress, shared)
-            collected = index.collect_garbage() if gc else None
-            mined = index.history.last if index.history is not None else None
-        finally:
-            index.close()
-    summary: dict[str, Any] = asdict(stats)
-    if collected is not None:
-        summary["gc"] = asdict(collected)
-    if mined is not None:
-        summary["history"] = {
-            "commits": len(mined.commits),
-            "new_commits": mined.added,
-            "seconds": round(mined.seconds, 3),
-            "note": mined.note,
-        }
-    summary["graph"] = _update_graph(context, walk, shared)
-    summary["skipped"] = _skip_summary(walk)
-    summary["seconds_total"] = round(time.perf_counter() - started, 3)
+    run = build_index(context, gc=gc)
+    summary, stats, collected, mined = run.summary, run.stats, run.collected, run.mined
     if as_json:
         print_json(summary)
         return
@@ -146,59 +106,6 @@ def index_command(
         err_console.print(f"[yellow]history:[/] {mined.note}{without}")
     if summary["graph"].get("error"):
         err_console.print(f"[yellow]relation index not updated:[/] {summary['graph']['error']}")
-
-
-def _shared_facts() -> SharedFacts | None:
-    """Return where the chunking pass keeps relation facts, or None without a relation index."""
-    try:
-        from engram.stores.relations import SharedFacts
-    except ImportError:  # reported by the relation index update
-        return None
-    return SharedFacts()
-
-
-def _update_index(
-    index: ProjectCodeIndex,
-    progress: Callable[[IndexProgress], None],
-    shared: SharedFacts | None,
-) -> tuple[IndexStats, WalkReport]:
-    """Update the index from one project walk and return the walk for the relation index.
-
-    Each tree the chunker parses gives ``shared`` its relation facts, so the relation index
-    parses only the files the chunker did not.
-    """
-    from engram.stores.codeindex import walk_for_index
-
-    walk = walk_for_index(index.root, index.manifest)
-    on_tree = shared.record if shared is not None else None
-    return index.update(progress, walk=walk, on_tree=on_tree), walk
-
-
-SKIPPED_LISTED = 200
-"""Skipped files ``engram index --json`` names (all are counted)."""
-
-
-def _skip_summary(walk: WalkReport) -> dict[str, Any]:
-    """Count the files the walk left out by reason, and name the first SKIPPED_LISTED."""
-    reasons: dict[str, int] = {}
-    for _, why in walk.skipped:
-        kind = why.split(":", 1)[0]
-        reasons[kind] = reasons.get(kind, 0) + 1
-    listed = [{"path": path, "reason": why} for path, why in walk.skipped[:SKIPPED_LISTED]]
-    return {"reasons": reasons, "files": listed}
-
-
-def _update_graph(context: Context, walk: WalkReport, shared: SharedFacts | None) -> dict[str, Any]:
-    """Refresh the relation index alongside the index; a failure is reported, not fatal."""
-    try:
-        from engram.stores.relations import update_relation_index
-
-        stats = update_relation_index(
-            context.project_path, context.state, files=walk.files, shared=shared
-        )
-    except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
-        return {"error": str(exc)}
-    return asdict(stats) if hasattr(stats, "__dataclass_fields__") else {"stats": str(stats)}
 
 
 @handle_errors
@@ -240,8 +147,10 @@ def _run_search(
     root = context.project_path
     if mode == "exact":
         return _exact(root, query, k, files)
+    from engram.cli._auto_index import ensure_index
     from engram.graph.retrieval import OUTAGE_HINT, open_project_index, vector_outage
 
+    ensure_index(context)
     try:
         index = open_project_index(context)
         if not index.is_built():  # a first `engram index` was interrupted

@@ -24,6 +24,7 @@ from engram.graph.tools import (
     command_time_limit,
     deliver_tool_output,
     malformed_reason,
+    reads_code,
     tool_error_text,
 )
 from engram.nodes._support import current_thread_id, record_messages
@@ -145,7 +146,12 @@ def _tool_messages(
     notes: list[str] = []
     for call, outcome in zip(calls, outcomes, strict=True):
         text, note = deliver_tool_output(
-            context.state, call["name"], str(call["id"]), outcome.text, session=session
+            context.state,
+            call["name"],
+            str(call["id"]),
+            outcome.text,
+            session=session,
+            code=reads_code(call["name"], call.get("args") or {}),
         )
         notes.extend([note] if note else [])
         results.append(

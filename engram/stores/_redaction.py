@@ -25,6 +25,7 @@ from engram.stores._secrets import (
     SECRET_PATTERNS,
     _is_password,
     _keyed_secret,
+    looks_random,
 )
 
 _KEY_BLOCK = re.compile(
@@ -62,17 +63,36 @@ def service_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     )
 
 
-def _spans(text: str, services: bool) -> list[Span]:
+QUOTES = "\"'`"
+
+
+def _quoted(text: str, start: int) -> bool:
+    """Return True when the value starting at ``start`` is a quoted literal."""
+    return start > 0 and text[start - 1] in QUOTES
+
+
+def _literal(value: str) -> bool:
+    """Return True for a whole quoted literal that is no template (``'{}:{}'.format``)."""
+    whole = len(value) >= 2 and value[0] in QUOTES and value[-1] == value[0]
+    return whole and "{" not in value and "%" not in value
+
+
+def _spans(text: str, services: bool, code: bool) -> list[Span]:
     found: list[Span] = [(m.start(), m.end(), "private key") for m in _KEY_BLOCK.finditer(text)]
     for kind, pattern in (*(service_patterns() if services else ()), *SECRET_PATTERNS):
         found += [(m.start(), m.end(), kind) for m in pattern.finditer(text) if m.end() > m.start()]
     for m in _KEYED_VALUE.finditer(text):
-        if _keyed_secret(m.group("value"), m.group("sep"), m.group("after")):
+        value = m.group("value")
+        if code and not (_quoted(text, m.start("value")) or looks_random(value)):
+            continue  # source code: ``token = make_token()`` names a value, it holds none
+        if _keyed_secret(value, m.group("sep"), m.group("after")):
             found.append((m.start("value"), m.end("value"), "credential"))
     for m in _XML_KEYED.finditer(text):
         if _keyed_secret(m.group("value"), "=", ""):
             found.append((m.start("value"), m.end("value"), "credential"))
     for m in _PASSWORD.finditer(text):
+        if code and not _literal(m.group("value")):
+            continue  # source code: ``password=password``, ``password: Password to log in``
         if _is_password(m):
             found.append((m.start("value"), m.end("value"), "password"))
     for m in _ENV_LINE.finditer(text):
@@ -88,12 +108,17 @@ def _spans(text: str, services: bool) -> list[Span]:
     return found
 
 
-def redact_secrets(text: str, *, services: bool = True) -> tuple[str, int]:
+def redact_secrets(text: str, *, services: bool = True, code: bool = False) -> tuple[str, int]:
     """Return ``text`` with every credential replaced, and how many spans were replaced.
 
     ``services=False`` leaves detect-secrets' patterns out (to measure engram's rules alone).
+    ``code=True`` reads ``text`` as source code, where a password or key is a quoted literal:
+    a value next to a credential word counts only when quoted (or random-looking), so
+    ``login(password=password)`` and a docstring's ``password: Password to log in`` stay
+    as they are. Provider formats, private keys, credential URLs and ``NAME=value`` lines are
+    found the same in either.
     """
-    spans = sorted(_spans(text, services))
+    spans = sorted(_spans(text, services, code))
     if not spans:
         return text, 0
     merged: list[Span] = []

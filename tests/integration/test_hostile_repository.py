@@ -388,10 +388,40 @@ def test_secrets_a_command_prints_are_redacted_where_they_are_stored_and_shown(
     sent = json.dumps(stub.requests)
     assert key not in sent and "[REDACTED" in sent and "LEVEL=debug" in sent
     assert key not in shown.stdout + shown.stderr
-    # checkpoints, ledger, spilled outputs: none holds it (snapshot objects are copies of the
-    # project's own files, kept so a rewind can restore them)
-    stored = [p for p in home.rglob("*") if p.is_file() and "objects" not in p.parts]
+    # checkpoints, ledger, spilled outputs: none holds it (snapshot objects and the code index
+    # are copies of the project's own files, kept so a rewind can restore them and search
+    # can find them)
+    stored = [p for p in home.rglob("*") if p.is_file() and not {"objects", "index"} & set(p.parts)]
     assert any(p.suffix == ".sqlite" for p in stored) and any(p.suffix == ".jsonl" for p in stored)
+    assert not [p for p in stored if key.encode() in p.read_bytes()]
+
+
+def test_secrets_in_a_file_the_pack_shows_are_redacted_and_code_is_left_as_it_is(
+    project: Path, tmp_path: Path
+) -> None:
+    key = "sk-proj-Hostile0Repo1Printed2Key3Abcdef"
+    (project / "settings.txt").write_text(
+        f"service api settings\nOPENAI_API_KEY={key}\nLEVEL=debug\n", encoding="utf-8"
+    )
+    login = "def connect_service(user, password):\n    return api_login(user, password=password)\n"
+    (project / "service.py").write_text(login, encoding="utf-8")
+    home = tmp_path / "home"
+    with OpenAIStub(lambda body: {"content": ANSWER}) as stub:
+        built = run_engram(project, home, stub.base_url, "index")
+        assert built.returncode == 0, built.stderr
+        done = run_engram(
+            project, home, stub.base_url, "run", "which service api settings does it use"
+        )
+        shown = run_engram(
+            project, home, stub.base_url, "context", "--text", "service api settings"
+        )
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(stub.requests)
+    assert "settings.txt" in sent and "LEVEL=debug" in sent  # the file is in the pack
+    assert key not in sent and "[REDACTED" in sent
+    assert "password=password" in sent  # code is read as code: nothing in it is redacted
+    assert key not in shown.stdout and "LEVEL=debug" in shown.stdout
+    stored = [p for p in home.rglob("*") if p.is_file() and not {"objects", "index"} & set(p.parts)]
     assert not [p for p in stored if key.encode() in p.read_bytes()]
 
 

@@ -97,8 +97,11 @@ def test_make_embedder_rejects_unknown_provider(tmp_path):
 
 
 class _Embeddings(BaseHTTPRequestHandler):
+    received: list[str] = []
+
     def do_POST(self) -> None:  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.received.extend(body["input"])
         data = [
             {"index": i, "embedding": [float(len(t)), 1.0, 0.0]}
             for i, t in enumerate(body["input"])
@@ -129,6 +132,22 @@ def test_openai_compatible_endpoint_and_its_failure():
         server.server_close()
     with pytest.raises(BackendUnavailableError):
         OpenAIEmbedder(url, "nomic-embed-text").embed(["x"])
+
+
+def test_no_credential_of_a_project_file_goes_to_an_embeddings_endpoint():
+    key = "sk-proj-Hostile0Repo1Printed2Key3Abcdef"
+    server = HTTPServer(("127.0.0.1", 0), _Embeddings)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        _Embeddings.received.clear()
+        OpenAIEmbedder(url, "nomic-embed-text").embed([f"OPENAI_API_KEY={key}\nLEVEL=debug"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    (sent,) = _Embeddings.received
+    assert key not in sent and "[REDACTED" in sent and "LEVEL=debug" in sent
 
 
 def test_index_says_which_files_it_left_out_and_why(tmp_path):

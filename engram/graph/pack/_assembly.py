@@ -8,6 +8,7 @@ event loop. The ranking, slicing and filling it calls are pure
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,8 +34,8 @@ from engram.graph.pack._line_picking import frame_lines, line_terms, title_terms
 from engram.graph.pack._rerank import rerank
 from engram.graph.pack._text_items import history_items, text_items
 from engram.graph.profile import DEFAULT_TASK_TYPE
-from engram.stores import StoreError
-from engram.stores.codeindex import LOCALIZER_SOURCE
+from engram.stores import StoreError, redact_secrets
+from engram.stores.codeindex import LOCALIZER_SOURCE, SOURCE_SUFFIXES
 from engram.stores.files import PathEscapeError, confine, read_text, relative_posix
 from engram.stores.memory import Feedback
 from engram.stores.project import load_rules_files
@@ -213,7 +214,24 @@ def assemble_pack(
     all_notes = [*state.notes, *notes, *([rerank_note] if rerank_note else [])]
     if not ranked:
         all_notes.append(NO_EVIDENCE_NOTE)
-    return fill_pack(candidates, plan.budget, count, notes=all_notes), plan, ranked
+    pack = fill_pack(candidates, plan.budget, count, notes=all_notes, clean=redacted_item)
+    return pack, plan, ranked
+
+
+def redacted_item(item: PackItem) -> str:
+    """Return the item's text with its credentials redacted (``redacted``).
+
+    The files the pack reads are the project's: a key in ``config.txt`` must not reach the
+    model, the checkpoints or the ledger through a slice any more than through ``read_file``.
+    A slice of a source file is read as code (see ``redact_secrets``).
+    """
+    return redacted(item.text, code=Path(item.path).suffix.lower() in SOURCE_SUFFIXES)
+
+
+@functools.lru_cache(maxsize=4096)
+def redacted(text: str, *, code: bool) -> str:
+    """Return ``text`` with its credentials redacted (cached: a session's packs repeat slices)."""
+    return redact_secrets(text, code=code)[0]
 
 
 def task_type_of(state: State) -> str:

@@ -5,12 +5,14 @@ PASSES[1] (code slices), PASSES[2] (related history). A pass also gets what earl
 unused; what is left after the last pass tops up the code slices. Every section is tagged and
 token-counted with an injected counter, and the same candidates always give the same bytes.
 Item text is repository, memory or conversation content: its structural markers are escaped
-before it is counted, so no item can close its section or fake engram's own markers.
+before it is counted, so no item can close its section or fake engram's own markers, and an
+item that fits is cleaned (credentials redacted) before it is placed, so a key in an ordinary
+file reaches the model no more through the pack than through ``read_file``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from engram.graph._markers import escape_markers
@@ -155,6 +157,7 @@ class _Filling:
 
     count: Counter
     pending: dict[str, list[PackItem]]
+    clean: Callable[[PackItem], str] | None = None
     placed: dict[str, list[PackItem]] = field(default_factory=dict)
     used: dict[str, int] = field(default_factory=dict)
     offered: dict[str, int] = field(default_factory=dict)
@@ -171,6 +174,11 @@ class _Filling:
         keep: list[PackItem] = []
         for index, item in enumerate(pending):
             cost = self.count(item.text) + overhead
+            if spent + cost <= allowance and self.clean is not None:
+                cleaned = self.clean(item)  # only what fits pays for the cleaning
+                if cleaned != item.text:
+                    item = replace(item, text=cleaned)
+                    cost = self.count(cleaned) + overhead
             if spent + cost <= allowance:
                 self.placed.setdefault(name, []).append(item)
                 spent += cost
@@ -192,6 +200,7 @@ def fill_pack(
     *,
     passes: Sequence[Pass] = PASSES,
     notes: Sequence[str] = (),
+    clean: Callable[[PackItem], str] | None = None,
 ) -> Pack:
     """Fill the sections from ``candidates`` within ``budget`` tokens and render the pack.
 
@@ -201,6 +210,8 @@ def fill_pack(
         count: Token counter (a word counter in tests gives exact budgets).
         passes: Fill passes; their fractions should sum to 1.
         notes: Degradation notes to carry on the pack.
+        clean: The text of each item that fits, as it is placed (counted again when it
+            changed): the caller's credential redaction. None places items as they are.
 
     Returns:
         The pack; each section's tokens (tags included) never exceed the budget it was
@@ -209,7 +220,7 @@ def fill_pack(
     pending: dict[str, list[PackItem]] = {}
     for item in candidates:
         pending.setdefault(item.section, []).append(replace(item, text=escape_markers(item.text)))
-    state = _Filling(count=count, pending=pending)
+    state = _Filling(count=count, pending=pending, clean=clean)
     spent_total = 0
     carry = 0
     for number, step in enumerate(passes):

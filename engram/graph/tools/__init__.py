@@ -28,7 +28,12 @@ if TYPE_CHECKING:
     from engram.graph.tools._function import ToolFunction
     from engram.graph.tools._malformed_calls import MALFORMED_CALLS, answerable, malformed_reason
     from engram.graph.tools._mcp import McpToolset, open_mcp_toolset
-    from engram.graph.tools._output import TOOL_ERRORS, deliver_tool_output, tool_error_text
+    from engram.graph.tools._output import (
+        TOOL_ERRORS,
+        deliver_tool_output,
+        reads_code,
+        tool_error_text,
+    )
     from engram.graph.tools._project import CORE_TOOL_NAMES, wrap_tool_result
     from engram.graph.tools._relations_tool import (
         answer_to_dict,
@@ -76,6 +81,7 @@ __all__ = [
     "open_mcp_toolset",
     "parse_review",
     "propose",
+    "reads_code",
     "run_shell",
     "save_memory_function",
     "scrubbed_environment",
@@ -114,7 +120,12 @@ __getattr__, __dir__ = lazy_face(
             "malformed_reason",
         ),
         "engram.graph.tools._mcp": ("McpToolset", "open_mcp_toolset"),
-        "engram.graph.tools._output": ("TOOL_ERRORS", "deliver_tool_output", "tool_error_text"),
+        "engram.graph.tools._output": (
+            "TOOL_ERRORS",
+            "deliver_tool_output",
+            "reads_code",
+            "tool_error_text",
+        ),
         "engram.graph.tools._project": ("CORE_TOOL_NAMES", "wrap_tool_result"),
         "engram.graph.tools._relations_tool": (
             "answer_to_dict",

@@ -9,11 +9,16 @@ wrapped as untrusted data.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+from typing import Any
+
 from pydantic import ValidationError
 
 from engram.graph._errors import EngramError
 from engram.graph.tools._project import wrap_tool_result
 from engram.stores import StoreError, redact_secrets
+from engram.stores.codeindex import SOURCE_SUFFIXES
 from engram.stores.files import spill_if_large
 from engram.stores.project import ProjectState
 
@@ -33,8 +38,26 @@ def tool_error_text(error: BaseException) -> str:
     return f"error: {error}" + (f"\nhint: {hint}" if hint else "")
 
 
+def reads_code(tool: str, arguments: Mapping[str, Any]) -> bool:
+    """Return True for a ``read_file`` call of a source file, whose output is code.
+
+    Credentials in code are quoted literals; read as code (``redact_secrets``), the lines a
+    model must quote to edit them (``login(password=password)``) reach it as they are.
+    """
+    path = arguments.get("path")
+    if tool != "read_file" or not isinstance(path, str):
+        return False
+    return PurePosixPath(path).suffix.lower() in SOURCE_SUFFIXES
+
+
 def deliver_tool_output(
-    state: ProjectState, tool: str, call_id: str, raw: str, *, session: str = "default"
+    state: ProjectState,
+    tool: str,
+    call_id: str,
+    raw: str,
+    *,
+    session: str = "default",
+    code: bool = False,
 ) -> tuple[str, str]:
     """Return the wrapped text for the model and a note ("" unless spilling failed).
 
@@ -44,9 +67,10 @@ def deliver_tool_output(
         call_id: The tool call id (names the spill file).
         raw: The tool's output (or error text).
         session: The thread whose spill folder takes it (see ``stores.spill``).
+        code: The output is source code (``reads_code``): redacted as code.
     """
     note = ""
-    raw, _ = redact_secrets(raw)  # the model, checkpoints, ledger and spill never hold one
+    raw, _ = redact_secrets(raw, code=code)  # the model, checkpoints, ledger, spill hold none
     try:
         text = spill_if_large(state, tool, call_id, raw, session=session).text
     except OSError as exc:

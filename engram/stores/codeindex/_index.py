@@ -542,6 +542,26 @@ class ProjectCodeIndex:
             close()
 
 
+def index_is_complete(state: ProjectState) -> bool:
+    """Return True when the project has a code index whose first update completed.
+
+    One read of the manifest (no Chroma, no BM25). A missing index, or one whose first update
+    was interrupted, is False; a manifest that cannot be read is True, since opening the index
+    says so and starts it afresh.
+    """
+    path = state.path(INDEX_DIR, "manifest.sqlite")
+    if not path.is_file():
+        return False
+    try:
+        manifest = Manifest.open(path)
+    except (IndexCorruptError, DatabaseUnreadableError, OSError):
+        return True
+    try:
+        return manifest.get_meta("generation") != ""
+    finally:
+        manifest.close()
+
+
 def open_code_index(
     project: Path,
     *,

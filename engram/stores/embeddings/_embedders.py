@@ -22,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from engram.stores._errors import BackendUnavailableError, StoreError
+from engram.stores._redaction import redact_secrets
 from engram.stores.embeddings._cache import CachedEmbedder, SqliteEmbeddingCache
 
 MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -133,6 +134,8 @@ class OpenAIEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """POST ``texts`` in batches and return normalized vectors in input order.
 
+        Credentials in the texts (a key in a project's ``config.txt``) are redacted first.
+
         Raises:
             BackendUnavailableError: The endpoint cannot be reached or answers with an error.
         """
@@ -143,7 +146,8 @@ class OpenAIEmbedder:
         try:
             with httpx.Client(timeout=HTTP_TIMEOUT_S, headers=headers) as client:
                 for start in range(0, len(texts), EMBED_BATCH):
-                    batch = list(texts[start : start + EMBED_BATCH])
+                    # the endpoint is another party: no credential of a project file goes there
+                    batch = [redact_secrets(t)[0] for t in texts[start : start + EMBED_BATCH]]
                     reply = client.post(
                         f"{self.url}/embeddings", json={"model": self.model, "input": batch}
                     )

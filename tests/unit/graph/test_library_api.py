@@ -246,6 +246,19 @@ def test_tool_results_are_wrapped_as_untrusted_data(project):
     assert read.invoke({"path": "evil.txt"}).startswith('<tool_result tool="read_file"')
 
 
+def test_read_file_redacts_a_config_file_as_prose_and_a_source_file_as_code(project):
+    key = "sk-proj-T3stTokenAbcdefGhijklMnop1234"
+    (project / "settings.txt").write_text(f"OPENAI_API_KEY={key}\npassword: hunter2!\n")
+    (project / "login.py").write_text(
+        f'KEY = "{key}"\n\n\ndef login(user, password):\n    return auth(password=password)\n'
+    )
+    read = {t.name: t for t in engram_tools(project)}["read_file"]
+    config = read.invoke({"path": "settings.txt"})
+    assert key not in config and "hunter2" not in config
+    code = read.invoke({"path": "login.py"})
+    assert key not in code and "return auth(password=password)" in code
+
+
 def test_large_tool_results_are_spilled_to_the_project(project):
     (project / "big.txt").write_text("".join(f"line {n} of a long log\n" for n in range(3000)))
     read = {t.name: t for t in engram_tools(project)}["read_file"]

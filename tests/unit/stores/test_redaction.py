@@ -59,3 +59,26 @@ def test_code_and_prose_about_tokens_are_not_redacted():
         "commit 9f8e7d6c5b4a39281706f5e4d3c2b1a0 fixed the parser\n"
     )
     assert redact_secrets(text) == (text, 0)
+
+
+def test_source_code_keeps_the_names_of_credentials_and_loses_their_literals():
+    code = (
+        "def connect(user, password):\n"
+        '    """Log in.\n\n    password: Password for authentication purposes.\n    """\n'
+        "    if password == confirm_password:\n"
+        "        token = make_token(user)\n"
+        "    pair = '{}:{}'.format(user, password)\n"
+        "    return login(username=user, password=password)\n"
+    )
+    assert redact_secrets(code, code=True) == (code, 0)
+    assert redact_secrets(code)[1] > 0  # read as prose, the same lines look like leaks
+    literals = (
+        'PASSWORD = "s3cret-Pa55!"\n'
+        "secret_key = 'kjh23kj4h2k3j4h2kj3h4'\n"
+        'token = "ghp_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0EdCbA9"\n'
+        "OPENAI_API_KEY=sk-proj-T3stTokenAbcdefGhijklMnop1234\n"
+    )
+    out, count = redact_secrets(literals, code=True)
+    assert count == 4, out
+    for value in ("s3cret", "kjh23", "ghp_Zx9", "sk-proj-T3st"):
+        assert value not in out
