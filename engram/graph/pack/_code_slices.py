@@ -59,6 +59,11 @@ SCAN_SOURCE = "scan"
 """Evidence source of the leading file's scan (see SCAN_SHARE)."""
 FILE_HEAD_LINES = 60
 """Lines shown for a file known only as a whole (no span): its head."""
+LONG_LINE_SHARE = 0.5
+"""A line costing more than this share of its slice's room (minified or generated code, a
+data literal on one line) is cut to that share, with a marker saying how much is left out.
+Whole, it would not fit, and a slice whose first line does not fit is dropped: the model
+would not learn the function or constant exists."""
 MIN_RECUT_TOKENS = 300
 """A leading file's further span too long for the depth share's room left is cut to that
 room (its head and the lines naming task terms) when the room is at least this big; in
@@ -236,6 +241,12 @@ def _slice(
     room = max_tokens - count(header(start, end)) - 1
     body = [lines[start - 1 + row] for row in free]
     costs = [count(line) + 1 for line in body]
+    longest = max(int(room * LONG_LINE_SHARE), 1)
+    for i, cost in enumerate(costs):
+        if cost > longest:
+            body[i] = _cut_line(body[i], longest, count)
+            costs[i] = count(body[i]) + 1
+    text_of = dict(zip(free, body, strict=True))
     anchored = {i for i, row in enumerate(free) if start + row in marks}
     if sum(costs) <= room:
         picked = set(range(len(body)))
@@ -250,7 +261,7 @@ def _slice(
     for first, last in runs:
         if first > shown_to:
             text.append(_gap(first - shown_to))
-        text.extend(lines[start - 1 + first : start + last])
+        text.extend(text_of[row] for row in range(first, last + 1))
         shown_to = last + 1
     if shown_to <= end - start:
         text.append(_gap(end - start + 1 - shown_to, more=True))
@@ -266,6 +277,18 @@ def _slice(
         reasons=ranked.reasons,
         shown=tuple((start + a, start + b) for a, b in runs) if len(runs) > 1 else (),
     )
+
+
+def _cut_line(line: str, tokens: int, count: Counter) -> str:
+    """Return the start of ``line`` that costs at most about ``tokens``, and a marker."""
+    sample = line[:4096]
+    chars_per_token = len(sample) / max(count(sample), 1)
+    keep = max(int(tokens * chars_per_token), 1)
+    while True:
+        cut = f"{line[:keep]} … ({len(line) - keep:,} more characters)"
+        if keep == 1 or count(cut) < tokens:
+            return cut
+        keep //= 2
 
 
 def _inner_lines(span: Evidence, spans: Sequence[Evidence]) -> set[int]:

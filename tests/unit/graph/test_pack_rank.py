@@ -242,3 +242,22 @@ def test_leading_files_take_their_spans_in_the_localizers_order():
     # past the leading files, a span's best rank in any source orders it (bm25 ranks c's
     # head first there)
     assert [s.start_line for s in ranked[2].spans] == [1, 50]
+
+
+def test_a_line_too_long_for_its_slice_is_cut_not_the_slice_dropped():
+    data = "TABLE = [" + "1, " * 50_000 + "]"
+    lines = ["def table():", f"    return {data}", "", data]
+    ranked = rank_files(
+        [
+            Evidence("gen.py", 1, 2, "table()", 1.0, "bm25"),
+            Evidence("gen.py", 4, 4, "TABLE", 0.9, "bm25"),
+        ]
+    )
+    items = slice_items(ranked, {"gen.py": lines}.get, words, max_tokens=100, focus=0)
+    assert [(i.start_line, i.end_line) for i in items] == [(1, 2), (4, 4)]
+    function, constant = (i.text.splitlines() for i in items)
+    assert function[1] == "def table():"  # the signature, then the body's start, cut
+    assert function[2].startswith("    return TABLE = [1, 1, ")
+    assert function[2].endswith("more characters)")
+    assert constant[1].startswith("TABLE = [1, 1, ")
+    assert all(words(i.text) <= 100 for i in items)
