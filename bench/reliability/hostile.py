@@ -50,7 +50,7 @@ CLASSES = (
         "secrets redacted",
         (
             "secrets_a_command",
-            "redact",
+            "corpus_are_redacted",
             "env_dump",
             "private_key_block",
             "clean_text",
@@ -96,7 +96,12 @@ CLASSES = (
     ("calls sharing an id", ("sharing_an_id", "an_id_of_its_own")),
     (
         "secrets in files the model reads",
-        ("file_the_pack_shows", "redacts_a_config_file", "to_an_embeddings_endpoint"),
+        (
+            "file_the_pack_shows",
+            "redacts_a_config_file",
+            "to_an_embeddings_endpoint",
+            "source_code_keeps",
+        ),
     ),
 )
 
