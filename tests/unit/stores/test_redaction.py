@@ -82,3 +82,14 @@ def test_source_code_keeps_the_names_of_credentials_and_loses_their_literals():
     assert count == 4, out
     for value in ("s3cret", "kjh23", "ghp_Zx9", "sk-proj-T3st"):
         assert value not in out
+
+
+def test_a_url_template_holds_no_credential_but_a_url_with_one_does():
+    templates = (
+        'url = f"https://{user}:{password}@{host}/db"\n'
+        'dsn = "postgres://%(user)s:%(password)s@%(host)s/app"\n'
+        "remote = https://bot:${TOKEN}@git.example.org/repo.git\n"
+    )
+    assert redact_secrets(templates) == (templates, 0)
+    out, count = redact_secrets('url = "mysql://root:hunter2x@localhost/db"')
+    assert count == 1 and "hunter2x" not in out
