@@ -2,9 +2,10 @@
 
 Exact search needs a name, a path or a quoted string; a task in plain words ("fix the add
 function") finds nothing in a project never indexed, and the pack it gets is empty. So
-``context``, ``search``, ``run`` and ``chat`` build the index first, once, as ``engram index``
-would, when the project has none and is small enough to index in about a minute. A larger
-project is told to run ``engram index``; ``ENGRAM_AUTO_INDEX`` sets the limit or turns it off.
+``context``, ``search``, ``run``, ``chat`` and ``mcp`` build the index first, once, as
+``engram index`` would, when the project has none and is small enough to index in about a
+minute. A larger project is told to run ``engram index``; ``ENGRAM_AUTO_INDEX`` sets the
+limit or turns it off.
 """
 
 from __future__ import annotations

@@ -203,12 +203,27 @@ def start_after_listing(start: Callable[[], None]) -> ServerMiddleware[Any]:
     return middleware
 
 
+def _index_on_first_use(context: Context) -> None:
+    """Index a project never indexed before the tools that search it answer (as ``context``).
+
+    Progress goes to stderr (stdout is the protocol's); a failure is logged and the tools
+    answer without the index, as before.
+    """
+    from engram.cli._auto_index import ensure_index
+
+    try:
+        ensure_index(context)
+    except EXPECTED_FAILURES as exc:
+        log.error("engram mcp: the project was not indexed: %s", exc)
+
+
 def serve_stdio(context: Context) -> None:
     """Serve over stdin/stdout until the client disconnects, opening what the tools need meanwhile.
 
     Once the client has the tool list (or calls a tool first), the memory store opens and the
-    project's indexes load in a background thread; the tools that use them wait, the exact ones
-    answer at once. A store that cannot open is logged and reported by the memory tools.
+    project's indexes load in a background thread (a project never indexed is indexed first,
+    see ``engram.cli._auto_index``); the tools that use them wait, the exact ones answer at
+    once. A store that cannot open is logged and reported by the memory tools.
     """
     from engram.graph import make_default_deps
 
@@ -233,6 +248,7 @@ def serve_stdio(context: Context) -> None:
                     deps.store = store
                     deps.open_fact_memory = fact_memory_opener(store)
                     memory.set_result(store)
+                _index_on_first_use(context)
                 preload(deps, context)
             finally:
                 ready.set()

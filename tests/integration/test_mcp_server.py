@@ -95,3 +95,24 @@ def test_a_client_that_leaves_before_listing_lets_the_server_exit(tmp_path: Path
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("auto_index", ["off", ""])
+async def test_a_project_never_indexed_is_indexed_before_the_first_pack(
+    tmp_path: Path, engram_home: Path, auto_index: str
+):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "calc.py").write_text(
+        'def add(a, b):\n    """Return the sum of two numbers."""\n    return a - b\n'
+    )
+    (project / "report.py").write_text("def header(title):\n    return title.upper()\n")
+    params = _server(project, engram_home)
+    params.env = {**(params.env or {}), "ENGRAM_AUTO_INDEX": auto_index}
+    async with Client(params) as client:
+        await client.list_tools()
+        pack = await client.call_tool(
+            "build_context", {"task": "the sum of two numbers comes out wrong", "budget": 2000}
+        )
+    assert not pack.is_error
+    assert ("return a - b" in pack.content[0].text) is (auto_index != "off")
