@@ -71,13 +71,13 @@ def ensure_index(context: Context) -> None:
     from engram.cli._index_build import build_index
     from engram.stores.files import walk_project
 
-    walk = walk_project(context.project_path)
+    walk = walk_project(context.project_path, stop_after=limit)
     files = len(walk.files)
-    if files > limit:
+    if walk.stopped:
         err_console.print(
-            f"[yellow]note:[/] no code index yet, and this project has {files:,} files, more "
-            f"than are indexed on first use ({AUTO_INDEX_VARIABLE}={limit}); run `engram "
-            "index` once (until then only names, paths and quoted text find code)",
+            f"[yellow]note:[/] no code index yet, and this project has more files than are "
+            f"indexed on first use ({AUTO_INDEX_VARIABLE}={limit}); run `engram index` once "
+            "(until then only names, paths and quoted text find code)",
             highlight=False,
         )
         return

@@ -99,7 +99,7 @@ def test_a_project_over_the_limit_is_told_to_index_and_still_gets_a_pack(
 ):
     done = _engram(project, _env(engram_home, ENGRAM_AUTO_INDEX="1"), "context", "--json", TASK)
     assert done.returncode == 0, done.stderr
-    assert "this project has 2 files, more than are indexed on first use" in done.stderr
+    assert "this project has more files than are indexed on first use" in done.stderr
     assert "run `engram index` once" in done.stderr
     assert json.loads(done.stdout)["sections"]
     assert not list(engram_home.rglob("manifest.sqlite"))  # nothing was built

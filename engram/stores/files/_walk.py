@@ -44,6 +44,8 @@ class WalkReport:
 
     files: list[ProjectFile] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    stopped: bool = False
+    """The walk stopped at its ``stop_after`` files: there are more."""
 
 
 def _load_spec(folder: Path, names: tuple[str, ...]) -> IgnoreRules | None:
@@ -100,6 +102,7 @@ def walk_project(
     *,
     max_bytes: int = MAX_FILE_BYTES,
     known: Mapping[str, tuple[int, int]] | None = None,
+    stop_after: int | None = None,
 ) -> WalkReport:
     """List the project's indexable text files, sorted by path.
 
@@ -116,6 +119,8 @@ def walk_project(
         known: Files already known to be text, as posix path -> (size, mtime_ns) (e.g. an
             index manifest); a file whose size and mtime still match is not read again to
             check for binary content.
+        stop_after: Stop once this many files are found and one more is met (``stopped``):
+            enough to tell that a project is larger than that, at the cost of that many.
     """
     root = root.resolve()
     report = WalkReport()
@@ -137,6 +142,9 @@ def walk_project(
         except OSError as exc:
             report.skipped.append((rel, f"unreadable: {exc}"))
             continue
+        if stop_after is not None and len(report.files) >= stop_after:
+            report.stopped = True
+            break
         report.files.append(ProjectFile(rel, Path(abs_path), stat.st_size, stat.st_mtime_ns))
     report.files.sort(key=lambda f: f.path)
     return report

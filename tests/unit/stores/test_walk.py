@@ -124,3 +124,12 @@ def test_a_linked_ignore_file_is_not_followed(tmp_path: Path):
     (root / ".engram" / "ignore").symlink_to(outside)
     listed = [f.path for f in walk_project(root).files]
     assert "a.py" in listed and "b.py" in listed
+
+
+def test_a_walk_can_stop_once_it_knows_there_are_more_files_than_asked(tmp_path):
+    for n in range(5):
+        (tmp_path / f"f{n}.py").write_text("x = 1\n")
+    assert not walk_project(tmp_path, stop_after=5).stopped
+    assert len(walk_project(tmp_path, stop_after=5).files) == 5
+    stopped = walk_project(tmp_path, stop_after=3)
+    assert stopped.stopped and len(stopped.files) == 3
