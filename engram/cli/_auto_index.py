@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 AUTO_INDEX_FILES = 5_000
 """Most files a project may have to be indexed on first use: indexing takes about a minute
 per 5,000 files on two cores (Django 5.0, 5,375 files: 59.5 s, bench/RESULTS.md)."""
+AUTO_INDEX_BYTES_PER_FILE = 6_400
+"""Text a project may hold per file of the limit to be indexed on first use (32 MB for 5,000
+files; mypy's 1,479 files are 15 MB and index in 24 s): a few thousand files of a megabyte
+each would take many minutes, and a repository can be made of them."""
 AUTO_INDEX_VARIABLE = "ENGRAM_AUTO_INDEX"
 OFF_VALUES = frozenset({"off", "0", "false", "no"})
 ON_VALUES = frozenset({"on", "true", "yes"})
@@ -59,7 +63,8 @@ def auto_index_limit() -> int:
 def ensure_index(context: Context) -> None:
     """Build the project's code index when it has none (or a first build was cut short).
 
-    Progress and what happened go to stderr. A project over the limit, or an index that
+    Progress and what happened go to stderr. A project over the limit (more files than it,
+    or more than AUTO_INDEX_BYTES_PER_FILE bytes per file of it), or an index that
     cannot be built (a Chroma server down, a full disk), gets a note and the command goes on
     without it, as before; Ctrl-C stops the build, and the next command goes on with it.
     """
@@ -73,9 +78,11 @@ def ensure_index(context: Context) -> None:
 
     walk = walk_project(context.project_path, stop_after=limit)
     files = len(walk.files)
-    if walk.stopped:
+    size = sum(f.size for f in walk.files)
+    if walk.stopped or size > limit * AUTO_INDEX_BYTES_PER_FILE:
+        what = "files" if walk.stopped else f"text ({size / 1e6:,.0f} MB)"
         err_console.print(
-            f"[yellow]note:[/] no code index yet, and this project has more files than are "
+            f"[yellow]note:[/] no code index yet, and this project has more {what} than is "
             f"indexed on first use ({AUTO_INDEX_VARIABLE}={limit}); run `engram index` once "
             "(until then only names, paths and quoted text find code)",
             highlight=False,

@@ -99,10 +99,22 @@ def test_a_project_over_the_limit_is_told_to_index_and_still_gets_a_pack(
 ):
     done = _engram(project, _env(engram_home, ENGRAM_AUTO_INDEX="1"), "context", "--json", TASK)
     assert done.returncode == 0, done.stderr
-    assert "this project has more files than are indexed on first use" in done.stderr
+    assert "this project has more files than is indexed on first use" in done.stderr
     assert "run `engram index` once" in done.stderr
     assert json.loads(done.stdout)["sections"]
     assert not list(engram_home.rglob("manifest.sqlite"))  # nothing was built
+
+
+def test_a_project_of_few_but_huge_files_is_not_indexed_on_first_use(
+    project: Path, engram_home: Path
+):
+    blob = "x = 1\n" * 150_000  # 900 KB of text, under the walk's 1 MB file limit
+    for n in range(40):
+        (project / f"gen{n}.py").write_text(blob)
+    done = _engram(project, _env(engram_home, ENGRAM_AUTO_INDEX="100"), "context", TASK)
+    assert done.returncode == 0, done.stderr
+    assert "this project has more text (36 MB) than is indexed on first use" in done.stderr
+    assert not list(engram_home.rglob("manifest.sqlite"))
 
 
 def test_a_bad_limit_is_a_clear_error(project: Path, engram_home: Path):
