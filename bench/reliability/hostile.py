@@ -34,6 +34,7 @@ SUITES = (
     "tests/integration/test_action_approval.py",
     "tests/unit/graph/test_library_api.py",
     "tests/integration/test_index_backends.py",
+    "tests/integration/test_auto_index.py",
 )
 CLASSES = (
     ("committed MCP server", ("stdio_mcp", "remote_mcp")),
@@ -103,6 +104,7 @@ CLASSES = (
             "source_code_keeps",
         ),
     ),
+    ("huge repository indexed on first use", ("few_but_huge_files", "over_the_limit")),
 )
 
 Row = tuple[str, int, int, list[str]]

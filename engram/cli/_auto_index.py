@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 
 from engram.cli._command_support import err_console
+from engram.cli._serve_client import OFF_VALUES
 from engram.graph import ConfigError
 from engram.stores import StoreError, mask_url_passwords
 
@@ -30,7 +31,6 @@ AUTO_INDEX_BYTES_PER_FILE = 6_400
 files; mypy's 1,479 files are 15 MB and index in 24 s): a few thousand files of a megabyte
 each would take many minutes, and a repository can be made of them."""
 AUTO_INDEX_VARIABLE = "ENGRAM_AUTO_INDEX"
-OFF_VALUES = frozenset({"off", "0", "false", "no"})
 ON_VALUES = frozenset({"on", "true", "yes"})
 
 
