@@ -107,8 +107,14 @@ KEYWORD = (
 )
 _QUALIFIER = r"(?:\s+(?:for|of|to|on)(?:\s+[\w.@\-]+){1,3}?)?"
 """Up to three words naming what a credential is for ("password for the staging db is …")."""
+_ANNOTATION = r"(?::\s*[A-Za-z_][\w.]*(?:\[[\w.\[\], |]*\])?(?=\s*=))?"
+"""A type annotation between a name and its value (``API_KEY: str = "…"``, ``Final[str]``)."""
 _KEYED_VALUE = re.compile(
-    KEYWORD + r"[\"']?" + _QUALIFIER + r"\s*(?P<sep>[:=]+|\s(?:is|was|are|:|with)\s|\s)\s*"
+    KEYWORD
+    + r"[\"']?"
+    + _QUALIFIER
+    + _ANNOTATION
+    + r"\s*(?P<sep>[:=]+|\s(?:is|was|are|:|with)\s|\s)\s*"
     r"[\"'`]?(?:base64:)?(?P<value>[A-Za-z0-9/+_.=\-]{12,})(?P<after>[(.\w]?)",
     re.IGNORECASE,
 )

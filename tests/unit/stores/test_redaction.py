@@ -93,3 +93,15 @@ def test_a_url_template_holds_no_credential_but_a_url_with_one_does():
     assert redact_secrets(templates) == (templates, 0)
     out, count = redact_secrets('url = "mysql://root:hunter2x@localhost/db"')
     assert count == 1 and "hunter2x" not in out
+
+
+def test_a_type_annotation_does_not_hide_a_keyed_literal():
+    for text in (
+        'api_key: str = "a8f7c6d5e4b3a2918273645546372819"',
+        'SECRET_KEY: Final[str] = "kjh23kj4h2k3j4h2kj3h4xx"',
+    ):
+        for code in (False, True):
+            out, count = redact_secrets(text, code=code)
+            assert count == 1 and "[REDACTED credential]" in out, (text, code)
+    for text in ("token: Optional[str] = None", 'def connect(api_key: str = ""):'):
+        assert redact_secrets(text, code=True) == (text, 0)
