@@ -102,6 +102,7 @@ CLASSES = (
             "redacts_a_config_file",
             "to_an_embeddings_endpoint",
             "source_code_keeps",
+            "grep_redacts",
         ),
     ),
     ("huge repository indexed on first use", ("few_but_huge_files", "over_the_limit")),

@@ -35,7 +35,7 @@ from engram.graph.pack._rerank import rerank
 from engram.graph.pack._text_items import history_items, text_items
 from engram.graph.profile import DEFAULT_TASK_TYPE
 from engram.stores import StoreError, redact_secrets
-from engram.stores.codeindex import LOCALIZER_SOURCE, SOURCE_SUFFIXES
+from engram.stores.codeindex import LOCALIZER_SOURCE, is_code_file
 from engram.stores.files import PathEscapeError, confine, read_text, relative_posix
 from engram.stores.memory import Feedback
 from engram.stores.project import load_rules_files
@@ -225,7 +225,7 @@ def redacted_item(item: PackItem) -> str:
     model, the checkpoints or the ledger through a slice any more than through ``read_file``.
     A slice of a source file is read as code (see ``redact_secrets``).
     """
-    return redacted(item.text, code=Path(item.path).suffix.lower() in SOURCE_SUFFIXES)
+    return redacted(item.text, code=is_code_file(item.path))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -10,15 +10,14 @@ wrapped as untrusted data.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import PurePosixPath
 from typing import Any
 
 from pydantic import ValidationError
 
 from engram.graph._errors import EngramError
-from engram.graph.tools._project import wrap_tool_result
+from engram.graph.tools._project import GREP_TOOL_NAME, wrap_tool_result
 from engram.stores import StoreError, redact_secrets
-from engram.stores.codeindex import SOURCE_SUFFIXES
+from engram.stores.codeindex import is_code_file
 from engram.stores.files import spill_if_large
 from engram.stores.project import ProjectState
 
@@ -39,15 +38,17 @@ def tool_error_text(error: BaseException) -> str:
 
 
 def reads_code(tool: str, arguments: Mapping[str, Any]) -> bool:
-    """Return True for a ``read_file`` call of a source file, whose output is code.
+    """Return True when a call's output is redacted as code (``redact_secrets``).
 
-    Credentials in code are quoted literals; read as code (``redact_secrets``), the lines a
-    model must quote to edit them (``login(password=password)``) reach it as they are.
+    Credentials in code are quoted literals; read as code, the lines a model must quote to
+    edit them (``login(password=password)``) reach it as they are. That is ``read_file`` of
+    a source file, and ``grep_code``, which has redacted each file's matching lines itself
+    (a source file's as code, any other's in full: ``redacted_matches``).
     """
+    if tool == GREP_TOOL_NAME:
+        return True
     path = arguments.get("path")
-    if tool != "read_file" or not isinstance(path, str):
-        return False
-    return PurePosixPath(path).suffix.lower() in SOURCE_SUFFIXES
+    return tool == "read_file" and isinstance(path, str) and is_code_file(path)
 
 
 def deliver_tool_output(

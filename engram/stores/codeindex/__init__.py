@@ -19,7 +19,7 @@ if TYPE_CHECKING:
         locate_on_the_fly,
         smallest_containing,
     )
-    from engram.stores.codeindex._file_kinds import SOURCE_SUFFIXES, FileKind, kinds_for_task
+    from engram.stores.codeindex._file_kinds import FileKind, is_code_file, kinds_for_task
     from engram.stores.codeindex._fusion import RRF_K, TRANSFORMER_WEIGHTS, aggregate_files, rrf
     from engram.stores.codeindex._hits import CodeHit, FileHit
     from engram.stores.codeindex._ignore_check import IgnoreFileCheck
@@ -53,7 +53,6 @@ __all__ = [
     "ProjectCodeIndex",
     "RG_TIMEOUT_S",
     "RRF_K",
-    "SOURCE_SUFFIXES",
     "SearchMode",
     "TRANSFORMER_WEIGHTS",
     "TreeHook",
@@ -65,6 +64,7 @@ __all__ = [
     "grep",
     "grep_terms",
     "index_is_complete",
+    "is_code_file",
     "kinds_for_task",
     "locate_on_the_fly",
     "open_code_index",
@@ -91,7 +91,7 @@ __getattr__, __dir__ = lazy_face(
             "locate_on_the_fly",
             "smallest_containing",
         ),
-        "engram.stores.codeindex._file_kinds": ("FileKind", "SOURCE_SUFFIXES", "kinds_for_task"),
+        "engram.stores.codeindex._file_kinds": ("FileKind", "is_code_file", "kinds_for_task"),
         "engram.stores.codeindex._fusion": (
             "RRF_K",
             "TRANSFORMER_WEIGHTS",

@@ -83,6 +83,13 @@ def file_kind(path: str) -> FileKind:
     return "source"
 
 
+def is_code_file(path: str) -> bool:
+    """Return True for a file of a programming language (its suffix is a SOURCE_SUFFIXES one)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    _, dot, suffix = name.rpartition(".")
+    return bool(dot) and "." + suffix.lower() in SOURCE_SUFFIXES
+
+
 def kinds_for_task(task_type: str | None) -> tuple[FileKind, ...]:
     """Return the kinds of file a task of ``task_type`` is about (the task profile's type).
 

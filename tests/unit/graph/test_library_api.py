@@ -259,6 +259,24 @@ def test_read_file_redacts_a_config_file_as_prose_and_a_source_file_as_code(proj
     assert key not in code and "return auth(password=password)" in code
 
 
+def test_grep_redacts_each_file_as_what_it_is_and_hides_a_private_key_block(project):
+    key = "sk-proj-T3stTokenAbcdefGhijklMnop1234"
+    (project / "settings.txt").write_text(f"OPENAI_API_KEY={key}\nlogin_mode=password\n")
+    (project / "login.py").write_text(
+        "def login(user, password):\n    return auth(password=password)\n"
+    )
+    (project / "id_rsa.txt").write_text(
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1pass\nword9x2YpassQ\n"
+        "-----END RSA PRIVATE KEY-----\n"
+    )
+    grep = {t.name: t for t in engram_tools(project)}["grep_code"]
+    found = grep.invoke({"pattern": "pass|KEY|word"})
+    assert key not in found and "[REDACTED" in found
+    assert "login.py:2: " in found and "return auth(password=password)" in found
+    assert "MIIEpAIBAAKCAQEA1pass" not in found and "word9x2YpassQ" not in found
+    assert "settings.txt:2: login_mode=password" in found
+
+
 def test_large_tool_results_are_spilled_to_the_project(project):
     (project / "big.txt").write_text("".join(f"line {n} of a long log\n" for n in range(3000)))
     read = {t.name: t for t in engram_tools(project)}["read_file"]
