@@ -259,7 +259,7 @@ def test_read_file_redacts_a_config_file_as_prose_and_a_source_file_as_code(proj
     assert key not in code and "return auth(password=password)" in code
 
 
-def test_grep_redacts_each_file_as_what_it_is_and_hides_a_private_key_block(project):
+def test_grep_redacts_each_file_as_what_it_is_and_hides_a_private_key(project):
     key = "sk-proj-T3stTokenAbcdefGhijklMnop1234"
     (project / "settings.txt").write_text(f"OPENAI_API_KEY={key}\nlogin_mode=password\n")
     (project / "login.py").write_text(
