@@ -352,6 +352,10 @@ def test_a_protected_folder_in_another_case_is_still_protected(
     assert refused and "refused" in str(refused[-1].get("content"))
 
 
+NOT_INDEXED = {"ENGRAM_AUTO_INDEX": "off"}
+"""A run that stores only what the conversation held (the code index copies the project)."""
+
+
 def test_secrets_a_command_prints_are_redacted_where_they_are_stored_and_shown(
     project: Path, tmp_path: Path
 ) -> None:
@@ -382,16 +386,16 @@ def test_secrets_a_command_prints_are_redacted_where_they_are_stored_and_shown(
             "--json",
             "--thread",
             "leak",
+            env=NOT_INDEXED,
         )
         shown = run_engram(project, home, stub.base_url, "sessions", "show", "leak", "--full")
     assert done.returncode == 0, done.stderr
     sent = json.dumps(stub.requests)
     assert key not in sent and "[REDACTED" in sent and "LEVEL=debug" in sent
     assert key not in shown.stdout + shown.stderr
-    # checkpoints, ledger, spilled outputs: none holds it (snapshot objects and the code index
-    # are copies of the project's own files, kept so a rewind can restore them and search
-    # can find them)
-    stored = [p for p in home.rglob("*") if p.is_file() and not {"objects", "index"} & set(p.parts)]
+    # checkpoints, ledger, spilled outputs: none holds it (snapshot objects are copies of the
+    # project's own files, kept so a rewind can restore them)
+    stored = [p for p in home.rglob("*") if p.is_file() and "objects" not in p.parts]
     assert any(p.suffix == ".sqlite" for p in stored) and any(p.suffix == ".jsonl" for p in stored)
     assert not [p for p in stored if key.encode() in p.read_bytes()]
 
@@ -421,6 +425,8 @@ def test_secrets_in_a_file_the_pack_shows_are_redacted_and_code_is_left_as_it_is
     assert key not in sent and "[REDACTED" in sent
     assert "password=password" in sent  # code is read as code: nothing in it is redacted
     assert key not in shown.stdout and "LEVEL=debug" in shown.stdout
+    # checkpoints, ledger: none holds it (the code index this test builds, like snapshot
+    # objects, is a copy of the project's own files)
     stored = [p for p in home.rglob("*") if p.is_file() and not {"objects", "index"} & set(p.parts)]
     assert not [p for p in stored if key.encode() in p.read_bytes()]
 

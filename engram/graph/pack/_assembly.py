@@ -228,9 +228,12 @@ def redacted_item(item: PackItem) -> str:
     return redacted(item.text, code=is_code_file(item.path))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=512)
 def redacted(text: str, *, code: bool) -> str:
-    """Return ``text`` with its credentials redacted (cached: a session's packs repeat slices)."""
+    """Return ``text`` with its credentials redacted (cached: a session's packs repeat slices).
+
+    512 items are a few packs' worth, a few megabytes at most in a long-lived server.
+    """
     return redact_secrets(text, code=code)[0]
 
 

@@ -242,11 +242,11 @@ def _slice(
     body = [lines[start - 1 + row] for row in free]
     costs = [count(line) + 1 for line in body]
     longest = max(int(room * LONG_LINE_SHARE), 1)
+    cut: dict[int, str] = {}  # row -> its cut text, for the rare line too long for the slice
     for i, cost in enumerate(costs):
         if cost > longest:
-            body[i] = _cut_line(body[i], longest, count)
+            body[i] = cut[free[i]] = _cut_line(body[i], longest, count)
             costs[i] = count(body[i]) + 1
-    text_of = dict(zip(free, body, strict=True))
     anchored = {i for i, row in enumerate(free) if start + row in marks}
     if sum(costs) <= room:
         picked = set(range(len(body)))
@@ -261,7 +261,7 @@ def _slice(
     for first, last in runs:
         if first > shown_to:
             text.append(_gap(first - shown_to))
-        text.extend(text_of[row] for row in range(first, last + 1))
+        text.extend(cut.get(row, lines[start - 1 + row]) for row in range(first, last + 1))
         shown_to = last + 1
     if shown_to <= end - start:
         text.append(_gap(end - start + 1 - shown_to, more=True))
