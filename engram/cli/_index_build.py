@@ -1,41 +1,22 @@
 """Build or update a project's code index and relation index, with progress bars on stderr.
 
 ``engram index`` runs it, and so do the commands that index a project on first use
-(``engram.cli._auto_index``).
+(``engram.cli._auto_index``); the work itself is ``engram.graph.retrieval.update_indexes``.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING
 
 from engram.cli._command_support import err_console
-from engram.stores import StoreError
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from engram.graph import Context
-    from engram.stores.codeindex import (
-        GcReport,
-        IndexProgress,
-        IndexStats,
-        ProjectCodeIndex,
-    )
+    from engram.graph.retrieval import IndexRun
+    from engram.stores.codeindex import IndexProgress
     from engram.stores.files import WalkReport
-    from engram.stores.history import History
-    from engram.stores.relations import SharedFacts
-
-
-class IndexRun(NamedTuple):
-    """What one index run did: the JSON summary and the figures it is made of."""
-
-    summary: dict[str, Any]
-    stats: IndexStats
-    collected: GcReport | None
-    mined: History | None
 
 
 def build_index(context: Context, *, gc: bool = False, walk: WalkReport | None = None) -> IndexRun:
@@ -47,9 +28,8 @@ def build_index(context: Context, *, gc: bool = False, walk: WalkReport | None =
         walk: The project walk, when the caller has just made it (else one is made).
     """
     from engram.cli._index_progress import index_progress
-    from engram.graph.retrieval import open_project_index
+    from engram.graph.retrieval import update_indexes
 
-    started = time.perf_counter()
     with index_progress(err_console) as bar:
         tasks: dict[str, TaskID] = {}
 
@@ -59,80 +39,4 @@ def build_index(context: Context, *, gc: bool = False, walk: WalkReport | None =
                 tasks[event.phase] = bar.add_task(label[event.phase], total=event.total)
             bar.update(tasks[event.phase], completed=event.done, total=event.total)
 
-        index = open_project_index(context, create=True)
-        shared = _shared_facts()
-        try:
-            stats, walk = _update_index(index, on_progress, shared, walk)
-            collected = index.collect_garbage() if gc else None
-            mined = index.history.last if index.history is not None else None
-        finally:
-            index.close()
-    summary: dict[str, Any] = asdict(stats)
-    if collected is not None:
-        summary["gc"] = asdict(collected)
-    if mined is not None:
-        summary["history"] = {
-            "commits": len(mined.commits),
-            "new_commits": mined.added,
-            "seconds": round(mined.seconds, 3),
-            "note": mined.note,
-        }
-    summary["graph"] = _update_graph(context, walk, shared)
-    summary["skipped"] = _skip_summary(walk)
-    summary["seconds_total"] = round(time.perf_counter() - started, 3)
-    return IndexRun(summary, stats, collected, mined)
-
-
-def _shared_facts() -> SharedFacts | None:
-    """Return where the chunking pass keeps relation facts, or None without a relation index."""
-    try:
-        from engram.stores.relations import SharedFacts
-    except ImportError:  # reported by the relation index update
-        return None
-    return SharedFacts()
-
-
-def _update_index(
-    index: ProjectCodeIndex,
-    progress: Callable[[IndexProgress], None],
-    shared: SharedFacts | None,
-    walk: WalkReport | None = None,
-) -> tuple[IndexStats, WalkReport]:
-    """Update the index from one project walk and return the walk for the relation index.
-
-    Each tree the chunker parses gives ``shared`` its relation facts, so the relation index
-    parses only the files the chunker did not.
-    """
-    from engram.stores.codeindex import walk_for_index
-
-    if walk is None:
-        walk = walk_for_index(index.root, index.manifest)
-    on_tree = shared.record if shared is not None else None
-    return index.update(progress, walk=walk, on_tree=on_tree), walk
-
-
-SKIPPED_LISTED = 200
-"""Skipped files ``engram index --json`` names (all are counted)."""
-
-
-def _skip_summary(walk: WalkReport) -> dict[str, Any]:
-    """Count the files the walk left out by reason, and name the first SKIPPED_LISTED."""
-    reasons: dict[str, int] = {}
-    for _, why in walk.skipped:
-        kind = why.split(":", 1)[0]
-        reasons[kind] = reasons.get(kind, 0) + 1
-    listed = [{"path": path, "reason": why} for path, why in walk.skipped[:SKIPPED_LISTED]]
-    return {"reasons": reasons, "files": listed}
-
-
-def _update_graph(context: Context, walk: WalkReport, shared: SharedFacts | None) -> dict[str, Any]:
-    """Refresh the relation index alongside the index; a failure is reported, not fatal."""
-    try:
-        from engram.stores.relations import update_relation_index
-
-        stats = update_relation_index(
-            context.project_path, context.state, files=walk.files, shared=shared
-        )
-    except (ImportError, StoreError, OSError, RuntimeError, ValueError) as exc:
-        return {"error": str(exc)}
-    return asdict(stats) if hasattr(stats, "__dataclass_fields__") else {"stats": str(stats)}
+        return update_indexes(context, progress=on_progress, gc=gc, walk=walk)

@@ -20,6 +20,7 @@ import struct
 import sys
 from pathlib import Path
 
+from engram._switches import OFF_VALUES
 from engram.cli._serve_paths import (
     ServePaths,
     UnsafeSocketError,
@@ -30,7 +31,6 @@ from engram.cli._serve_paths import (
 )
 from engram.cli._serve_wire import WireError, receive_message, send_message
 
-OFF_VALUES = frozenset({"off", "0", "false", "no"})
 CONNECT_TIMEOUT_S = 0.5
 ACCEPT_TIMEOUT_S = 3.0
 QUEUE_WAIT_S = 2.0

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, make_dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from engram._switches import OFF_VALUES, ON_VALUES
 from engram.graph._errors import ConfigError
 from engram.stores.project import ProjectState
 
@@ -302,9 +303,9 @@ def _convert(f: dataclasses.Field[Any], raw: str) -> Any:
             return float(raw)
         if kind == "bool":
             lowered = raw.lower()
-            if lowered in {"1", "true", "yes", "on"}:
+            if lowered in ON_VALUES:
                 return True
-            if lowered in {"0", "false", "no", "off"}:
+            if lowered in OFF_VALUES:
                 return False
             raise ValueError(raw)
     except ValueError:

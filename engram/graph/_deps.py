@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 from engram.graph._context import Context
 from engram.graph._llm import make_model
 from engram.graph._warm_resources import WARM_RESOURCES
+from engram.graph.retrieval._first_use import BackgroundIndexing, shared_first_use
+from engram.stores import IndexNotBuiltError
 from engram.stores.codeindex import IgnoreFileCheck
 from engram.stores.files import FileDerived
 
@@ -85,6 +87,10 @@ class Deps:
     ignore_files: IgnoreFileCheck = field(default_factory=IgnoreFileCheck, repr=False)
     """Trees exact search found free of ignore files ripgrep cannot open safely."""
 
+    first_use: BackgroundIndexing = field(default_factory=shared_first_use, repr=False)
+    """Indexes a project with no code index in the background (``index_on_first_use``); one
+    per process, so no two graphs build or open one project's index at once."""
+
     _opened: dict[tuple[str, Path], Any] = field(default_factory=dict, repr=False)
     _opened_at: dict[tuple[str, Path], float] = field(default_factory=dict, repr=False)
     _failed: dict[tuple[str, Path], tuple[float, BaseException]] = field(
@@ -93,8 +99,38 @@ class Deps:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def code_index(self, context: Context) -> ProjectCodeIndex | None:
-        """Return the project's code index (opened once per project), or None if no opener."""
+        """Return the project's code index (opened once per project), or None if no opener.
+
+        Raises:
+            IndexNotBuiltError: The project has no code index, or its first is being built in
+                the background (not opened meanwhile: an embedded Chroma folder opened twice
+                at once breaks).
+        """
+        if self.open_code_index is not None and self.first_use.running(context.project_path):
+            raise IndexNotBuiltError("no code index yet: it is being built in the background")
         return self._resource("code_index", self.open_code_index, context)
+
+    def index_on_first_use(self, context: Context) -> str:
+        """Start building the code index of a project that has none; return what to tell.
+
+        Called by a node that found no code index (or one whose first build was cut short):
+        the build runs in the background when the project is small enough
+        (``engram.graph.retrieval._first_use``), and the next turns open the new index. An
+        empty note means first-use indexing is off (``ENGRAM_AUTO_INDEX``) or there is no
+        index opener.
+
+        Raises:
+            ConfigError: ``ENGRAM_AUTO_INDEX`` is neither off nor a number of files.
+        """
+        if self.open_code_index is None:
+            return ""
+
+        def forget_indexes() -> None:
+            self.forget("code_index", context)
+            self.forget("relation_index", context)
+
+        forget_indexes()  # a cut-short index opened before is not the one the build writes
+        return self.first_use.note_for(context, forget_indexes)
 
     def relation_index(self, context: Context) -> RelationIndex | None:
         """Return the project's relation index (opened once per project), or None if no opener."""

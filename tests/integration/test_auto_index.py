@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,86 @@ def test_index_is_complete_only_after_a_first_update(project: Path, engram_home:
     finally:
         index.close()
     assert index_is_complete(state)
+
+
+def _wait_for_first_use(project: Path) -> None:
+    from engram.graph.retrieval._first_use import FIRST_USE
+
+    deadline = time.monotonic() + 120
+    while FIRST_USE.running(project.resolve()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not FIRST_USE.running(project.resolve()), "the first-use build did not end"
+
+
+def _library_env(monkeypatch: pytest.MonkeyPatch, engram_home: Path, limit: str) -> None:
+    monkeypatch.setenv("ENGRAM_HOME", str(engram_home))
+    monkeypatch.setenv("ENGRAM_EMBEDDING_PROVIDER", "hash")
+    monkeypatch.setenv("ENGRAM_AUTO_INDEX", limit)
+
+
+def _pack_paths(pack) -> set[str]:  # noqa: ANN001 - engram.graph.pack.Pack
+    section = pack.section("slices")
+    return {item.path for item in section.items} if section else set()
+
+
+def test_the_library_indexes_in_the_background_and_the_next_pack_finds_the_code(
+    project: Path, engram_home: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """``build_pack`` (the graph as Studio and LangGraph Server run it) never blocks a run on
+    indexing: the first pack says the index is being built, the next one uses it."""
+    from engram.api import build_pack
+    from engram.stores.codeindex import index_is_complete
+    from tests.support.state import state_of
+
+    _library_env(monkeypatch, engram_home, "on")
+    first = build_pack(TASK, project, 4000)
+    assert "calc.py" not in _pack_paths(first)
+    assert any(
+        "no code index yet: indexing its 2 files in the background" in note for note in first.notes
+    ), first.notes
+    _wait_for_first_use(project)
+    assert index_is_complete(state_of(project, engram_home))
+
+    second = build_pack(TASK, project, 4000)
+    assert "calc.py" in _pack_paths(second)
+    assert "def add(a, b):" in second.text
+    assert not [n for n in second.notes if "semantic search" in n], second.notes
+
+
+def test_the_library_leaves_a_large_project_alone_and_says_so(
+    project: Path, engram_home: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from engram.api import build_pack
+
+    _library_env(monkeypatch, engram_home, "1")
+    pack = build_pack(TASK, project, 4000)
+    assert any(
+        "this project has more files than is indexed on first use (ENGRAM_AUTO_INDEX=1)" in n
+        and "run `engram index`" in n
+        for n in pack.notes
+    ), pack.notes
+    _wait_for_first_use(project)
+    assert not list(engram_home.rglob("manifest.sqlite"))
+
+
+def test_the_library_with_first_use_indexing_off_keeps_the_old_note(
+    project: Path, engram_home: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from engram.api import build_pack
+
+    _library_env(monkeypatch, engram_home, "off")
+    pack = build_pack(TASK, project, 4000)
+    assert "semantic search skipped: no code index — run `engram index`" in pack.notes
+    assert not list(engram_home.rglob("manifest.sqlite"))
+
+
+def test_a_bad_limit_in_the_library_is_a_note_not_a_failed_run(
+    project: Path, engram_home: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from engram.api import build_pack
+
+    _library_env(monkeypatch, engram_home, "lots")
+    pack = build_pack(TASK, project, 4000)
+    assert any(
+        "ENGRAM_AUTO_INDEX='lots' is neither off nor a number of files" in n for n in pack.notes
+    ), pack.notes

@@ -27,6 +27,7 @@ import pytest
 from langgraph_sdk import get_client
 
 from engram.nodes._pack_context import NO_MODEL_NOTE
+from engram.stores.codeindex import index_is_complete
 from tests.support.openai_stub import OpenAIStub, history_problems
 from tests.support.servers import LANGGRAPH, langgraph_dev, tail
 from tests.support.state import state_of
@@ -42,6 +43,14 @@ GREP_ID = "call_grep_1"
 WRAP_GREP = '<tool_result tool="grep_code" trust="untrusted-data">'
 REMEMBER = "Remember that deploys go through the staging cluster."
 SAVE_ID = "call_save_1"
+PLAIN_TASK = "the value added tax comes out too high for food"
+"""Plain words: no name, path or quoted text that exact search could find."""
+FRESH_CODE = (
+    "def vat_for(category, amount):\n"
+    '    """Return the value added tax of an amount of a category (food is reduced)."""\n'
+    '    rate = 0.2 if category == "food" else 0.2\n'
+    "    return amount * rate\n"
+)
 STUDIO_CONTEXT = json.loads((REPO / "studio" / "sample_context.json").read_text("utf-8"))
 STUDIO_INPUT = json.loads((REPO / "studio" / "sample_input.json").read_text("utf-8"))
 
@@ -254,6 +263,7 @@ def test_langgraph_dev_runs_the_graph_with_the_servers_settings(
     # Files land under ENGRAM_HOME (the query embedding cache), never under ~/.engram.
     assert (server_home / "embeddings.sqlite").is_file()
     assert not (tmp_path / "user-home" / ".engram").exists()
+
     assert list(state_of(project, server_home).path("ledger").glob("*.jsonl"))
     assert not (project / ".engram").exists()
 
@@ -275,7 +285,9 @@ def test_langgraph_dev_runs_the_graph_with_the_servers_settings(
     assert "Deploys go through the staging cluster" in texts
 
 
-async def _exercise_unconfigured(url: str, project: Path) -> dict[str, Any]:
+async def _exercise_unconfigured(
+    url: str, project: Path, fresh: Path, home: Path
+) -> dict[str, Any]:
     client = get_client(url=url)
     found: dict[str, Any] = {}
     found["agent"], found["agent_state"] = await _run(
@@ -284,15 +296,27 @@ async def _exercise_unconfigured(url: str, project: Path) -> dict[str, Any]:
     found["context"], _ = await _run(
         client, TASK, context={"project": str(project), "mode": "context"}
     )
+    # A project never indexed: the first run starts its index in the server's background.
+    unindexed = {"project": str(fresh), "mode": "context"}
+    found["first_use"], _ = await _run(client, PLAIN_TASK, context=unindexed)
+    deadline = asyncio.get_running_loop().time() + RUN_TIMEOUT_S
+    state = state_of(fresh, home)
+    while not index_is_complete(state) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(1)  # the relation index is updated after the code index
+    found["after_first_use"], _ = await _run(client, PLAIN_TASK, context=unindexed)
     return found
 
 
 def test_agent_mode_without_a_model_ends_with_a_clear_note(tmp_path: Path, project: Path) -> None:
     server_home = _server_home(tmp_path)
-    env = _server_env(tmp_path, home=str(server_home))
+    env = _server_env(tmp_path, home=str(server_home), auto_index="on")
+    fresh = tmp_path / "fresh"
+    (fresh / "tax").mkdir(parents=True)
+    (fresh / "tax" / "rates.py").write_text(FRESH_CODE, encoding="utf-8")
     log = tmp_path / "langgraph-dev.log"
     with langgraph_dev(_workdir(tmp_path), log, env) as url:
-        found = asyncio.run(_exercise_unconfigured(url, project))
+        found = asyncio.run(_exercise_unconfigured(url, project, fresh, server_home))
 
     agent = found["agent"]
     assert isinstance(agent, dict) and "__error__" not in agent, tail(log)
@@ -310,3 +334,13 @@ def test_agent_mode_without_a_model_ends_with_a_clear_note(tmp_path: Path, proje
     assert [m["type"] for m in context["messages"]] == ["human"]
     assert (server_home / "embeddings.sqlite").is_file()
     assert not (tmp_path / "user-home" / ".engram").exists()
+
+    # Studio's path indexes a project on first use, in the background: the first pack says
+    # so (and has no code to show for a task in plain words), the next one finds the code.
+    first, after = found["first_use"], found["after_first_use"]
+    assert isinstance(first, dict) and "__error__" not in first, tail(log)
+    assert any("indexing its 1 file in the background" in n for n in first["notes"])
+    assert "def vat_for" not in first["context_pack"]["text"]
+    assert isinstance(after, dict) and "__error__" not in after, tail(log)
+    assert "def vat_for" in after["context_pack"]["text"], after["notes"]
+    assert not [n for n in after["notes"] if "semantic search" in n]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engram.cli._auto_index import AUTO_INDEX_FILES, auto_index_limit
 from engram.graph import ConfigError
+from engram.graph.retrieval import AUTO_INDEX_FILES, auto_index_limit
 
 
 @pytest.mark.parametrize(

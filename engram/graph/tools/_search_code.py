@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 # the MCP server lists this tool without loading them.
 
 NO_INDEX_NOTE = "(no code index — exact matches only; run `engram index` for semantic search)"
+BUILDING_NOTE = "(no code index yet: it is being built in the background — exact matches only)"
 """What a search without a project index says about its results."""
 
 SEARCH_CODE_DEFAULT_K = 5
@@ -57,7 +58,8 @@ def search_code_hits(
             return hits, f"({outage})" if outage else ""
         note = NO_INDEX_NOTE
     except IndexNotBuiltError:
-        note = NO_INDEX_NOTE
+        building = deps.first_use.running(context.project_path)
+        note = BUILDING_NOTE if building else NO_INDEX_NOTE
     except (StoreError, OSError, RuntimeError, ValueError) as exc:
         note = mask_url_passwords(f"(code index unavailable: {exc} — exact matches only)")
     from engram.stores.codeindex import exact_search_hits

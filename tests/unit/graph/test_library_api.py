@@ -20,7 +20,6 @@ from langgraph.store.memory import InMemoryStore
 from engram.api import CodeRetriever, MemoryRetriever, build_pack, create_graph, engram_tools
 from engram.graph import ConfigError, Context, Deps, context_or_env, run_coroutine
 from engram.graph.pack import Pack
-from engram.stores.codeindex import _ripgrep as ripgrep_search
 from engram.stores.files._spill import SPILL_DIR, SPILL_FOLDER
 from engram.stores.memory import FactStore
 from engram.stores.project import project_key
@@ -32,13 +31,7 @@ ANSWER = "cart_total is in src/shop/cart.py."
 WRAPPED = '<tool_result tool="read_file" trust="untrusted-data">'
 
 
-@pytest.fixture(autouse=True)
-def python_grep(monkeypatch):
-    """Exact search with the pure-Python engine, in this process: a unit test starts no
-    ripgrep and no search child (the examples' integration tests run the same code with
-    ripgrep; test_exact_search runs the child)."""
-    monkeypatch.setattr(ripgrep_search, "find_rg", lambda: None)
-    monkeypatch.setattr(ripgrep_search, "_grep_python", ripgrep_search._search_python)
+pytestmark = pytest.mark.usefixtures("python_grep")
 
 
 @pytest.fixture

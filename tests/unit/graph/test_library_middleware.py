@@ -19,7 +19,6 @@ from langgraph.store.memory import InMemoryStore
 from engram.api import BudgetMiddleware, ContextPackMiddleware, MemoryMiddleware, engram_tools
 from engram.api._middleware import EngramAgentState
 from engram.graph.compaction._history_rules import CLEARED_PREFIX, validate_history
-from engram.stores.codeindex import _ripgrep as ripgrep_search
 from engram.stores.files._spill import SPILL_DIR, SPILL_FOLDER
 from engram.stores.memory import FactStore
 from engram.stores.project import project_key
@@ -35,13 +34,7 @@ def words(text: str) -> int:
     return len(text.split())
 
 
-@pytest.fixture(autouse=True)
-def python_grep(monkeypatch):
-    """Exact search with the pure-Python engine, in this process: a unit test starts no
-    ripgrep and no search child (the examples' integration tests run the same code with
-    ripgrep; test_exact_search runs the child)."""
-    monkeypatch.setattr(ripgrep_search, "find_rg", lambda: None)
-    monkeypatch.setattr(ripgrep_search, "_grep_python", ripgrep_search._search_python)
+pytestmark = pytest.mark.usefixtures("python_grep")
 
 
 @pytest.fixture
