@@ -212,7 +212,7 @@ def test_the_library_indexes_in_the_background_and_the_next_pack_finds_the_code(
     assert not [n for n in second.notes if "semantic search" in n], second.notes
 
 
-def test_the_library_leaves_a_large_project_alone_and_says_so(
+def test_the_library_leaves_a_project_over_the_limit_alone_and_says_so(
     project: Path, engram_home: Path, monkeypatch: pytest.MonkeyPatch
 ):
     from engram.api import build_pack
