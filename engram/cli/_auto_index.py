@@ -32,7 +32,9 @@ def ensure_index(context: Context) -> None:
     from engram.graph.retrieval import (
         AUTO_INDEX_VARIABLE,
         auto_index_limit,
+        build_failed_note,
         plan_first_use,
+        shared_first_use,
         too_large_note,
     )
     from engram.stores.codeindex import index_is_complete
@@ -44,9 +46,9 @@ def ensure_index(context: Context) -> None:
 
     first = plan_first_use(context.project_path, limit)
     if first.too_large:
-        err_console.print(
-            f"[yellow]note:[/] {escape(too_large_note(first, limit))}", highlight=False
-        )
+        note = too_large_note(first, limit)
+        shared_first_use().remember(context.project_path, note)  # the graph does not walk again
+        err_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
         return
     err_console.print(
         f"[dim]no code index yet: indexing {first.files:,} files once (`engram index` keeps it "
@@ -59,7 +61,9 @@ def ensure_index(context: Context) -> None:
         err_console.print("[yellow]indexing stopped:[/] the next command goes on with it")
         raise
     except (StoreError, OSError) as exc:
-        why = escape(mask_url_passwords(str(exc)))
+        why = mask_url_passwords(str(exc))
+        shared_first_use().remember(context.project_path, build_failed_note(why))
+        why = escape(why)
         err_console.print(
             f"[yellow]note:[/] the code index could not be built ({why}); going on without "
             "it (`engram index` says more)",

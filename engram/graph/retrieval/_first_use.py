@@ -111,6 +111,14 @@ def too_large_note(first: FirstUse, limit: int) -> str:
     )
 
 
+def build_failed_note(why: str) -> str:
+    """Return what a project whose first-use build failed (``why``) is told."""
+    return (
+        f"the code index could not be built on first use ({why}); run `engram index`, which "
+        "says more"
+    )
+
+
 @dataclass
 class _Attempt:
     """One project's background first use: running, or why it did not index."""
@@ -139,6 +147,17 @@ class BackgroundIndexing:
         """Whether a first-use build of the project at ``root`` is under way."""
         attempt = self._attempts.get(root)
         return attempt is not None and attempt.thread is not None and attempt.thread.is_alive()
+
+    def remember(self, root: Path, note: str) -> None:
+        """Record why the project at ``root`` was not indexed on first use (the CLI's own try).
+
+        A turn of this process then tells ``note`` for RECHECK_S instead of walking the
+        project again: a command on a project too large to index would otherwise walk it
+        twice, once before the graph and once in it.
+        """
+        with self._lock:
+            if not self.running(root):
+                self._attempts[root] = _Attempt(time.monotonic(), note=note)
 
     def note_for(self, context: Context, on_done: Callable[[], None]) -> str:
         """Start indexing the project in the background if it may be; return the turn's note.
@@ -202,10 +221,7 @@ class BackgroundIndexing:
             )
         except Exception as exc:  # noqa: BLE001 - a thread's last word: kept for the turns
             why = mask_url_passwords(str(exc) or type(exc).__name__)
-            attempt.note = (
-                f"the code index could not be built on first use ({why}); run `engram index`, "
-                "which says more"
-            )
+            attempt.note = build_failed_note(why)
             log.warning("first-use index of %s failed: %s", context.project_path, why)
         finally:
             on_done()

@@ -134,3 +134,24 @@ def test_off_no_opener_and_a_bad_limit(project: Path, monkeypatch):
 
 def test_every_graph_of_a_process_shares_the_builds():
     assert Deps().first_use is Deps().first_use
+
+
+def test_the_clis_own_check_is_remembered_so_the_graph_does_not_walk_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """A command on a project too large to index checks it before the graph runs; the
+    graph's turn then tells the same note without walking the tree a second time."""
+    import engram.graph.retrieval._first_use as first_use
+    from engram.cli._auto_index import ensure_index
+
+    monkeypatch.setenv("ENGRAM_AUTO_INDEX", "1")
+    monkeypatch.setattr(first_use, "FIRST_USE", BackgroundIndexing())
+    context = Context(project=str(project), engram_home=str(tmp_path / "home"))
+    ensure_index(context)
+
+    def no_walk(root: Path, limit: int) -> None:
+        raise AssertionError("walked again")
+
+    monkeypatch.setattr(first_use, "plan_first_use", no_walk)
+    note = Deps(open_code_index=lambda c: None).index_on_first_use(context)
+    assert "this project has more files than is indexed on first use" in note
