@@ -25,6 +25,23 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT / "bench" / "context"))
 
 
+def assemble_captured(item: dict, budget: int):  # noqa: ANN201 - engram.graph.pack.Pack
+    """Assemble a captured case's pack again at ``budget`` (the evidence as captured)."""
+    import engram.graph.pack._assembly as assembly
+    from engram.graph import count_text
+
+    context = dataclasses.replace(item["context"], budget=budget)
+    pack, _, _ = assembly.assemble_pack(
+        item["state"],
+        context,
+        count=count_text,
+        feedback=item["feedback"],
+        extra=item["extra"],
+        notes=item["notes"],
+    )
+    return pack
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("capture")
@@ -39,7 +56,6 @@ def main() -> None:
     import engram.graph.pack._assembly as assembly
     import engram.graph.pack._code_slices as slices
     import engram.graph.pack._fusion as fusion
-    from engram.graph import count_text
 
     settings = dict(item.split("=", 1) for item in args.set)
     if "localizer" in settings:
@@ -82,15 +98,7 @@ def main() -> None:
                 chosen[key] = item
         for item in chosen.values():
             case = item["case"]
-            context = dataclasses.replace(item["context"], budget=budget)
-            pack, _, _ = assembly.assemble_pack(
-                item["state"],
-                context,
-                count=count_text,
-                feedback=item["feedback"],
-                extra=item["extra"],
-                notes=item["notes"],
-            )
+            pack = assemble_captured(item, budget)
             rows.append(
                 {
                     **score_pack(

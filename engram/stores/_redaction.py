@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from typing import Any
 
+from engram.stores._regex_literals import TextCheck
 from engram.stores._secrets import (
     _KEYED_VALUE,
     _PASSWORD,
@@ -78,19 +80,25 @@ def _literal(value: str) -> bool:
 
 
 def _spans(text: str, services: bool, code: bool) -> list[Span]:
-    found: list[Span] = [(m.start(), m.end(), "private key") for m in _KEY_BLOCK.finditer(text)]
+    check = TextCheck(text)
+
+    def matches(pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+        # no search where the pattern cannot match (no literal it needs is in the text)
+        return pattern.finditer(text) if check.may_match(pattern) else iter(())
+
+    found: list[Span] = [(m.start(), m.end(), "private key") for m in matches(_KEY_BLOCK)]
     for kind, pattern in (*(service_patterns() if services else ()), *SECRET_PATTERNS):
-        found += [(m.start(), m.end(), kind) for m in pattern.finditer(text) if m.end() > m.start()]
-    for m in _KEYED_VALUE.finditer(text):
+        found += [(m.start(), m.end(), kind) for m in matches(pattern) if m.end() > m.start()]
+    for m in matches(_KEYED_VALUE):
         value = m.group("value")
         if code and not (_quoted(text, m.start("value")) or looks_random(value)):
             continue  # source code: ``token = make_token()`` names a value, it holds none
         if _keyed_secret(value, m.group("sep"), m.group("after")):
             found.append((m.start("value"), m.end("value"), "credential"))
-    for m in _XML_KEYED.finditer(text):
+    for m in matches(_XML_KEYED):
         if _keyed_secret(m.group("value"), "=", ""):
             found.append((m.start("value"), m.end("value"), "credential"))
-    for m in _PASSWORD.finditer(text):
+    for m in matches(_PASSWORD):
         if code and not _literal(m.group("value")):
             continue  # source code: ``password=password``, ``password: Password to log in``
         if _is_password(m):

@@ -1,0 +1,117 @@
+"""What redacting credentials costs: per pack, and per megabyte of source, prefilter on and off.
+
+    .venv/bin/python bench/context/pack_redaction.py --captures CAPTURE.pkl [CAPTURE.pkl ...] \
+        --tree TREE [--megabytes 2] [--runs 3]
+
+CAPTURE.pkl comes from ``bench/locbench/pack_lines.py --capture`` (each case's retrieval
+evidence as the pack node received it): every case's 8K pack is assembled again with no
+redaction, with redaction and its literal prefilter (``engram.stores._regex_literals``), and
+with redaction but no prefilter, the redaction cache cleared per pack; medians and p90 in ms.
+TREE's ``.py`` files (the first MEGABYTES of them, sorted by path) are redacted whole, as code
+and as text, with and without the prefilter: median seconds and MB/s. Each setting runs in the
+same process, alternating, so the ratios compare like with like.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench" / "locbench"))
+
+
+def _no_prefilter() -> Callable[[], None]:
+    """Turn the prefilter off (every pattern searched); return what turns it back on."""
+    from engram.stores._regex_literals import TextCheck
+
+    kept = TextCheck.may_match
+    TextCheck.may_match = lambda self, pattern: True  # type: ignore[method-assign]
+
+    def restore() -> None:
+        TextCheck.may_match = kept  # type: ignore[method-assign]
+
+    return restore
+
+
+def _packs(captures: list[Path], runs: int) -> None:
+    from pack_replay import assemble_captured
+
+    import engram.graph.pack._assembly as assembly
+
+    items = [
+        item
+        for capture in captures
+        for item in pickle.loads(capture.read_bytes())
+        if item["context"].budget == 8000
+    ]
+    cached = assembly.redacted
+    times: dict[str, list[float]] = {"none": [], "prefilter": [], "no prefilter": []}
+    for _ in range(runs):
+        for label in times:
+            restore = _no_prefilter() if label == "no prefilter" else (lambda: None)
+            if label == "none":
+                assembly.redacted = lambda text, *, code: text  # type: ignore[assignment]
+            for item in items:
+                cached.cache_clear()
+                started = time.perf_counter()
+                assemble_captured(item, 8000)
+                times[label].append(time.perf_counter() - started)
+            assembly.redacted = cached
+            restore()
+    print(f"8K packs assembled: {len(items)} cases x {runs} runs")
+    print("| redaction | median ms | p90 ms |\n| --- | --- | --- |")
+    for label, values in times.items():
+        p90 = sorted(values)[int(len(values) * 0.9)]
+        print(f"| {label} | {statistics.median(values) * 1000:.1f} | {p90 * 1000:.1f} |")
+
+
+def _throughput(tree: Path, megabytes: float, runs: int) -> None:
+    from engram.stores import redact_secrets
+
+    text = ""
+    for path in sorted(tree.rglob("*.py")):
+        text += path.read_text(encoding="utf-8", errors="replace") + "\n"
+        if len(text) >= megabytes * 1e6:
+            break
+    size = len(text.encode()) / 1e6
+    redact_secrets("warm the patterns")
+    print(f"\n{tree.name}: {size:.2f} MB of .py text, {runs} runs")
+    print("| read as | prefilter | median s | MB/s | spans |\n| --- | --- | --- | --- | --- |")
+    for code in (True, False):
+        for on in (True, False):
+            restore = (lambda: None) if on else _no_prefilter()
+            taken, spans = [], 0
+            for _ in range(runs):
+                started = time.perf_counter()
+                spans = redact_secrets(text, code=code)[1]
+                taken.append(time.perf_counter() - started)
+            restore()
+            median = statistics.median(taken)
+            print(
+                f"| {'code' if code else 'text'} | {'on' if on else 'off'} | {median:.3f} | "
+                f"{size / median:.2f} | {spans} |"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--captures", nargs="*", default=[])
+    parser.add_argument("--tree", default="")
+    parser.add_argument("--megabytes", type=float, default=2.0)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    if args.captures:
+        _packs([Path(c) for c in args.captures], args.runs)
+    if args.tree:
+        _throughput(Path(args.tree), args.megabytes, args.runs)
+
+
+if __name__ == "__main__":
+    main()
