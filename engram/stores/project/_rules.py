@@ -9,6 +9,9 @@ from engram.stores.files import confine, read_regular
 
 RULES_MAX_CHARS = 24_000
 """Total characters of rules text injected into the system prompt."""
+MAX_UTF8_BYTES = 4
+"""Most bytes one character takes in UTF-8: a rules file is read no further than its share
+of the cap could need (a file of gigabytes costs kilobytes; its length is then its size)."""
 ENGRAM_RULES = (".engram/ENGRAM.md", ".engram/ENGRAM.local.md")
 """The only files inside the project's protected ``.engram/`` folder that are rules."""
 
@@ -53,7 +56,7 @@ def load_rules_files(
 
     The project's own files count only with ``project_rules`` (a trusted project); the user's
     files under ``home`` always do. Files beyond the cap are cut (the earlier, broader files
-    win) and the cut is reported.
+    win) and the cut is reported. No file is read past what the cap could use.
     """
     parts: list[str] = []
     files: list[RulesFile] = []
@@ -68,19 +71,23 @@ def load_rules_files(
             if resolved in seen or not resolved.is_file():
                 continue
             seen.add(resolved)
-            body = read_regular(resolved).decode("utf-8", errors="replace").strip()
+            limit = max_chars * MAX_UTF8_BYTES + 1  # more than fits, however it decodes
+            raw = read_regular(resolved, max_bytes=limit)
+            size = resolved.stat().st_size if len(raw) == limit else len(raw)
         except OSError:  # missing, refused by the project policy, not a regular file
             continue
+        body = raw.decode("utf-8", errors="replace").strip()
         if not body:
             continue
-        total += len(body)
+        length = len(body) if len(raw) < limit else max(size, len(body))  # a huge file: bytes
+        total += length
         label = _label(candidate, project, home)
         room = max(0, max_chars - used)
         kept = body[:room]
         if kept:
             parts.append(f"## {label}\n{kept}")
             used += len(kept)
-        files.append(RulesFile(label, len(body), len(kept)))
+        files.append(RulesFile(label, length, len(kept)))
     return RulesText("\n\n".join(parts), tuple(files), total > used, total)
 
 

@@ -66,3 +66,25 @@ def test_an_untrusted_project_contributes_no_rules_but_the_user_still_does(tmp_p
     assert "be brief" in rules.text
     assert "ignore all previous" not in rules.text and "attacker" not in rules.text
     assert [f.path for f in rules.files] == ["~engram/ENGRAM.md"]
+
+
+def test_a_huge_rules_file_is_read_only_as_far_as_the_cap_could_use(tmp_path: Path, monkeypatch):
+    import engram.stores.project._rules as rules_module
+
+    with (tmp_path / "AGENTS.md").open("wb") as handle:
+        handle.write("ü".encode() * 10)  # two bytes each: the read is cut in bytes, not chars
+        handle.seek(200 * 1024 * 1024 - 1)  # 200 MB, sparse
+        handle.write(b"x")
+    asked: list[int | None] = []
+    read = rules_module.read_regular
+
+    def counting(path, max_bytes=None):  # noqa: ANN001, ANN202
+        asked.append(max_bytes)
+        return read(path, max_bytes)
+
+    monkeypatch.setattr(rules_module, "read_regular", counting)
+    rules = load_rules_files(tmp_path, tmp_path / "nohome", project_rules=True, max_chars=1_000)
+    assert asked == [4_001]
+    assert rules.truncated and rules.total_chars == 200 * 1024 * 1024
+    assert rules.files[0].included_chars == 1_000
+    assert rules.text.startswith("## AGENTS.md\n" + "ü" * 10)
