@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 # the MCP server lists this tool without loading them.
 
 NO_INDEX_NOTE = "(no code index — exact matches only; run `engram index` for semantic search)"
-BUILDING_NOTE = "(no code index yet: it is being built in the background — exact matches only)"
 """What a search without a project index says about its results."""
+BUILDING_NOTE = "(no code index yet: it is being built in the background — exact matches only)"
+"""What it says while the project's first index is being built (``Deps.first_use``)."""
 
 SEARCH_CODE_DEFAULT_K = 5
 SEARCH_CODE_MAX_K = 30

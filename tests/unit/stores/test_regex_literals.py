@@ -108,3 +108,12 @@ def test_redaction_finds_the_same_with_and_without_the_prefilter(monkeypatch):
     monkeypatch.setattr(redaction.TextCheck, "may_match", lambda self, pattern: True)
     assert (redact_secrets(text), redact_secrets(text, code=True)) == with_filter
     assert with_filter[0][1] >= 4
+
+
+def test_the_characters_folding_to_ascii_are_all_known():
+    """The lowercased fast path is sound only if no other character matches an ASCII letter
+    when case is ignored: scan every code point as ``re`` itself would."""
+    from engram.stores._regex_literals import FOLDS_TO_ASCII
+
+    every = "".join(map(chr, range(0x80, 0x110000)))
+    assert set(re.findall("[a-z]", every, re.IGNORECASE)) == FOLDS_TO_ASCII
