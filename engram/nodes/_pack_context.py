@@ -92,6 +92,10 @@ def _build(
         except StoreError as exc:
             notes.append(f"pack feedback unreadable, using the default budget factors: {exc}")
     extra: list[CodeHitValue] = []
+    # This run started the project's first index: a small one is ready in seconds.
+    waited = deps.first_use.wait(context.project_path) if deps.open_code_index else 0.0
+    if waited:
+        notes.append(f"pack: waited {waited:.1f} s for the project's first index, and used it")
     # The index backend may hang (a Chroma server, a first open): bound it like a branch.
     limit_ms = branch_limit_ms(context, RANKINGS)
     started = time.perf_counter()

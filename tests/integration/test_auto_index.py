@@ -188,21 +188,37 @@ def _pack_paths(pack) -> set[str]:  # noqa: ANN001 - engram.graph.pack.Pack
     return {item.path for item in section.items} if section else set()
 
 
-def test_the_library_indexes_in_the_background_and_the_next_pack_finds_the_code(
+def test_the_library_indexes_a_small_project_in_the_background_and_waits_for_it(
     project: Path, engram_home: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    """``build_pack`` (the graph as Studio and LangGraph Server run it) never blocks a run on
-    indexing: the first pack says the index is being built, the next one uses it."""
+    """``build_pack`` (the graph as Studio and LangGraph Server run it): the run that finds no
+    index starts it in the background, and waits for it when the project is small."""
+    from engram.api import build_pack
+
+    _library_env(monkeypatch, engram_home, "on")
+    first = build_pack(TASK, project, 4000)
+    assert any(
+        "no code index yet: indexing its 2 files in the background" in note for note in first.notes
+    ), first.notes
+    assert any(n.startswith("pack: waited") and "first index" in n for n in first.notes)
+    assert "calc.py" in _pack_paths(first)
+    assert "def add(a, b):" in first.text
+
+
+def test_the_library_does_not_wait_for_a_larger_projects_index_and_the_next_pack_finds_it(
+    project: Path, engram_home: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import engram.graph.retrieval._first_use as first_use
     from engram.api import build_pack
     from engram.stores.codeindex import index_is_complete
     from tests.support.state import state_of
 
     _library_env(monkeypatch, engram_home, "on")
+    monkeypatch.setattr(first_use, "WAIT_FILES", 1)  # these two files count as many
     first = build_pack(TASK, project, 4000)
     assert "calc.py" not in _pack_paths(first)
-    assert any(
-        "no code index yet: indexing its 2 files in the background" in note for note in first.notes
-    ), first.notes
+    assert any("indexing its 2 files in the background" in n for n in first.notes)
+    assert not [n for n in first.notes if n.startswith("pack: waited")]
     _wait_for_first_use(project)
     assert index_is_complete(state_of(project, engram_home))
 

@@ -6,7 +6,8 @@ no code index is indexed once, as ``engram index`` would, when it is small enoug
 about a minute: the CLI commands do it before they run (``engram.cli._auto_index``, with
 progress bars), and a graph served by LangGraph (Studio, ``langgraph dev``, LangGraph Server)
 or embedded as a library does it in the background (``BackgroundIndexing``), so no run waits
-a minute for it; the turns after it search the index. A larger project is told to run
+a minute for it (the run that starts it waits for a small project's: ``WAIT_FILES``); the
+turns after it search the index. A larger project is told to run
 ``engram index``; ``ENGRAM_AUTO_INDEX`` sets the limit or turns it off.
 """
 
@@ -35,6 +36,12 @@ AUTO_INDEX_BYTES_PER_FILE = 6_400
 files; mypy's 1,479 files are 15 MB and index in 24 s): a few thousand files of a megabyte
 each would take many minutes, and a repository can be made of them."""
 AUTO_INDEX_VARIABLE = "ENGRAM_AUTO_INDEX"
+WAIT_FILES = 500
+"""A first-use build of at most this many files is waited for by the run that started it
+(``BackgroundIndexing.wait``): rq's 133 files index in 1.5 s, scrapy's 541 in 6.7 s
+(bench/RESULTS.md), so that run's pack has the index's code map and slices too."""
+WAIT_S = 10.0
+"""Longest such a wait."""
 RECHECK_S = 300.0
 """How long a background first use that could not index (too large a project, a build that
 failed) is remembered before a turn tries again."""
@@ -125,6 +132,7 @@ class _Attempt:
 
     started: float
     thread: threading.Thread | None = None
+    files: int = 0
     note: str = ""
     """Why it did not index (empty while it runs, or once it has indexed)."""
 
@@ -147,6 +155,19 @@ class BackgroundIndexing:
         """Whether a first-use build of the project at ``root`` is under way."""
         attempt = self._attempts.get(root)
         return attempt is not None and attempt.thread is not None and attempt.thread.is_alive()
+
+    def wait(self, root: Path) -> float:
+        """Wait for a first-use build of at most WAIT_FILES files to end; return the seconds.
+
+        0 when no such build runs for the project (none at all, or a larger one: that one
+        is not waited for). A build still running after WAIT_S is left to run.
+        """
+        attempt = self._attempts.get(root)
+        if attempt is None or attempt.thread is None or attempt.files > WAIT_FILES:
+            return 0.0
+        started = time.monotonic()
+        attempt.thread.join(WAIT_S)
+        return time.monotonic() - started if not attempt.thread.is_alive() else 0.0
 
     def remember(self, root: Path, note: str) -> None:
         """Record why the project at ``root`` was not indexed on first use (the CLI's own try).
@@ -186,7 +207,7 @@ class BackgroundIndexing:
                 note = too_large_note(first, limit)
                 self._attempts[root] = _Attempt(time.monotonic(), note=note)
                 return note
-            attempt = _Attempt(time.monotonic())
+            attempt = _Attempt(time.monotonic(), files=first.files)
             attempt.thread = threading.Thread(
                 target=self._build,
                 args=(context, first, attempt, on_done),
@@ -197,7 +218,7 @@ class BackgroundIndexing:
             attempt.thread.start()
         return (
             f"no code index yet: indexing its {_files(first.files)} in the background, once "
-            f"(later turns search it; {AUTO_INDEX_VARIABLE}=off turns this off)"
+            f"({AUTO_INDEX_VARIABLE}=off turns this off)"
         )
 
     @staticmethod

@@ -155,3 +155,23 @@ def test_the_clis_own_check_is_remembered_so_the_graph_does_not_walk_again(
     monkeypatch.setattr(first_use, "plan_first_use", no_walk)
     note = Deps(open_code_index=lambda c: None).index_on_first_use(context)
     assert "this project has more files than is indexed on first use" in note
+
+
+def test_the_run_that_starts_a_small_build_waits_for_it_and_a_large_one_it_does_not(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import engram.graph.retrieval._first_use as first_use
+
+    monkeypatch.setenv("ENGRAM_AUTO_INDEX", "on")
+    build = HeldBuild()
+    monkeypatch.setattr(index_build, "update_indexes", build)
+    deps = _deps([])
+    context = Context(project=str(project))
+    assert deps.first_use.wait(project) == 0.0  # nothing runs
+    deps.index_on_first_use(context)
+    monkeypatch.setattr(first_use, "WAIT_FILES", 1)  # two files: too many to wait for
+    assert deps.first_use.wait(project) == 0.0 and deps.first_use.running(project)
+    monkeypatch.setattr(first_use, "WAIT_FILES", 500)
+    threading.Timer(0.2, build.release.set).start()
+    assert deps.first_use.wait(project) >= 0.15
+    assert not deps.first_use.running(project)
