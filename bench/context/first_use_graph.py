@@ -5,8 +5,7 @@
 Each run copies TREE to a fresh folder with a fresh ENGRAM_HOME, then in one process (as a
 server would run the graph): the first ``build_pack`` at 8K (it starts the index in the
 background, and waits for it only in a project of up to 500 files), the wait until that index
-is complete, and a second
-``build_pack``. Prints the seconds of each and each pack's slices.
+is complete, and a second ``build_pack``. Prints the seconds of each and each pack's slices.
 """
 
 from __future__ import annotations
