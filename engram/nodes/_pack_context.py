@@ -14,6 +14,7 @@ from engram.graph import CodeHitValue, Context, Deps, State, StateUpdate, count_
 from engram.graph.pack import (
     DEEPEN_MODES,
     LOCAL_MODES,
+    NO_EVIDENCE_NOTE,
     RERANK_TIMEOUT_MS,
     BudgetPlan,
     Pack,
@@ -37,6 +38,12 @@ SEMANTIC_SKIPPED = (
     "limit); the code above comes from exact and BM25 search only</note>"
 )
 """Told to the model, and so to the user, when the semantic branch dropped out."""
+
+BUILDING_NOTE = (
+    "no code evidence reached the pack yet: the project's first code index is being built in "
+    "the background, and the next runs search it"
+)
+"""Said instead of ``NO_EVIDENCE_NOTE`` while that build runs."""
 
 DELIVERED_ELSEWHERE = ("rules", "memory")
 """Sections an agent turn already receives (rules in the system prompt, memory appended by
@@ -113,6 +120,9 @@ def _build(
     pack, plan, _ = assemble_pack(
         state, context, count=count, feedback=feedback, extra=extra, notes=notes, ask=ask
     )
+    if NO_EVIDENCE_NOTE in pack.notes and deps.first_use.running(context.project_path):
+        building = tuple(BUILDING_NOTE if n == NO_EVIDENCE_NOTE else n for n in pack.notes)
+        pack = replace(pack, notes=building)  # not "run `engram index`": it is running
     stale = _changed_slices(pack, context, deps)
     if stale:
         notes.append(stale)

@@ -219,6 +219,8 @@ def test_the_library_does_not_wait_for_a_larger_projects_index_and_the_next_pack
     assert "calc.py" not in _pack_paths(first)
     assert any("indexing its 2 files in the background" in n for n in first.notes)
     assert not [n for n in first.notes if n.startswith("pack: waited")]
+    assert any("first code index is being built in the background" in n for n in first.notes)
+    assert not [n for n in first.notes if "run `engram index`" in n], first.notes
     _wait_for_first_use(project)
     assert index_is_complete(state_of(project, engram_home))
 

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from engram.graph.pack._assembly import (
         DEEPEN_MODES,
         LOCAL_MODES,
+        NO_EVIDENCE_NOTE,
         assemble_pack,
         deepen,
         task_type_of,
@@ -22,6 +23,7 @@ __all__ = [
     "BudgetPlan",
     "DEEPEN_MODES",
     "LOCAL_MODES",
+    "NO_EVIDENCE_NOTE",
     "Pack",
     "RERANK_TIMEOUT_MS",
     "assemble_pack",
@@ -39,6 +41,7 @@ __getattr__, __dir__ = lazy_face(
         "engram.graph.pack._assembly": (
             "DEEPEN_MODES",
             "LOCAL_MODES",
+            "NO_EVIDENCE_NOTE",
             "assemble_pack",
             "deepen",
             "task_type_of",
