@@ -227,8 +227,3 @@ class TextCheck:
         if lowered is not None and check.lowered is not None:
             return all(any(s in lowered for s in one) for one in check.lowered)
         return all(search.search(self.text) is not None for search in check.folded)
-
-
-def may_match(pattern: re.Pattern[str], text: str) -> bool:
-    """Return False only when ``pattern`` cannot match anywhere in ``text``."""
-    return TextCheck(text).may_match(pattern)

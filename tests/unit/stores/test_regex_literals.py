@@ -18,8 +18,13 @@ from engram.stores._redaction import (
     redact_secrets,
     service_patterns,
 )
-from engram.stores._regex_literals import may_match, required_literals
+from engram.stores._regex_literals import TextCheck, required_literals
 from engram.stores._secrets import _KEYED_VALUE, _PASSWORD, _XML_KEYED, SECRET_PATTERNS
+
+
+def may_match(pattern: re.Pattern[str], text: str) -> bool:
+    return TextCheck(text).may_match(pattern)
+
 
 PATTERNS = [
     *(pattern for _, pattern in service_patterns()),
