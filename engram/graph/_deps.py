@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 from engram.graph._context import Context
 from engram.graph._llm import make_model
 from engram.graph._warm_resources import WARM_RESOURCES
-from engram.graph.retrieval._first_use import BackgroundIndexing, shared_first_use
+from engram.graph.retrieval._first_use import BUILDING, BackgroundIndexing, shared_first_use
 from engram.stores import IndexNotBuiltError
 from engram.stores.codeindex import IgnoreFileCheck
 from engram.stores.files import FileDerived
@@ -107,7 +107,7 @@ class Deps:
                 at once breaks).
         """
         if self.open_code_index is not None and self.first_use.running(context.project_path):
-            raise IndexNotBuiltError("no code index yet: it is being built in the background")
+            raise IndexNotBuiltError(BUILDING)
         return self._resource("code_index", self.open_code_index, context)
 
     def index_on_first_use(self, context: Context) -> str:

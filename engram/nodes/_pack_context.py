@@ -43,7 +43,7 @@ BUILDING_NOTE = (
     "no code evidence reached the pack yet: the project's first code index is being built in "
     "the background, and the next runs search it"
 )
-"""Said instead of ``NO_EVIDENCE_NOTE`` while that build runs."""
+"""Said instead of ``NO_EVIDENCE_NOTE`` while that build runs (``Deps.first_use``)."""
 
 DELIVERED_ELSEWHERE = ("rules", "memory")
 """Sections an agent turn already receives (rules in the system prompt, memory appended by
@@ -117,12 +117,18 @@ def _build(
         )
     ask, rerank_notes = _reranker(context, deps)
     notes.extend(rerank_notes)
+    # While the first index is being built, "run `engram index`" is not what to do.
+    building = deps.first_use.running(context.project_path)
     pack, plan, _ = assemble_pack(
-        state, context, count=count, feedback=feedback, extra=extra, notes=notes, ask=ask
+        state,
+        context,
+        count=count,
+        feedback=feedback,
+        extra=extra,
+        notes=notes,
+        ask=ask,
+        no_evidence=BUILDING_NOTE if building else NO_EVIDENCE_NOTE,
     )
-    if NO_EVIDENCE_NOTE in pack.notes and deps.first_use.running(context.project_path):
-        building = tuple(BUILDING_NOTE if n == NO_EVIDENCE_NOTE else n for n in pack.notes)
-        pack = replace(pack, notes=building)  # not "run `engram index`": it is running
     stale = _changed_slices(pack, context, deps)
     if stale:
         notes.append(stale)

@@ -157,6 +157,7 @@ def assemble_pack(
     extra: Sequence[CodeHitValue] = (),
     notes: Sequence[str] = (),
     ask: Callable[[str], tuple[str, dict[str, int]]] | None = None,
+    no_evidence: str = NO_EVIDENCE_NOTE,
 ) -> tuple[Pack, BudgetPlan, list[RankedFile]]:
     """Build the pack for ``state`` (blocking: reads rules and source files).
 
@@ -169,6 +170,7 @@ def assemble_pack(
         notes: Notes of this node, added to those already in state.
         ask: One model call that re-ranks the top files (``engram.graph.pack._rerank``);
             None keeps the fused ranking.
+        no_evidence: The note of a pack no code evidence reached.
 
     Returns:
         The filled pack, the budget plan it was filled against, and the fused file ranking.
@@ -213,7 +215,7 @@ def assemble_pack(
     ]
     all_notes = [*state.notes, *notes, *([rerank_note] if rerank_note else [])]
     if not ranked:
-        all_notes.append(NO_EVIDENCE_NOTE)
+        all_notes.append(no_evidence)
     pack = fill_pack(candidates, plan.budget, count, notes=all_notes, clean=redacted_item)
     return pack, plan, ranked
 

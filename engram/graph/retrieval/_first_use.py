@@ -42,6 +42,8 @@ WAIT_FILES = 500
 (bench/RESULTS.md), so that run's pack has the index's code map and slices too."""
 WAIT_S = 10.0
 """Longest such a wait."""
+BUILDING = "no code index yet: it is being built in the background"
+"""What a turn is told while the project's first index is being built."""
 RECHECK_S = 300.0
 """How long a background first use that could not index (too large a project, a build that
 failed) is remembered before a turn tries again."""
@@ -103,10 +105,6 @@ def plan_first_use(root: Path, limit: int) -> FirstUse:
     elif size > limit * AUTO_INDEX_BYTES_PER_FILE:
         too_large = f"text ({size / 1e6:,.0f} MB)"
     return FirstUse(walk, too_large)
-
-
-def _files(count: int) -> str:
-    return f"{count:,} file{'' if count == 1 else 's'}"
 
 
 def too_large_note(first: FirstUse, limit: int) -> str:
@@ -199,7 +197,7 @@ class BackgroundIndexing:
             attempt = self._attempts.get(root)
             if attempt is not None:
                 if self.running(root):
-                    return "no code index yet: it is being built in the background"
+                    return BUILDING
                 if attempt.note and time.monotonic() - attempt.started < RECHECK_S:
                     return attempt.note
             first = plan_first_use(root, limit)
@@ -217,7 +215,8 @@ class BackgroundIndexing:
             self._attempts[root] = attempt
             attempt.thread.start()
         return (
-            f"no code index yet: indexing its {_files(first.files)} in the background, once "
+            f"no code index yet: indexing its {first.files:,} file{'' if first.files == 1 else 's'}"
+            " in the background, once "
             f"({AUTO_INDEX_VARIABLE}=off turns this off)"
         )
 

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engram.graph._errors import EngramError
-from engram.graph.tools._project import GREP_TOOL_NAME, wrap_tool_result
+from engram.graph.tools._project import GREP_TOOL_NAME, READ_TOOL_NAME, wrap_tool_result
 from engram.stores import StoreError, redact_secrets
 from engram.stores.codeindex import is_code_file
 from engram.stores.files import spill_if_large
@@ -48,7 +48,7 @@ def reads_code(tool: str, arguments: Mapping[str, Any]) -> bool:
     if tool == GREP_TOOL_NAME:
         return True
     path = arguments.get("path")
-    return tool == "read_file" and isinstance(path, str) and is_code_file(path)
+    return tool == READ_TOOL_NAME and isinstance(path, str) and is_code_file(path)
 
 
 def deliver_tool_output(

@@ -28,8 +28,9 @@ GLOB_MAX_RESULTS = 500
 GREP_DEFAULT_RESULTS = 100
 GREP_MAX_RESULTS = 500
 
+READ_TOOL_NAME = "read_file"
 GREP_TOOL_NAME = "grep_code"
-CORE_TOOL_NAMES = ("read_file", "glob_files", GREP_TOOL_NAME)
+CORE_TOOL_NAMES = (READ_TOOL_NAME, "glob_files", GREP_TOOL_NAME)
 
 
 def wrap_tool_result(tool: str, content: str) -> str:

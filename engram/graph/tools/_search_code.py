@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from engram.graph._context import Context
 from engram.graph._deps import Deps
 from engram.graph.retrieval import vector_outage
+from engram.graph.retrieval._first_use import BUILDING
 from engram.graph.tools._function import ToolFunction
 from engram.stores import IndexNotBuiltError, StoreError, mask_url_passwords
 from engram.stores.files import display_path
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 NO_INDEX_NOTE = "(no code index — exact matches only; run `engram index` for semantic search)"
 """What a search without a project index says about its results."""
-BUILDING_NOTE = "(no code index yet: it is being built in the background — exact matches only)"
+BUILDING_NOTE = f"({BUILDING} — exact matches only)"
 """What it says while the project's first index is being built (``Deps.first_use``)."""
 
 SEARCH_CODE_DEFAULT_K = 5
