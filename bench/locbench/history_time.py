@@ -5,8 +5,9 @@
 TREE is a git checkout (``materialize.py --with-history`` gives each dev tree one). The first
 mining reads every commit reachable from HEAD (up to the cap) into a fresh folder. The update
 is measured by storing the history as it was one commit earlier (the newest commit dropped,
-HEAD recorded as its parent) and refreshing: git then reads the one commit since, as after a
-``git pull`` of one commit. Also times reading the stored file and building the ranking tables,
+HEAD recorded as the next one) and refreshing: git then reads the commits since, as after a
+``git pull`` of one commit (when HEAD is a merge, the merged branch's commits are read too; the
+count is printed). Also times reading the stored file and building the ranking tables,
 which every search process does once.
 """
 
@@ -34,7 +35,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     tree = Path(args.tree).resolve()
-    first, update, read = [], [], []
+    first, update, read, added = [], [], [], []
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as folder:
             state = Path(folder)
@@ -48,7 +49,7 @@ def main() -> None:
             started = time.perf_counter()
             again = refresh_history(tree, state)
             update.append(time.perf_counter() - started)
-            assert again.added == 1, again.added
+            added.append(again.added)
             started = time.perf_counter()
             loaded = load_history(state)
             assert loaded is not None
@@ -57,7 +58,7 @@ def main() -> None:
     print(
         f"{tree}: {len(history.commits)} commits {history.note}\n"
         f"first mining: median {statistics.median(first):.2f} s ({', '.join(f'{x:.2f}' for x in first)})\n"
-        f"after one new commit: median {statistics.median(update):.3f} s "
+        f"after one new commit ({max(added)} read): median {statistics.median(update):.3f} s "
         f"({', '.join(f'{x:.3f}' for x in update)})\n"
         f"read + ranking tables per search process: median {statistics.median(read):.2f} s"
     )

@@ -33,6 +33,7 @@ SUITES = (
     "tests/unit/graph/test_malformed_calls.py",
     "tests/integration/test_action_approval.py",
     "tests/unit/graph/test_library_api.py",
+    "tests/unit/graph/test_grep_redaction.py",
     "tests/integration/test_index_backends.py",
     "tests/integration/test_auto_index.py",
 )
@@ -103,6 +104,15 @@ CLASSES = (
             "to_an_embeddings_endpoint",
             "source_code_keeps",
             "grep_redacts",
+        ),
+    ),
+    (
+        "secrets split over lines",
+        (
+            "split_over_lines",
+            "continued_on_the_next_line",
+            "among_the_lines_around_it",
+            "however_far_its_begin_line",
         ),
     ),
     ("huge repository indexed on first use", ("few_but_huge_files", "over_the_limit")),

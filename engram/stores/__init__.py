@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         check_postgres,
     )
     from engram.stores._ledger import Ledger, message_record
-    from engram.stores._redaction import redact_secrets
+    from engram.stores._redaction import redact_lines, redact_secrets
     from engram.stores._secrets import find_secret, without_secrets
     from engram.stores._task_commit import CommitRefusedError, commit_task, current_branch
     from engram.stores._url_masking import MaskingFilter, mask_url_passwords
@@ -48,6 +48,7 @@ __all__ = [
     "find_secret",
     "mask_url_passwords",
     "message_record",
+    "redact_lines",
     "redact_secrets",
     "without_secrets",
 ]
@@ -71,7 +72,7 @@ __getattr__, __dir__ = lazy_face(
             "check_postgres",
         ),
         "engram.stores._ledger": ("Ledger", "message_record"),
-        "engram.stores._redaction": ("redact_secrets",),
+        "engram.stores._redaction": ("redact_lines", "redact_secrets"),
         "engram.stores._secrets": ("find_secret", "without_secrets"),
         "engram.stores._task_commit": ("CommitRefusedError", "commit_task", "current_branch"),
         "engram.stores._url_masking": ("MaskingFilter", "mask_url_passwords"),

@@ -13,8 +13,9 @@ Each span is replaced by ``[REDACTED <kind>]``, so the model, the checkpoints, t
 from __future__ import annotations
 
 import functools
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from engram.stores._regex_literals import TextCheck
@@ -126,16 +127,9 @@ def redact_secrets(text: str, *, services: bool = True, code: bool = False) -> t
     as they are. Provider formats, private keys, credential URLs and ``NAME=value`` lines are
     found the same in either.
     """
-    spans = sorted(_spans(text, services, code))
-    if not spans:
+    merged = _merged_spans(text, services, code)
+    if not merged:
         return text, 0
-    merged: list[Span] = []
-    for start, end, kind in spans:
-        if merged and start <= merged[-1][1]:
-            last = merged[-1]
-            merged[-1] = (last[0], max(last[1], end), last[2])
-            continue
-        merged.append((start, end, kind))
     out: list[str] = []
     at = 0
     for start, end, kind in merged:
@@ -144,3 +138,46 @@ def redact_secrets(text: str, *, services: bool = True, code: bool = False) -> t
         at = end
     out.append(text[at:])
     return "".join(out), len(merged)
+
+
+def redact_lines(lines: Sequence[str], *, code: bool = False) -> list[str]:
+    """Return ``lines`` redacted as one text, still one line for each line given.
+
+    A credential that runs over several lines (``Authorization: Bearer`` with the token on the
+    next line, a private key) is found in the joined text; each line it touches shows
+    ``[REDACTED <kind>]`` in place of its part of it, so no line keeps a piece of the value.
+    """
+    text = "\n".join(lines)
+    merged = _merged_spans(text, True, code)
+    if not merged:
+        return list(lines)
+    out: list[str] = []
+    first = 0  # the first span that can still touch this line or a later one
+    line_start = 0
+    for line in lines:
+        line_end = line_start + len(line)
+        while first < len(merged) and merged[first][1] <= line_start:
+            first += 1
+        pieces: list[str] = []
+        at = line_start
+        for start, end, kind in itertools.islice(merged, first, None):
+            if start >= line_end:
+                break
+            pieces += [text[at : max(start, line_start)], f"[REDACTED {kind}]"]
+            at = min(end, line_end)
+        pieces.append(text[at:line_end])
+        out.append("".join(pieces))
+        line_start = line_end + 1
+    return out
+
+
+def _merged_spans(text: str, services: bool, code: bool) -> list[Span]:
+    """Return the credential spans of ``text`` in order, overlapping ones merged."""
+    merged: list[Span] = []
+    for start, end, kind in sorted(_spans(text, services, code)):
+        if merged and start <= merged[-1][1]:
+            last = merged[-1]
+            merged[-1] = (last[0], max(last[1], end), last[2])
+            continue
+        merged.append((start, end, kind))
+    return merged

@@ -72,10 +72,10 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
             0,
         ),
-        ("bearer token", r"\bBearer\s+[A-Za-z0-9._~+/\-]{16,}=*", re.IGNORECASE),
+        ("bearer token", r"\bBearer\s+(?:\\\s+)?[A-Za-z0-9._~+/\-]{16,}=*", re.IGNORECASE),
         (
             "basic credentials",
-            r"\b(?:Authorization|auth)\W{0,5}Basic\s+[A-Za-z0-9+/]{8,}={0,2}",
+            r"\b(?:Authorization|auth)\W{0,5}Basic\s+(?:\\\s+)?[A-Za-z0-9+/]{8,}={0,2}",
             re.IGNORECASE,
         ),
         (
@@ -109,13 +109,16 @@ _QUALIFIER = r"(?:\s+(?:for|of|to|on)(?:\s+[\w.@\-]+){1,3}?)?"
 """Up to three words naming what a credential is for ("password for the staging db is …")."""
 _ANNOTATION = r"(?::\s*[A-Za-z_][\w.]*(?:\[[\w.\[\], |]*\])?(?=\s*=))?"
 """A type annotation between a name and its value (``API_KEY: str = "…"``, ``Final[str]``)."""
+_CONTINUED = r"(?:[\\(]\s*)?"
+"""A value continued on the next line: after a backslash or an opening parenthesis."""
 _KEYED_VALUE = re.compile(
     KEYWORD
     + r"[\"']?"
     + _QUALIFIER
     + _ANNOTATION
     + r"\s*(?P<sep>[:=]+|\s(?:is|was|are|:|with)\s|\s)\s*"
-    r"[\"'`]?(?:base64:)?(?P<value>[A-Za-z0-9/+_.=\-]{12,})(?P<after>[(.\w]?)",
+    + _CONTINUED
+    + r"[\"'`]?(?:base64:)?(?P<value>[A-Za-z0-9/+_.=\-]{12,})(?P<after>[(.\w]?)",
     re.IGNORECASE,
 )
 _XML_KEYED = re.compile(
@@ -126,7 +129,8 @@ _PASSWORD = re.compile(
     r"(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin code|[a-z]+_pass)[\"']?"
     + _QUALIFIER
     + r"\s*(?P<sep>[:=]+|\s(?:is|was|:)\s)\s*"
-    r"(?P<value>\"[^\"\n]{3,}\"|'[^'\n]{3,}'|\S+)(?P<rest>[^\n]{0,2})",
+    + _CONTINUED
+    + r"(?P<value>\"[^\"\n]{3,}\"|'[^'\n]{3,}'|\S+)(?P<rest>[^\n]{0,2})",
     re.IGNORECASE,
 )
 PLACEHOLDER = re.compile(

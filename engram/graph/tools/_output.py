@@ -42,8 +42,9 @@ def reads_code(tool: str, arguments: Mapping[str, Any]) -> bool:
 
     Credentials in code are quoted literals; read as code, the lines a model must quote to
     edit them (``login(password=password)``) reach it as they are. That is ``read_file`` of
-    a source file, and ``grep_code``, which has redacted each file's matching lines itself
-    (a source file's as code, any other's in full: ``redacted_matches``).
+    a source file, and ``grep_code``, which has redacted each file's matching lines itself,
+    among their neighbours (a source file's as code, any other's in full:
+    ``redacted_matches``).
     """
     if tool == GREP_TOOL_NAME:
         return True

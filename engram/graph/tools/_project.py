@@ -15,8 +15,9 @@ from engram.graph._errors import ToolError
 from engram.graph._markers import escape_markers
 from engram.graph.tools._file_reading import read_project_file
 from engram.graph.tools._function import ToolFunction
-from engram.stores import StoreError, redact_secrets
-from engram.stores.codeindex import RG_TIMEOUT_S, grep, is_code_file
+from engram.graph.tools._grep_redaction import redacted_matches
+from engram.stores import StoreError
+from engram.stores.codeindex import RG_TIMEOUT_S, grep
 from engram.stores.files import display_path, spilled_folder, walk_project
 
 if TYPE_CHECKING:
@@ -90,42 +91,11 @@ def _grep(
     if not matches:
         return f"no matches for {pattern!r}"
     shown = matches[:limit]
-    texts = redacted_matches([(m.path, m.text) for m in shown])
+    texts = redacted_matches(root, shown)
     lines = [f"{display_path(m.path)}:{m.line}: {t}" for m, t in zip(shown, texts, strict=True)]
     if len(matches) > limit:
         lines.append(f"[results capped at {limit}; refine the pattern or pass glob]")
     return "\n".join(lines)
-
-
-def redacted_matches(matches: list[tuple[str, str]]) -> list[str]:
-    """Return each (path, line text) match's text with its credentials redacted.
-
-    A file's matching lines are redacted together, in file order (a private key's lines are
-    one block), a source file's as code (``redact_secrets``). When a credential took several
-    lines into one marker, that file's lines are each redacted alone, and every line from
-    the first one of the block on is left out.
-    """
-    by_path: dict[str, list[int]] = {}
-    for number, (path, _) in enumerate(matches):
-        by_path.setdefault(path, []).append(number)
-    out = [text for _, text in matches]
-    for path, numbers in by_path.items():
-        code = is_code_file(path)
-        block, found = redact_secrets("\n".join(out[n] for n in numbers), code=code)
-        if not found:
-            continue
-        parts = block.split("\n")
-        if len(parts) == len(numbers):
-            for number, part in zip(numbers, parts, strict=True):
-                out[number] = part
-            continue
-        hidden = False
-        for number in numbers:
-            hidden = hidden or "PRIVATE KEY" in out[number]
-            out[number] = (
-                "[REDACTED private key]" if hidden else redact_secrets(out[number], code=code)[0]
-            )
-    return out
 
 
 def _check_pattern(kind: str, text: str) -> None:

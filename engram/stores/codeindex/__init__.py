@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     )
     from engram.stores.codeindex._issue_reading import read_issue
     from engram.stores.codeindex._localization import LOCALIZER_SOURCE
-    from engram.stores.codeindex._ripgrep import RG_TIMEOUT_S, grep
+    from engram.stores.codeindex._ripgrep import RG_TIMEOUT_S, GrepMatch, clip_line, grep
     from engram.stores.codeindex._shared_vectors import GcReport
     from engram.stores.codeindex._vectors import VectorStore, release_embedded_chroma
 
@@ -42,6 +42,7 @@ __all__ = [
     "FileHit",
     "FileKind",
     "GcReport",
+    "GrepMatch",
     "INDEX_DIR",
     "IgnoreFileCheck",
     "IndexProgress",
@@ -58,6 +59,7 @@ __all__ = [
     "TreeHook",
     "VectorStore",
     "aggregate_files",
+    "clip_line",
     "code_tokens",
     "exact_search_hits",
     "exact_terms",
@@ -110,7 +112,7 @@ __getattr__, __dir__ = lazy_face(
             "open_code_index",
         ),
         "engram.stores.codeindex._localization": ("LOCALIZER_SOURCE",),
-        "engram.stores.codeindex._ripgrep": ("RG_TIMEOUT_S", "grep"),
+        "engram.stores.codeindex._ripgrep": ("RG_TIMEOUT_S", "GrepMatch", "clip_line", "grep"),
         "engram.stores.codeindex._shared_vectors": ("GcReport",),
         "engram.stores.codeindex._vectors": ("VectorStore", "release_embedded_chroma"),
     },

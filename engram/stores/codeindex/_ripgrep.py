@@ -215,7 +215,7 @@ def _parse_match(raw: bytes, root: Path, allowed: dict[str, bool]) -> GrepMatch 
         allowed[path] = listable(root, path)
     if not allowed[path]:
         return None
-    return GrepMatch(path, int(data["line_number"]), _clip(text))
+    return GrepMatch(path, int(data["line_number"]), clip_line(text))
 
 
 CHILD_BOOT = (
@@ -300,12 +300,13 @@ def _search_python(root: Path, query: Query) -> list[GrepMatch]:
             continue
         for number, line in enumerate(lines, start=1):
             if regex.search(line):
-                matches.append(GrepMatch(file.path, number, _clip(line)))
+                matches.append(GrepMatch(file.path, number, clip_line(line)))
                 if len(matches) >= max_results:
                     return matches
     return matches
 
 
-def _clip(text: str) -> str:
+def clip_line(text: str) -> str:
+    """Return a line as a match shows it: without its line break, cut at MAX_LINE_CHARS."""
     text = text.rstrip("\r\n")
     return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + " …"

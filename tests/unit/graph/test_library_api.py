@@ -270,6 +270,25 @@ def test_grep_redacts_each_file_as_what_it_is_and_hides_a_private_key(project):
     assert "settings.txt:2: login_mode=password" in found
 
 
+def test_grep_redacts_a_matching_line_among_the_lines_around_it(project):
+    token = "q9Zk2LmP0xT7vB4nR8sW1yC6"
+    (project / "client.py").write_text(f'CLIENT_ID = "engram"\nclient_secret = \\\n    "{token}"\n')
+    (project / "deploy.yaml").write_text(f"auth:\n  token:\n    {token}\nregion: eu\n")
+    body = "MIIEpAIBAAKCAQEAzXq9VbodyLine"
+    (project / "keys.py").write_text(
+        'KEY = """-----BEGIN RSA PRIVATE KEY-----\n'
+        + "\n".join(f"{body}{n:02d}" for n in range(30))
+        + '\n-----END RSA PRIVATE KEY-----"""\n\ndef body_size():\n    return 30\n'
+    )
+    grep = {t.name: t for t in engram_tools(project)}["grep_code"]
+    found = grep.invoke({"pattern": "q9Zk|body"})
+    assert token[:8] not in found
+    assert 'client.py:3:     "[REDACTED' in found and "deploy.yaml:3:     [REDACTED" in found
+    assert body not in found and "keys.py:25: [REDACTED private key]" in found
+    assert "keys.py:34: def body_size():" in found
+    assert grep.invoke({"pattern": "def body_size"}).count("[REDACTED") == 0
+
+
 def test_large_tool_results_are_spilled_to_the_project(project):
     (project / "big.txt").write_text("".join(f"line {n} of a long log\n" for n in range(3000)))
     read = {t.name: t for t in engram_tools(project)}["read_file"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engram.stores import find_secret, redact_secrets
+from engram.stores import find_secret, redact_lines, redact_secrets
 
 CORPUS = Path(__file__).resolve().parents[3] / "bench" / "reliability" / "secrets_corpus.jsonl"
 
@@ -105,3 +105,48 @@ def test_a_type_annotation_does_not_hide_a_keyed_literal():
             assert count == 1 and "[REDACTED credential]" in out, (text, code)
     for text in ("token: Optional[str] = None", 'def connect(api_key: str = ""):'):
         assert redact_secrets(text, code=True) == (text, 0)
+
+
+def test_redacted_lines_keep_one_line_each_and_no_piece_of_a_value_split_over_lines():
+    lines = ["headers = {", "  'Authorization': 'Bearer", "     q9Zk2LmP0xT7vB4nR8sW1yC6'}", "ok"]
+    out = redact_lines(lines)
+    assert len(out) == 4 and out[0] == "headers = {" and out[3] == "ok"
+    assert "q9Zk2LmP0xT7vB4nR8sW1yC6" not in "".join(out) and "[REDACTED" in out[2]
+    key = [
+        "x",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "MIIEowIBAAK",
+        "",
+        "-----END RSA PRIVATE KEY-----",
+    ]
+    assert redact_lines([*key, "after"]) == ["x", *["[REDACTED private key]"] * 4, "after"]
+    assert redact_lines(['KEY = """-----BEGIN RSA PRIVATE KEY-----', "MIIEow"]) == [
+        'KEY = """[REDACTED private key]',
+        "[REDACTED private key]",
+    ]
+
+
+def test_redacted_lines_redact_each_line_as_the_joined_text_does():
+    lines = [
+        "OPENAI_API_KEY=sk-proj-T3stTokenAbcdefGhijklMnop1234",
+        "",
+        "plain",
+        "pw: hunter2hunter2",
+    ]
+    joined, _ = redact_secrets("\n".join(lines))
+    assert "\n".join(redact_lines(lines)) == joined
+    assert redact_lines(["nothing", "to hide"]) == ["nothing", "to hide"]
+    assert redact_lines([]) == []
+
+
+def test_a_value_continued_on_the_next_line_is_redacted():
+    token = "q9Zk2LmP0xT7vB4nR8sW1yC6"
+    for text in (
+        f'curl -H "Authorization: Bearer \\\n  {token}" https://api.example.org',
+        f"export API_TOKEN=\\\n  {token}",
+        f'password = (\n    "{token}"\n)',
+        f'client_secret = \\\n    "{token}"',
+    ):
+        out, count = redact_secrets(text, code=True)
+        assert count == 1 and token not in out, text
+    assert redact_secrets("password = (get_password())", code=True)[1] == 0
