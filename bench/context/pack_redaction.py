@@ -5,8 +5,10 @@
 
 CAPTURE.pkl comes from ``bench/locbench/pack_lines.py --capture`` (each case's retrieval
 evidence as the pack node received it): every case's 8K pack is assembled again with no
-redaction, with redaction and its literal prefilter (``engram.stores._regex_literals``), and
-with redaction but no prefilter, the redaction cache cleared per pack; medians and p90 in ms.
+redaction, with each slice's text redacted alone (as before slices were redacted among their
+files' lines), with the shipped redaction (``redact_slice``) and its literal prefilter
+(``engram.stores._regex_literals``), and with that redaction but no prefilter, the redaction
+cache cleared per pack; medians and p90 in ms.
 TREE's ``.py`` files (the first MEGABYTES of them, sorted by path) are redacted whole, as code
 and as text, with and without the prefilter: median seconds and MB/s. Each setting runs in the
 same process, alternating, so the ratios compare like with like.
@@ -51,19 +53,30 @@ def _packs(captures: list[Path], runs: int) -> None:
         for item in pickle.loads(capture.read_bytes())
         if item["context"].budget == 8000
     ]
-    cached = assembly.redacted
-    times: dict[str, list[float]] = {"none": [], "prefilter": [], "no prefilter": []}
+    cached, shipped = assembly.redacted, assembly.redacted_item
+
+    def whole(item, redactor_of=None):  # noqa: ANN001, ANN202 - each slice's text alone
+        return shipped(item)
+
+    times: dict[str, list[float]] = {
+        "none": [],
+        "each slice alone": [],
+        "among the file's lines (shipped)": [],
+        "among the file's lines, no prefilter": [],
+    }
     for _ in range(runs):
         for label in times:
-            restore = _no_prefilter() if label == "no prefilter" else (lambda: None)
+            restore = _no_prefilter() if "no prefilter" in label else (lambda: None)
             if label == "none":
-                assembly.redacted = lambda text, *, code: text  # type: ignore[assignment]
+                assembly.redacted_item = lambda item, redactor_of=None: item.text  # type: ignore[assignment]
+            elif label == "each slice alone":
+                assembly.redacted_item = whole  # type: ignore[assignment]
             for item in items:
                 cached.cache_clear()
                 started = time.perf_counter()
                 assemble_captured(item, 8000)
                 times[label].append(time.perf_counter() - started)
-            assembly.redacted = cached
+            assembly.redacted_item = shipped  # type: ignore[assignment]
             restore()
     print(f"8K packs assembled: {len(items)} cases x {runs} runs")
     print("| redaction | median ms | p90 ms |\n| --- | --- | --- |")

@@ -35,6 +35,16 @@ _KEY_BLOCK = re.compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?"
     r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)"
 )
+_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
+_KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
+HIDDEN_KEY_LINE = "[REDACTED private key]"
+"""What a line inside a private-key block shows."""
+CONTEXT_LINES = 3
+"""Lines of a file on each side of the lines shown that their redaction reads
+(``LineRedactor``): a value under its name (``token:``), a header continued after ``\\``."""
+MAX_LINE_CHARS = 16_000
+"""A line is cut to this many characters before ``LineRedactor`` redacts it (more than any
+slice or match shows of one line)."""
 _ENV_LINE = re.compile(r"^(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>[^\n]+)$", re.M)
 MIN_ENV_VALUE_CHARS = 6
 """A secret-named variable's value shorter than this (``0``, ``true``) is left alone."""
@@ -169,6 +179,62 @@ def redact_lines(lines: Sequence[str], *, code: bool = False) -> list[str]:
         out.append("".join(pieces))
         line_start = line_end + 1
     return out
+
+
+def redact_window(lines: Sequence[str], *, code: bool, in_key: bool = False) -> list[str]:
+    """Return consecutive lines of a file redacted as one text, one line out for each in.
+
+    ``in_key``: the window starts inside a private-key block whose BEGIN line is above it;
+    its lines through the block's END line are hidden whole.
+    """
+    out = redact_lines(lines, code=code)
+    for number, line in enumerate(lines if in_key else ()):
+        out[number] = HIDDEN_KEY_LINE
+        if not key_open_after(True, line):
+            break
+    return out
+
+
+def key_open_after(open_before: bool, line: str) -> bool:
+    """Return whether a private-key block is open after ``line`` (``open_before``: before it)."""
+    if "PRIVATE KEY" not in line:
+        return open_before
+    begin = max((m.start() for m in _KEY_BEGIN.finditer(line)), default=-1)
+    end = max((m.start() for m in _KEY_END.finditer(line)), default=-1)
+    return open_before if begin == end == -1 else begin > end
+
+
+class LineRedactor:
+    """Redacts runs of a file's lines among their neighbours, as the model is shown them.
+
+    A line alone can hold a piece of a credential that only its neighbours make one: the token
+    under a ``token:`` line, a line of a private key's body. ``run`` redacts the lines asked
+    for inside a window of CONTEXT_LINES more on each side, and hides a line anywhere inside a
+    private-key block (from its BEGIN line to its END line) whole, however far above its
+    BEGIN line is.
+    """
+
+    def __init__(self, lines: Sequence[str], *, code: bool) -> None:
+        self.lines = lines
+        self.code = code
+        self._key_open: list[bool] | None = None
+
+    def run(self, first: int, last: int) -> list[str]:
+        """Return lines ``first`` to ``last`` (1-based, inclusive) redacted."""
+        low = max(1, first - CONTEXT_LINES)
+        high = min(len(self.lines), last + CONTEXT_LINES)
+        window = [line[:MAX_LINE_CHARS] for line in self.lines[low - 1 : high]]
+        out = redact_window(window, code=self.code, in_key=self._open_before(low))
+        return out[first - low : last - low + 1]
+
+    def _open_before(self, number: int) -> bool:
+        if self._key_open is None:  # once per file: whether a key block is open above each line
+            states, open_ = [], False
+            for line in self.lines:
+                states.append(open_)
+                open_ = key_open_after(open_, line)
+            self._key_open = states
+        return self._key_open[number - 1] if number <= len(self._key_open) else False
 
 
 def _merged_spans(text: str, services: bool, code: bool) -> list[Span]:

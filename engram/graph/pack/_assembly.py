@@ -21,7 +21,14 @@ from engram.graph._state import State
 from engram.graph._state_values import CodeHitValue, code_hit_value
 from engram.graph._tokens import content_text
 from engram.graph.pack._budget import BudgetPlan, plan_budget
-from engram.graph.pack._code_slices import DEPTH_SHARE, SCAN_SHARE, SLICE_FILES, slice_items
+from engram.graph.pack._code_slices import (
+    DEPTH_SHARE,
+    SCAN_SHARE,
+    SLICE_FILES,
+    LinesOf,
+    redact_slice,
+    slice_items,
+)
 from engram.graph.pack._filling import Pack, PackItem, fill_pack
 from engram.graph.pack._fusion import (
     FUSION_WEIGHTS,
@@ -34,7 +41,7 @@ from engram.graph.pack._line_picking import frame_lines, line_terms, title_terms
 from engram.graph.pack._rerank import rerank
 from engram.graph.pack._text_items import history_items, text_items
 from engram.graph.profile import DEFAULT_TASK_TYPE
-from engram.stores import StoreError, redact_secrets
+from engram.stores import LineRedactor, StoreError, redact_secrets
 from engram.stores.codeindex import LOCALIZER_SOURCE, is_code_file
 from engram.stores.files import PathEscapeError, confine, read_text, relative_posix
 from engram.stores.memory import Feedback
@@ -197,13 +204,14 @@ def assemble_pack(
     rerank_note = ""
     if ask is not None:
         ranked, rerank_note = rerank(state.task, ranked, ask)
+    lines_of = _line_reader(root)
     candidates: list[PackItem] = [
         *text_items("rules", rules.text),
         *text_items("memory", state.memory_block),
         *code_map_items(ranked),
         *slice_items(
             ranked,
-            _line_reader(root),
+            lines_of,
             count,
             depth_tokens=int(plan.budget * DEPTH_SHARE),
             scan_tokens=int(plan.budget * SCAN_SHARE),
@@ -216,18 +224,45 @@ def assemble_pack(
     all_notes = [*state.notes, *notes, *([rerank_note] if rerank_note else [])]
     if not ranked:
         all_notes.append(no_evidence)
-    pack = fill_pack(candidates, plan.budget, count, notes=all_notes, clean=redacted_item)
+    pack = fill_pack(
+        candidates,
+        plan.budget,
+        count,
+        notes=all_notes,
+        clean=functools.partial(redacted_item, redactor_of=_redactors(lines_of)),
+    )
     return pack, plan, ranked
 
 
-def redacted_item(item: PackItem) -> str:
+def redacted_item(
+    item: PackItem, redactor_of: Callable[[str], LineRedactor | None] | None = None
+) -> str:
     """Return the item's text with its credentials redacted (``redacted``).
 
     The files the pack reads are the project's: a key in ``config.txt`` must not reach the
     model, the checkpoints or the ledger through a slice any more than through ``read_file``.
-    A slice of a source file is read as code (see ``redact_secrets``).
+    A slice of a source file is read as code (see ``redact_secrets``). With ``redactor_of``, a
+    slice's lines are redacted among their file's lines around them (``redact_slice``).
     """
+    if redactor_of is not None and item.section == "slices":
+        redactor = redactor_of(item.path)
+        text = redact_slice(item, redactor) if redactor is not None else None
+        if text is not None:
+            return text
     return redacted(item.text, code=is_code_file(item.path))
+
+
+def _redactors(lines_of: LinesOf) -> Callable[[str], LineRedactor | None]:
+    """Return each file's ``LineRedactor`` (made once per file and pack), None if unreadable."""
+    made: dict[str, LineRedactor | None] = {}
+
+    def redactor_of(path: str) -> LineRedactor | None:
+        if path not in made:
+            lines = lines_of(path)
+            made[path] = LineRedactor(lines, code=is_code_file(path)) if lines else None
+        return made[path]
+
+    return redactor_of
 
 
 @functools.lru_cache(maxsize=512)

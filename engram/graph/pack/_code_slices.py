@@ -15,6 +15,7 @@ from engram.graph._tokens import Counter, remembering
 from engram.graph.pack._filling import PackItem
 from engram.graph.pack._fusion import Evidence, RankedFile
 from engram.graph.pack._line_picking import head_rows, pick_rows
+from engram.stores import LineRedactor
 from engram.stores.codeindex import MAX_DEEP_CHUNKS
 
 LinesOf = Callable[[str], Sequence[str] | None]
@@ -277,6 +278,33 @@ def _slice(
         reasons=ranked.reasons,
         shown=tuple((start + a, start + b) for a, b in runs) if len(runs) > 1 else (),
     )
+
+
+def redact_slice(item: PackItem, redactor: LineRedactor) -> str | None:
+    """Return a slice's text with each line redacted among its file's lines around it.
+
+    A line alone can hold a piece of a credential its neighbours make one (a value under its
+    name, a line of a private key's body), so each run of shown lines is redacted by
+    ``redactor``, the file's ``LineRedactor``. None when the slice cannot be read that way (a
+    line cut to fit, or a file that changed since): its text is then redacted as a whole.
+    """
+    text = item.text.split("\n")
+    runs = item.shown or ((item.start_line, item.end_line),)
+    gaps = len(runs) - 1  # one marker between two runs, maybe one after the last
+    shown = sum(last - first + 1 for first, last in runs)
+    if len(text) - 1 - gaps - shown not in (0, 1):
+        return None
+    lines = redactor.lines
+    out, at = text[:1], 1
+    for number, (first, last) in enumerate(runs):
+        if number:
+            out.append(text[at])
+            at += 1
+        if last > len(lines) or text[at : at + last - first + 1] != list(lines[first - 1 : last]):
+            return None
+        out += redactor.run(first, last)
+        at += last - first + 1
+    return "\n".join([*out, *text[at:]])
 
 
 def _cut_line(line: str, tokens: int, count: Counter) -> str:

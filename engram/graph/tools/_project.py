@@ -15,9 +15,9 @@ from engram.graph._errors import ToolError
 from engram.graph._markers import escape_markers
 from engram.graph.tools._file_reading import read_project_file
 from engram.graph.tools._function import ToolFunction
-from engram.graph.tools._grep_redaction import redacted_matches
+from engram.graph.tools._line_redaction import redacted_matches
 from engram.stores import StoreError
-from engram.stores.codeindex import RG_TIMEOUT_S, grep
+from engram.stores.codeindex import RG_TIMEOUT_S, grep, is_code_file
 from engram.stores.files import display_path, spilled_folder, walk_project
 
 if TYPE_CHECKING:
@@ -185,7 +185,9 @@ def core_tool_functions(
                 start_char,
                 shown_as=spill_prefix,
             )
-        return read_project_file(root, path, start_line, end_line, start_char)
+        return read_project_file(
+            root, path, start_line, end_line, start_char, code=is_code_file(path)
+        )
 
     def glob_files(pattern: str, max_results: int = 200) -> str:
         _check_pattern("glob pattern", pattern)

@@ -88,3 +88,30 @@ def test_a_huge_file_is_read_in_bounded_memory(tmp_path: Path):
         tracemalloc.stop()
     assert out.startswith(f"big.log (line {rows + 1} of {rows + 1}, characters 0-")
     assert peak < 2_000_000, peak
+
+
+def test_a_page_is_redacted_among_the_lines_around_it(tmp_path: Path):
+    token = "q9Zk2LmP0xT7vB4nR8sW1yC6"
+    (tmp_path / "deploy.yaml").write_text(f"auth:\n  token:\n    {token}\nregion: eu\n")
+    for start in (1, 3):
+        out = read_project_file(tmp_path, "deploy.yaml", start)
+        assert token not in out and "     3\t    [REDACTED credential]" in out
+        assert out.endswith("     4\tregion: eu")
+    body = [f"MIIEpAIBAAKCAQEAzXq9Vbody{n:02d}" for n in range(40)]
+    (tmp_path / "notes.txt").write_text(
+        "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"])
+        + "\nafter the key\n"
+    )
+    page = read_project_file(tmp_path, "notes.txt", 20, 25)
+    assert "MIIE" not in page and page.count("[REDACTED private key]") == 6
+    tail = read_project_file(tmp_path, "notes.txt", 40)
+    assert "MIIE" not in tail and "PRIVATE KEY-----" not in tail
+    assert tail.endswith("    43\tafter the key")
+
+
+def test_a_page_of_code_keeps_names_that_only_look_like_credentials(tmp_path: Path):
+    (tmp_path / "login.py").write_text(
+        "def login(user, password):\n    token = (\n        make_token(user)\n    )\n"
+    )
+    out = read_project_file(tmp_path, "login.py", 2, code=True)
+    assert "make_token(user)" in out and "[REDACTED" not in out

@@ -1,9 +1,9 @@
-"""grep_code's redaction of matching lines among their neighbours (``_grep_redaction``)."""
+"""grep_code's redaction of matching lines among their neighbours (``_line_redaction``)."""
 
 from __future__ import annotations
 
-from engram.graph.tools._grep_redaction import CONTEXT_LINES, redacted_matches
-from engram.stores import redact_lines
+from engram.graph.tools._line_redaction import redacted_matches
+from engram.stores import CONTEXT_LINES, redact_lines
 from engram.stores.codeindex import GrepMatch
 
 TOKEN = "q9Zk2LmP0xT7vB4nR8sW1yC6"
@@ -39,7 +39,7 @@ def test_a_file_changed_or_gone_since_ripgrep_read_it_is_redacted_from_its_match
 
 
 def test_files_past_the_read_limits_are_redacted_from_their_matches(tmp_path, monkeypatch):
-    import engram.graph.tools._grep_redaction as module
+    import engram.graph.tools._line_redaction as module
 
     monkeypatch.setattr(module, "READ_CHUNK_BYTES", 16)
     monkeypatch.setattr(module, "MAX_READ_BYTES", 64)
