@@ -11,7 +11,9 @@ files' lines), with the shipped redaction (``redact_slice``) and its literal pre
 cache cleared per pack; medians and p90 in ms.
 TREE's ``.py`` files (the first MEGABYTES of them, sorted by path) are redacted whole, as code
 and as text, with and without the prefilter: median seconds and MB/s. Each setting runs in the
-same process, alternating, so the ratios compare like with like.
+same process, alternating, so the ratios compare like with like. ``--hostile SIZES`` times
+texts a hostile file can hold to make the patterns backtrack (``HOSTILE``), with the shipped
+limits on runs and line widths and, up to ``--before-up-to`` characters, without them.
 """
 
 from __future__ import annotations
@@ -113,17 +115,64 @@ def _throughput(tree: Path, megabytes: float, runs: int) -> None:
             )
 
 
+HOSTILE = {
+    "spaces after a credential word": lambda n: "token" + " " * n + "!",
+    "spaces in an IBM key's assignment": lambda n: "ibm_api_key" + " " * n + "= x",
+    "a web token's prefix repeated": lambda n: "x " + "eyJ" * (n // 3),
+    "a password assignment repeated": lambda n: "export API_TOKEN=" + "password=" * (n // 9),
+    "a host name run after a scheme": lambda n: "https://" + "a." * (n // 2),
+}
+"""Texts a hostile file can hold to make the patterns backtrack, by size in characters."""
+
+
+def _hostile(sizes: list[int], before_up_to: int, skip: list[str]) -> None:
+    """Time redacting each hostile text, with the shipped defences and, up to a size, without."""
+    import engram.stores._redaction as redaction
+    from engram.stores import redact_secrets
+
+    squeezed, pieces = redaction._Squeezed.of, redaction._pieces
+    redact_secrets("warm the patterns")
+    print("\n| hostile text | characters | shipped s | no run or line limits s |")
+    print("| --- | --- | --- | --- |")
+    for name, build in HOSTILE.items():
+        if any(word in name for word in skip):
+            continue
+        for size in sizes:
+            text = build(size)
+            started = time.perf_counter()
+            redact_secrets(text)
+            shipped = time.perf_counter() - started
+            before = "not run"
+            if size <= before_up_to:
+                redaction._Squeezed.of = classmethod(lambda cls, t: cls(t, []))  # type: ignore[assignment]
+                redaction._pieces = lambda t: iter([(0, t)])  # type: ignore[assignment]
+                started = time.perf_counter()
+                redact_secrets(text)
+                before = f"{time.perf_counter() - started:.3f}"
+                redaction._Squeezed.of, redaction._pieces = squeezed, pieces  # type: ignore[method-assign]
+            print(f"| {name} | {size:,} | {shipped:.3f} | {before} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--captures", nargs="*", default=[])
     parser.add_argument("--tree", default="")
     parser.add_argument("--megabytes", type=float, default=2.0)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--hostile", type=int, nargs="*", default=[], help="sizes of the hostile texts to time"
+    )
+    parser.add_argument(
+        "--before-up-to", type=int, default=1_000, help="largest size also timed without limits"
+    )
+    parser.add_argument("--skip", action="append", default=[], help="leave out texts naming this")
     args = parser.parse_args()
     if args.captures:
         _packs([Path(c) for c in args.captures], args.runs)
     if args.tree:
         _throughput(Path(args.tree), args.megabytes, args.runs)
+    if args.hostile:
+        _hostile(args.hostile, args.before_up_to, args.skip)
 
 
 if __name__ == "__main__":

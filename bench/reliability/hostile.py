@@ -120,6 +120,10 @@ CLASSES = (
             "slice_inside_a_private_key",
         ),
     ),
+    (
+        "text built to make redaction backtrack",
+        ("built_to_make_the_patterns_backtrack", "long_runs_and_long_lines"),
+    ),
     ("huge repository indexed on first use", ("few_but_huge_files", "over_the_limit")),
 )
 

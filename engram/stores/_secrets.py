@@ -80,7 +80,7 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "URL with credentials",
-            r"\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:(?!(?:password|passwd|pass|pwd|secret|changeme|\*+|x+"
+            r"\b[a-z][a-z0-9+.\-]{0,31}://[^\s/:@]+:(?!(?:password|passwd|pass|pwd|secret|changeme|\*+|x+"
             r"|<[^>@]*>|\$?\{[^}@]*\}|%\([^)@]*\)s)@)[^\s/@]+@[^\s/]+",
             re.IGNORECASE,
         ),

@@ -4,6 +4,7 @@ formats the detector was not written against."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from engram.stores import find_secret, redact_lines, redact_secrets
@@ -150,3 +151,40 @@ def test_a_value_continued_on_the_next_line_is_redacted():
         out, count = redact_secrets(text, code=True)
         assert count == 1 and token not in out, text
     assert redact_secrets("password = (get_password())", code=True)[1] == 0
+
+
+HOSTILE_TEXTS = {
+    "spaces after a credential word": "token" + " " * 100_000 + "!",
+    "spaces in an IBM key's assignment": "ibm_api_key" + " " * 100_000 + "= x",
+    "mixed whitespace after a key name": "api_key" + " \t" * 50_000 + "x",
+    "a web token's prefix repeated": "x " + "eyJ" * 33_000,
+    "a password assignment repeated": "export API_TOKEN=" + "password=" * 11_000,
+    "a host name run after a scheme": "https://" + "a." * 50_000,
+    "registry paths before an npm token": "//" * 50_000 + ":_authToken=npm_x",
+}
+
+
+def test_texts_built_to_make_the_patterns_backtrack_are_redacted_at_once():
+    # each took minutes to hours before (quadratic or cubic backtracking); a hang guard, no
+    # speed measurement: bench/RESULTS.md has the figures
+    started = time.monotonic()
+    for name, text in HOSTILE_TEXTS.items():
+        for code in (True, False):
+            out, _ = redact_secrets(text, code=code)
+            assert len(out) <= len(text) + 100, name
+    assert time.monotonic() - started < 30
+
+
+def test_long_runs_and_long_lines_keep_every_credential_and_every_other_character():
+    key = "sk-proj-T3stTokenAbcdefGhijklMnop1234"
+    text = "a" + " " * 5_000 + f"OPENAI_API_KEY={key}\n" + "x" * 30 + "\n"
+    out, count = redact_secrets(text)
+    assert count == 1 and key not in out
+    assert out == text.replace(key, "[REDACTED OpenAI API key]")
+    minified = "var a=1;" * 2_000 + f'var k="{key}";' + "var b=2;" * 2_000
+    out, count = redact_secrets(minified)
+    assert count == 1 and out == minified.replace(key, "[REDACTED OpenAI API key]")
+    at_a_window_edge = "y" * (2_000 - 20) + f" {key} " + "z" * 3_000
+    assert redact_secrets(at_a_window_edge)[0] == at_a_window_edge.replace(
+        key, "[REDACTED OpenAI API key]"
+    )
