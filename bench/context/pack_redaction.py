@@ -129,8 +129,9 @@ def _hostile(sizes: list[int], before_up_to: int, skip: list[str]) -> None:
     """Time redacting each hostile text, with the shipped defences and, up to a size, without."""
     import engram.stores._redaction as redaction
     from engram.stores import redact_secrets
+    from engram.stores._scan_text import Squeezed
 
-    squeezed, pieces = redaction._Squeezed.of, redaction._pieces
+    squeezed, pieces = Squeezed.of, redaction.scan_pieces
     redact_secrets("warm the patterns")
     print("\n| hostile text | characters | shipped s | no run or line limits s |")
     print("| --- | --- | --- | --- |")
@@ -144,12 +145,12 @@ def _hostile(sizes: list[int], before_up_to: int, skip: list[str]) -> None:
             shipped = time.perf_counter() - started
             before = "not run"
             if size <= before_up_to:
-                redaction._Squeezed.of = classmethod(lambda cls, t: cls(t, []))  # type: ignore[assignment]
-                redaction._pieces = lambda t: iter([(0, t)])  # type: ignore[assignment]
+                Squeezed.of = classmethod(lambda cls, t: cls(t, []))  # type: ignore[assignment]
+                redaction.scan_pieces = lambda t: iter([(0, t)])  # type: ignore[assignment]
                 started = time.perf_counter()
                 redact_secrets(text)
                 before = f"{time.perf_counter() - started:.3f}"
-                redaction._Squeezed.of, redaction._pieces = squeezed, pieces  # type: ignore[method-assign]
+                Squeezed.of, redaction.scan_pieces = squeezed, pieces  # type: ignore[method-assign]
             print(f"| {name} | {size:,} | {shipped:.3f} | {before} |")
 
 

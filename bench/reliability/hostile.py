@@ -26,6 +26,9 @@ SUITES = (
     "tests/unit/stores/test_trust.py",
     "tests/unit/stores/test_paths.py",
     "tests/unit/stores/test_redaction.py",
+    "tests/unit/stores/test_secrets.py",
+    "tests/unit/graph/test_markers.py",
+    "tests/unit/stores/test_issue_localization.py",
     "tests/integration/test_history_mining.py",
     "tests/unit/stores/test_ignore_rules.py",
     "tests/unit/stores/test_exact_search.py",
@@ -121,8 +124,14 @@ CLASSES = (
         ),
     ),
     (
-        "text built to make redaction backtrack",
-        ("built_to_make_the_patterns_backtrack", "long_runs_and_long_lines"),
+        "text built to make a pattern backtrack",
+        (
+            "built_to_make_the_patterns_backtrack",
+            "long_runs_and_long_lines",
+            "judged_at_once",
+            "escaped_at_once",
+            "its_patterns_backtrack_is_read",
+        ),
     ),
     ("huge repository indexed on first use", ("few_but_huge_files", "over_the_limit")),
 )

@@ -14,7 +14,7 @@ import re
 
 MARKER_TAGS = ("section", "tool_result")
 """Tag names engram's prompt structure uses."""
-_TAG = re.compile(rf"<(?=\s*/?\s*(?:{'|'.join(MARKER_TAGS)})\b)", re.IGNORECASE)
+_TAG = re.compile(rf"<(?=\s*(?:/\s*)?(?:{'|'.join(MARKER_TAGS)})\b)", re.IGNORECASE)
 _LINE = re.compile(r"\[(?=\s*(?:engram\b|cleared tool result\b))", re.IGNORECASE)
 
 

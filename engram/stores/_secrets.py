@@ -15,6 +15,8 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
+from engram.stores._scan_text import Squeezed, scan_pieces
+
 # Each pattern names the kind of secret it finds; the first match wins.
 SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, flags))
@@ -227,6 +229,11 @@ def find_secret(text: str) -> str | None:
     English and Chinese), private-key blocks, URLs with embedded credentials, and any
     random-looking value next to a credential keyword ("api key is 9f8e…").
     """
+    pieces = scan_pieces(Squeezed.of(text).text)  # linear time on hostile text
+    return next((kind for _, piece in pieces if (kind := _kind_of_secret(piece))), None)
+
+
+def _kind_of_secret(text: str) -> str | None:
     for kind, pattern in SECRET_PATTERNS:
         if pattern.search(text):
             return kind

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from engram.graph import escape_markers, render_system_prompt, render_turn_context
@@ -72,3 +74,11 @@ def test_the_turn_context_line_appears_once():
     pack = fill_pack([PackItem(section="slices", text=HOSTILE[1])], 1_000, words)
     turn = render_turn_context(escape_markers(HOSTILE[1]), pack.text)
     assert context_line_count(turn) == 1 and turn.startswith("[engram context]\n")
+
+
+def test_a_tag_after_a_long_run_of_whitespace_is_escaped_at_once():
+    # a hang guard: `<` then 20,000 spaces took 5 s, quadratic in the run
+    started = time.monotonic()
+    assert escape_markers("<" + " " * 200_000 + "x").startswith("<")
+    assert escape_markers("<" + " " * 50 + "/ \n section>") == "&lt;" + " " * 50 + "/ \n section>"
+    assert time.monotonic() - started < 30

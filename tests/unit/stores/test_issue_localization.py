@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engram.stores.codeindex._file_kinds import file_kind
-from engram.stores.codeindex._issue_reading import read_issue
+from engram.stores.codeindex._issue_reading import _source_names, read_issue
 from engram.stores.codeindex._localization import (
     FEATURES,
     WEIGHTS_FILE,
@@ -164,3 +168,28 @@ def test_the_file_table_keeps_each_files_kind_and_groups_files_by_stem():
     assert groups["test_acme"][0] == ("test", "acme")
     assert [stem for stem, _, _ in FILES.stem_groups][:2] == ["core", "acme"]
     assert FILES.stem_groups is FILES.stem_groups  # built once per table
+
+
+OLD_PATH_LINE = re.compile(
+    r"([\w./\\-]*[\w-]+\.(?:py|pyi|pyx|js|jsx|ts|tsx|java|go|rs|c|h|cpp|rb))(?::(\d+))?\b"
+)
+"""The one-regex form of a source path in an issue, which backtracked on long runs."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(list("ab./\\-_: \n") + [".py", ".pyi", ".cpp", ".h", "é"])))
+def test_source_names_are_the_ones_the_single_regex_found(parts):
+    text = "".join(parts)
+    assert list(_source_names(text)) == [m.group(1) for m in OLD_PATH_LINE.finditer(text)]
+
+
+def test_an_issue_built_to_make_its_patterns_backtrack_is_read_at_once():
+    # a hang guard: each took seconds to minutes before; no speed measurement
+    started = time.monotonic()
+    for text in ("a" * 20_000, "a-" * 10_000, "x" + "\n" * 20_000, "fix " + "a." * 10_000):
+        read_issue(text)
+    assert read_issue("see src/app/models.py:12 and lib\\util.ts").paths[:2] == (
+        "src/app/models.py",
+        "lib/util.ts",
+    )
+    assert time.monotonic() - started < 30

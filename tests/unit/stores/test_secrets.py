@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from engram.stores import find_secret
@@ -97,3 +99,14 @@ def test_every_field_of_a_record_is_checked():
     assert find_secret_in({"id": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}) == "GitHub token"
     assert find_secret_in({"provenance": {"api_key": "9f86d081884c7d659a2feaa0c55ad015"}})
     assert find_secret_in({"tags": ["a", "xoxb-1234567890-abcdefghijkl"]}) == "Slack token"
+
+
+def test_a_text_built_to_make_the_patterns_backtrack_is_judged_at_once():
+    # a hang guard (minutes before, cubic in the run of spaces); bench/RESULTS.md has figures
+    started = time.monotonic()
+    assert find_secret("token" + " " * 100_000 + "!") is None
+    assert find_secret("x " + "eyJ" * 33_000) is None
+    key = "sk-proj-T3stTokenAbcdefGhijklMnop1234"
+    assert find_secret("api_key" + " " * 100_000 + f"= '{key}'") is not None
+    assert find_secret("var a=1;" * 5_000 + f'var k="{key}";') is not None
+    assert time.monotonic() - started < 30
