@@ -20,7 +20,8 @@ MAX_CANDIDATE_CHARS = 200
 
 # A "." or "!" followed by a non-space (3.11, main.py) stays inside the sentence.
 _SENTENCE = re.compile(r"(?:[^\n.!?;。！？；]|[.!?;](?=[^\s.!?;。！？；]))+[.!?;。！？；]?")
-_EDGE = re.compile(r"^[\s\-*•>#\d.)]*|[\s,，、:：]*$")
+_LEAD = re.compile(r"^[\s\-*•>#\d.)]*")
+_TRAILING = ",，、:："
 
 _STABLE_EN = re.compile(
     r"\b(?:i|we)\s+(?:always|never|usually|prefer|like|want|don'?t\s+(?:like|want|use))\b"
@@ -74,8 +75,15 @@ def extract_candidates(user_text: str, *, limit: int = AUTO_EXTRACT_LIMIT) -> li
 
 
 def _trim(sentence: str) -> str:
-    """Strip whitespace and list markers from the edges (the result stays a substring)."""
-    return _EDGE.sub("", sentence).strip()
+    """Strip whitespace and list markers from the edges (the result stays a substring).
+
+    The end is scanned back by hand: a pattern anchored at the end is tried from every
+    position, quadratic in a long run of spaces.
+    """
+    end = len(sentence)
+    while end and (sentence[end - 1].isspace() or sentence[end - 1] in _TRAILING):
+        end -= 1
+    return _LEAD.sub("", sentence[:end]).strip()
 
 
 def _qualifies(sentence: str) -> bool:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
+import time
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
 from engram.stores.memory import FactStore, auto_extract
-from engram.stores.memory._extraction import extract_candidates
+from engram.stores.memory._extraction import _trim, extract_candidates
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 KEY = "/srv/app"
@@ -114,3 +118,19 @@ def test_auto_extract_skips_what_a_global_fact_already_says():
         EN, store=store, project_key=KEY, external_content_seen=False, provenance={}, now=NOW
     )
     assert [f.text for f in saved] == ["We use Python 3.11 in this repo."]
+
+
+OLD_EDGE = re.compile(r"^[\s\-*•>#\d.)]*|[\s,，、:：]*$")
+"""The one-pattern trim, which was quadratic in a long run of spaces at a sentence's end."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=" \t-*•>#1.),，、:：ab\u3000", max_size=12))
+def test_a_sentence_is_trimmed_as_the_single_pattern_trimmed_it(sentence):
+    assert _trim(sentence) == OLD_EDGE.sub("", sentence).strip()
+
+
+def test_a_sentence_with_a_long_run_of_spaces_is_trimmed_at_once():
+    started = time.monotonic()  # a hang guard: 100,000 spaces inside took about 40 s
+    assert _trim("- use" + " " * 100_000 + "tox ,") == "use" + " " * 100_000 + "tox"
+    assert time.monotonic() - started < 30
