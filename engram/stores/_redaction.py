@@ -44,8 +44,8 @@ CONTEXT_LINES = 3
 """Lines of a file on each side of the lines shown that their redaction reads
 (``LineRedactor``): a value under its name (``token:``), a header continued after ``\\``."""
 MAX_LINE_CHARS = 16_000
-"""A line is cut to this many characters before ``LineRedactor`` redacts it (more than any
-slice or match shows of one line)."""
+"""A neighbouring line is cut to this many characters before ``LineRedactor`` redacts the
+lines around it (a value that long is data)."""
 _ENV_LINE = re.compile(r"^(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>[^\n]+)$", re.M)
 MIN_ENV_VALUE_CHARS = 6
 """A secret-named variable's value shorter than this (``0``, ``true``) is left alone."""
@@ -233,7 +233,10 @@ class LineRedactor:
         """Return lines ``first`` to ``last`` (1-based, inclusive) redacted."""
         low = max(1, first - CONTEXT_LINES)
         high = min(len(self.lines), last + CONTEXT_LINES)
-        window = [line[:MAX_LINE_CHARS] for line in self.lines[low - 1 : high]]
+        window = [  # the neighbours only are cut: the lines asked for come back whole
+            line if first <= number <= last else line[:MAX_LINE_CHARS]
+            for number, line in enumerate(self.lines[low - 1 : high], start=low)
+        ]
         out = redact_window(window, code=self.code, in_key=self._open_before(low))
         return out[first - low : last - low + 1]
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from engram.stores import CONTEXT_LINES, LineRedactor, redact_lines
+from engram.stores import CONTEXT_LINES, MAX_LINE_CHARS, LineRedactor, redact_lines
 from engram.stores.codeindex import GrepMatch, clip_line, is_code_file
 from engram.stores.files import confine, open_regular
 
@@ -66,7 +66,8 @@ def _redacted_in_file(
     budget[0] -= cap if data is None else len(data)
     if data is None:
         return None
-    lines = [line.rstrip("\r") for line in data.decode("utf-8", errors="replace").split("\n")]
+    text_lines = data.decode("utf-8", errors="replace").split("\n")
+    lines = [line.rstrip("\r")[:MAX_LINE_CHARS] for line in text_lines]  # a match shows 400
     if any(n > len(lines) or clip_line(lines[n - 1]) != text for n, text in shown.items()):
         return None  # changed since ripgrep read it
     redactor = LineRedactor(lines, code=code)

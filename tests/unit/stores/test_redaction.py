@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from engram.stores import find_secret, redact_lines, redact_secrets
+from engram.stores import LineRedactor, find_secret, redact_lines, redact_secrets
 
 CORPUS = Path(__file__).resolve().parents[3] / "bench" / "reliability" / "secrets_corpus.jsonl"
 
@@ -188,3 +188,11 @@ def test_long_runs_and_long_lines_keep_every_credential_and_every_other_characte
     assert redact_secrets(at_a_window_edge)[0] == at_a_window_edge.replace(
         key, "[REDACTED OpenAI API key]"
     )
+
+
+def test_the_lines_asked_for_come_back_whole_however_long():
+    long_line = "x = " + "1 + " * 10_000 + "1"
+    lines = ["a" * 50_000, long_line, "token:", "    q9Zk2LmP0xT7vB4nR8sW1yC6"]
+    redactor = LineRedactor(lines, code=False)
+    assert redactor.run(2, 2) == [long_line]
+    assert redactor.run(4, 4) == ["    [REDACTED credential]"]
