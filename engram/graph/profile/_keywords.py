@@ -566,7 +566,7 @@ MANY_FILES_WORDS = _rx(
 FILE_COUNT = _rx(
     _W + r"(\d+)\s*(?:source |code |python |java )?(?:files?|modules?|classes|"
     r"services?|packages?)" + _E,
-    r"(\d+)\s*个(?:文件|模块|类|服务|包)",
+    r"(?<!\d)(\d+)\s*个(?:文件|模块|类|服务|包)",  # from a number's start: linear in digits
 )
 PATH = re.compile(
     r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|java|js|jsx|ts|tsx|go|rs|rb|kt|"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,11 @@ def test_slash_words_are_not_paths():
     )
     assert profile_task("Fix the CI/CD read/write step").files == ()
     assert profile_task("Move pkg/a/b into lib").files == ("pkg/a/b",)
+
+
+def test_a_task_of_a_long_number_is_profiled_at_once():
+    # a hang guard: the Chinese file-count pattern tried every digit (20,000 took 3.5 s)
+    started = time.monotonic()
+    profile_task("- " + "0" * 100_000)
+    assert profile_task("改 12 个文件").to_dict()["files_affected"] == 12
+    assert time.monotonic() - started < 30
