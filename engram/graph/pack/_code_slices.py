@@ -15,7 +15,7 @@ from engram.graph._tokens import Counter, remembering
 from engram.graph.pack._filling import PackItem
 from engram.graph.pack._fusion import Evidence, RankedFile
 from engram.graph.pack._line_picking import head_rows, pick_rows
-from engram.stores import LineRedactor
+from engram.stores import LineRedactor, redact_lines
 from engram.stores.codeindex import MAX_DEEP_CHUNKS
 
 LinesOf = Callable[[str], Sequence[str] | None]
@@ -295,7 +295,7 @@ def redact_slice(item: PackItem, redactor: LineRedactor) -> str | None:
     if len(text) - 1 - gaps - shown not in (0, 1):
         return None
     lines = redactor.lines
-    out, at = text[:1], 1
+    out, at = redact_lines(text[:1]), 1  # the header names the file, as the repository does
     for number, (first, last) in enumerate(runs):
         if number:
             out.append(text[at])

@@ -52,3 +52,11 @@ def test_a_slice_whose_file_changed_since_is_redacted_as_a_whole():
     changed = {"deploy.yaml": ["other", "lines", "now"]}.get
     assert redacted_item(item, _redactors(changed)) == redacted_item(item)
     assert TOKEN not in redacted_item(item)
+
+
+def test_a_slice_header_naming_a_credential_is_redacted_too():
+    name = "sk-proj-T3stTokenAbcdefGhijklMnop1234.py"
+    files = {name: ["x = 1", "y = 2"]}
+    (item,) = slice_items(rank_files([Evidence(name, 1, 2, "", 1.0, "bm25")]), files.get, words)
+    text = redacted_item(item, _redactors(files.get))
+    assert "T3stToken" not in text and text.endswith("x = 1\ny = 2")
