@@ -49,6 +49,7 @@ def main() -> None:
             started = time.perf_counter()
             again = refresh_history(tree, state)
             update.append(time.perf_counter() - started)
+            assert again.added >= 1, again.added  # a merge at HEAD brings its branch along
             added.append(again.added)
             started = time.perf_counter()
             loaded = load_history(state)

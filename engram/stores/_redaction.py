@@ -32,12 +32,11 @@ from engram.stores._secrets import (
     looks_random,
 )
 
-_KEY_BLOCK = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?"
-    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)"
-)
-_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
-_KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
+_BEGIN = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+_KEY_BLOCK = re.compile(rf"{_BEGIN}[\s\S]*?(?:{_END}|\Z)")
+_KEY_BEGIN = re.compile(_BEGIN)
+_KEY_END = re.compile(_END)
 HIDDEN_KEY_LINE = "[REDACTED private key]"
 """What a line inside a private-key block shows."""
 CONTEXT_LINES = 3
