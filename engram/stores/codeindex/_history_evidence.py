@@ -50,22 +50,28 @@ DAY_S = 86_400
 
 @dataclass(frozen=True)
 class HistoryTables:
-    """A history read for ranking: commits as HEAD-named file sets, and message postings."""
+    """A history read for ranking: commits as HEAD-named file sets, and message postings.
 
-    files: tuple[tuple[str, ...], ...]
+    Plain lists and dicts of strings and numbers, so the tables are stored as they are
+    (``engram.stores.codeindex._history_cache``) and read back without rebuilding.
+    """
+
+    files: Sequence[Sequence[str]]
     """Per kept (non-bulk) commit, its files under their names at HEAD."""
-    weights: tuple[float, ...]
+    weights: Sequence[float]
     """Per kept commit, its age decay."""
-    commits: tuple[Commit, ...]
-    """The kept commits themselves (for reasons)."""
-    touches: Mapping[str, tuple[int, ...]]
+    subjects: Sequence[str]
+    """Per kept commit, its message's first line (for reasons)."""
+    times: Sequence[int]
+    """Per kept commit, its time (for reasons)."""
+    touches: Mapping[str, Sequence[int]]
     """File to the kept commits that touched it."""
-    postings: Mapping[str, tuple[tuple[int, int], ...]]
-    """Message term to (commit, term count) pairs."""
-    lengths: tuple[int, ...]
+    postings: Mapping[str, Sequence[int]]
+    """Message term to its (commit, term count) pairs, flattened: ``[i, n, i, n, …]``."""
+    lengths: Sequence[int]
     recency: Mapping[str, float]
     """File to its decayed change count."""
-    functions: tuple[Mapping[str, tuple[str, ...]], ...]
+    functions: Sequence[Mapping[str, Sequence[str]]]
     """Per kept commit, HEAD-named file to the functions its hunks changed (when read)."""
 
     @classmethod
@@ -73,13 +79,13 @@ class HistoryTables:
         """Read ``history`` (newest commit first) into the tables the features need."""
         head_time = history.commits[0].time if history.commits else 0
         alias: dict[str, str] = {}
-        files: list[tuple[str, ...]] = []
+        files: list[list[str]] = []
         weights: list[float] = []
         kept: list[Commit] = []
-        functions: list[Mapping[str, tuple[str, ...]]] = []
+        functions: list[dict[str, list[str]]] = []
         for commit in history.commits:
-            current = tuple(dict.fromkeys(alias.get(p, p) for p in commit.files))
-            changed = {alias.get(p, p): names for p, names in commit.functions}
+            current = list(dict.fromkeys(alias.get(p, p) for p in commit.files))
+            changed = {alias.get(p, p): list(names) for p, names in commit.functions}
             for old, new in commit.renames:
                 alias[old] = alias.get(new, new)
             if not 0 < commit.size <= BULK_FILES:
@@ -94,22 +100,23 @@ class HistoryTables:
             for path in paths:
                 touches[path].append(i)
                 recency[path] += weights[i]
-        postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        postings: dict[str, list[int]] = defaultdict(list)
         lengths = []
         for i, commit in enumerate(kept):
             terms = code_tokens(commit.message)
             lengths.append(len(terms))
             for term, n in Counter(terms).items():
-                postings[term].append((i, n))
+                postings[term] += (i, n)
         return cls(
-            tuple(files),
-            tuple(weights),
-            tuple(kept),
-            {p: tuple(v) for p, v in touches.items()},
-            {t: tuple(v) for t, v in postings.items()},
-            tuple(lengths),
+            files,
+            weights,
+            [c.message.split("\n", 1)[0].strip() for c in kept],
+            [c.time for c in kept],
+            dict(touches),
+            dict(postings),
+            lengths,
             dict(recency),
-            tuple(functions),
+            functions,
         )
 
 
@@ -197,17 +204,18 @@ def _cochange(
 
 def similar_commits(tables: HistoryTables, query: str) -> list[tuple[int, float]]:
     """Return the ``FIX_COMMITS`` kept commits whose messages match the issue best (BM25)."""
-    n = len(tables.commits)
+    n = len(tables.weights)
     if not n:
         return []
     mean_length = sum(tables.lengths) / n or 1.0
     scores: dict[int, float] = defaultdict(float)
     for term in query_tokens(query):
         posting = tables.postings.get(term, ())
-        if not posting or len(posting) > COMMON_SHARE * max(n, MIN_COMMITS_FOR_COMMON):
+        df = len(posting) // 2
+        if not df or df > COMMON_SHARE * max(n, MIN_COMMITS_FOR_COMMON):
             continue
-        idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
-        for i, tf in posting:
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for i, tf in zip(posting[::2], posting[1::2], strict=True):
             norm = BM25_K1 * (1 - BM25_B + BM25_B * tables.lengths[i] / mean_length)
             scores[i] += idf * tf * (BM25_K1 + 1) / (tf + norm)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:FIX_COMMITS]
@@ -251,7 +259,7 @@ def _fixes(
     for i, path, gain in _credits(tables, known, ranked):
         if gain > out[path] and gain >= 0.3:
             where = _functions_named(tables.functions[i].get(path, ()))
-            reasons[path].append(f"touched by {_describe(tables.commits[i])}{where}")
+            reasons[path].append(f"touched by {_describe(tables, i)}{where}")
         out[path] = max(out[path], gain)
     return dict(out)
 
@@ -262,10 +270,10 @@ def _functions_named(names: Sequence[str]) -> str:
     return f" in {', '.join(shown)}" if shown else ""
 
 
-def _describe(commit: Commit) -> str:
-    """The commit as a reason: its subject (repository text, escaped to one line) and month."""
-    subject = display_path(commit.message.split("\n", 1)[0].strip())
+def _describe(tables: HistoryTables, i: int) -> str:
+    """Kept commit ``i`` as a reason: its subject (repository text, escaped) and month."""
+    subject = display_path(tables.subjects[i])
     if len(subject) > 60:
         subject = subject[:57] + "…"
-    month = time.strftime("%Y-%m", time.gmtime(commit.time))
+    month = time.strftime("%Y-%m", time.gmtime(tables.times[i]))
     return f"'{subject}' ({month})"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from engram.stores.codeindex._history_cache import Stamp, history_stamp, load_tables, save_tables
 from engram.stores.codeindex._history_evidence import HistoryTables
 from engram.stores.history import History, load_history, refresh_history
 
@@ -15,13 +16,14 @@ class IndexHistory:
     """The mined history of one project, stored in its index folder.
 
     ``refresh`` runs with every index update (only new commits are read); searches read the
-    stored file and keep its tables until the file changes.
+    stored file's ranking tables (stored beside it by the first search that built them) and
+    keep them until the file changes.
     """
 
     def __init__(self, root: Path, folder: Path) -> None:
         self.root = root
         self.folder = folder
-        self._tables: tuple[tuple[str, int], HistoryTables | None, str] | None = None
+        self._tables: tuple[Stamp | None, HistoryTables | None, str] | None = None
         self.last: History | None = None
         """What the last ``refresh`` found (None before one)."""
 
@@ -41,19 +43,26 @@ class IndexHistory:
         """Return why the history is missing or partial, or "" (not mined yet says so too)."""
         return self._current()[2]
 
-    def _current(self) -> tuple[tuple[str, int], HistoryTables | None, str]:
+    def _current(self) -> tuple[Stamp | None, HistoryTables | None, str]:
         from engram.stores.history import HISTORY_FILE
 
-        path = self.folder / HISTORY_FILE
-        try:
-            stamp = (str(path), path.stat().st_mtime_ns)
-        except OSError:
-            stamp = (str(path), -1)
-        if self._tables is None or self._tables[0] != stamp:
-            history = load_history(self.folder) if stamp[1] >= 0 else None
-            if history is None:
-                self._tables = (stamp, None, "history not mined yet: run `engram index`")
-            else:
-                tables = HistoryTables.build(history) if history.usable else None
-                self._tables = (stamp, tables, history.note)
+        stamp = history_stamp(self.folder / HISTORY_FILE)
+        if self._tables is not None and self._tables[0] == stamp:
+            return self._tables
+        if stamp is None:
+            self._tables = (None, None, "history not mined yet: run `engram index`")
+            return self._tables
+        stored = load_tables(self.folder, stamp)
+        if stored is not None:
+            self._tables = (stamp, *stored)
+            return self._tables
+        history = load_history(self.folder)
+        if history is None:
+            self._tables = (stamp, None, "history not mined yet: run `engram index`")
+        elif not history.usable:
+            self._tables = (stamp, None, history.note)
+        else:
+            tables = HistoryTables.build(history)
+            save_tables(self.folder, stamp, tables, history.note)
+            self._tables = (stamp, tables, history.note)
         return self._tables
