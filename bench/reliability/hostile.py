@@ -123,6 +123,7 @@ CLASSES = (
             "page_is_redacted_among",
             "slice_that_starts_under",
             "slice_inside_a_private_key",
+            "adjacent_literals",
         ),
     ),
     (

@@ -21,6 +21,7 @@ from typing import Any
 from engram.stores._regex_literals import TextCheck
 from engram.stores._scan_text import Squeezed, scan_pieces
 from engram.stores._secrets import (
+    _JOINED_LITERAL,
     _KEYED_VALUE,
     _PASSWORD,
     _XML_KEYED,
@@ -29,6 +30,7 @@ from engram.stores._secrets import (
     SECRET_PATTERNS,
     _is_password,
     _keyed_secret,
+    joined_secret,
     looks_random,
 )
 
@@ -123,6 +125,9 @@ def _found(text: str, services: bool, code: bool) -> list[Span]:
             continue  # source code: ``password=password``, ``password: Password to log in``
         if _is_password(m):
             found.append((m.start("value"), m.end("value"), "password"))
+    for m in matches(_JOINED_LITERAL):
+        if joined := joined_secret(m):
+            found.append((m.start("value"), m.end("value"), joined))
     for m in _ENV_LINE.finditer(text):
         value = m.group("value").strip().strip("\"'")
         if (

@@ -127,14 +127,39 @@ _XML_KEYED = re.compile(
     r"key=[\"']" + KEYWORD + r"[\"']\s+value=[\"'](?P<value>[^\"'\s]{12,})[\"']", re.IGNORECASE
 )
 """``<add key="ApiKey" value="…"/>`` settings of .NET and Java configuration files."""
+_PASSWORD_WORD = r"(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin code|[a-z]+_pass)"
 _PASSWORD = re.compile(
-    r"(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin code|[a-z]+_pass)[\"']?"
+    _PASSWORD_WORD
+    + r"[\"']?"
     + _QUALIFIER
     + r"\s*(?P<sep>[:=]+|\s(?:is|was|:)\s)\s*"
     + _CONTINUED
     + r"(?P<value>\"[^\"\n]{3,}\"|'[^'\n]{3,}'|\S+)(?P<rest>[^\n]{0,2})",
     re.IGNORECASE,
 )
+_PIECE = r"[bBrRuUfF]{0,2}(?:\"(?:[^\"\\\n]|\\.){0,200}\"|'(?:[^'\\\n]|\\.){0,200}')(?![\"'])"
+"""One string literal on one line (with a prefix: ``b"…"``, ``f'…'``; not a docstring's quotes)."""
+_JOINED_LITERAL = re.compile(
+    r"(?P<word>"
+    + KEYWORD
+    + "|"
+    + _PASSWORD_WORD
+    + r")[\"']?"
+    + _ANNOTATION
+    + r"\s*(?P<sep>[:=]+)[ \t]*(?P<paren>\(\s*)?(?P<value>"
+    + _PIECE
+    # inside parentheses pieces may be on any line; outside, on the next only after \ or +
+    + r"(?:(?(paren)\s*[\\+]?\s*|[ \t]*(?:[\\+]\s*)?)"
+    + _PIECE
+    + r"){1,16})",
+    re.IGNORECASE,
+)
+"""A value written as adjacent literals, on one line or several: ``KEY = ("abc"`` then
+``"def")``, ``"abc" \\`` then ``"def"``, ``"abc" + "def"`` (each piece alone may look like
+nothing)."""
+_KEY_CHARS = re.compile(r"[A-Za-z0-9/+_.=\-]{12,}")
+"""What a keyed value is made of (as ``_KEYED_VALUE``'s value)."""
+_PIECE_TEXT = re.compile(r"(?:\"((?:[^\"\\\n]|\\.)*)\"|'((?:[^'\\\n]|\\.)*)')")
 PLACEHOLDER = re.compile(
     r"your|example|sample|dummy|placeholder|changeme|redacted|xxxx|\*\*\*|<|>|\$\{|\{\{|%\(|"
     r"env\b|environ|getenv|none|null|undefined|todo|fixme|here",
@@ -221,6 +246,18 @@ def _is_password(match: re.Match[str]) -> bool:
     return symbolic or (assigned and len(word) >= 3) or (clause_ends and len(word) >= 4)
 
 
+def joined_secret(match: re.Match[str]) -> str | None:
+    """Judge a value written as adjacent literals: the kind of secret the pieces make, or None."""
+    value = "".join(a or b for a, b in _PIECE_TEXT.findall(match.group("value")))
+    if "{" in value or "%" in value or PLACEHOLDER.search(value):
+        return None  # a template filled in later, or a stand-in
+    if re.fullmatch(_PASSWORD_WORD, match.group("word"), re.IGNORECASE):
+        return "password" if len(value) > 4 else None
+    if not _KEY_CHARS.fullmatch(value):
+        return None  # words with spaces: a message about a key, not one
+    return "credential" if _keyed_secret(value, match.group("sep"), "") else None
+
+
 def find_secret(text: str) -> str | None:
     """Return the kind of secret found in ``text``, or None when it looks clean.
 
@@ -245,7 +282,7 @@ def _kind_of_secret(text: str) -> str | None:
     for match in _XML_KEYED.finditer(text):
         if _keyed_secret(match.group("value"), "=", ""):
             return "credential"
-    return None
+    return next(filter(None, map(joined_secret, _JOINED_LITERAL.finditer(text))), None)
 
 
 def find_secret_in(value: object) -> str | None:

@@ -153,6 +153,39 @@ def test_a_value_continued_on_the_next_line_is_redacted():
     assert redact_secrets("password = (get_password())", code=True)[1] == 0
 
 
+def test_a_value_written_as_adjacent_literals_is_redacted_whole():
+    # each piece alone is too short, or looks like nothing: only the joined value is a key
+    pieces = ("ghp_abc", "Def0123", "456789abcdefXYZ")
+    whole = "".join(pieces)
+    for text in (
+        'API_KEY = (\n    "{}"\n    "{}"\n    "{}"\n)',
+        'token = "{}" \\\n    "{}" \\\n    "{}"',
+        "const apiKey = '{}' +\n  '{}' + '{}';",
+        'secret_key = b"{}" b"{}" b"{}"',
+        'settings = {{"client_secret": ("{}"\n  "{}" "{}")}}',
+        'password = ("{}"\n            "{}" "{}")',
+    ):
+        text = text.format(*pieces)
+        for code in (True, False):
+            out, _ = redact_secrets(text, code=code)
+            assert not any(piece in out for piece in pieces), (text, code)
+        assert find_secret(text) is not None, text
+        assert all(
+            piece not in line
+            for line in redact_lines(text.splitlines(), code=True)
+            for piece in pieces
+        )
+    assert whole not in redact_secrets(f'token = "{whole}"')[0]
+    for text in (
+        'password: Optional[str] = ""\n    """Password for decrypting the keyfile."""',
+        'token = "abcdef"\n"ghijklmnopqrstu"',  # two statements, not one value
+        'secret_key = ("This is a long description " "of the key")',
+        'password = f"{user}" "{pw}"',
+        'msg = ("the token is " "here")',
+    ):
+        assert redact_secrets(text, code=True) == (text, 0), text
+
+
 HOSTILE_TEXTS = {
     "spaces after a credential word": "token" + " " * 100_000 + "!",
     "spaces in an IBM key's assignment": "ibm_api_key" + " " * 100_000 + "= x",
