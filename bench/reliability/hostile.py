@@ -124,6 +124,8 @@ CLASSES = (
             "slice_that_starts_under",
             "slice_inside_a_private_key",
             "adjacent_literals",
+            "literal_of_its_own",
+            "across_its_edge",
         ),
     ),
     (

@@ -30,19 +30,28 @@ def scan_pieces(text: str) -> Iterator[tuple[int, str]]:
     pattern, ``password=`` repeated for a connection string), so a line longer than
     SCAN_LINE_CHARS is searched in windows of that size overlapping by SCAN_OVERLAP_CHARS
     (more than any credential is long); the runs of shorter lines between are searched whole,
-    so a key block or a value under its name is found across their lines.
+    so a key block or a value under its name is found across their lines, and each long
+    line's first and last SCAN_OVERLAP_CHARS are searched with as much of the text on either
+    side (a name ending one line, its value on the next).
     """
     if len(text) <= SCAN_LINE_CHARS:
         yield 0, text
         return
     start = 0  # of the run of short lines not yet searched
     for line in _LONG_LINE.finditer(text):
-        if line.start() > start:
-            yield start, text[start : line.start()]
         begin, end = line.span()
+        if begin > start:
+            yield start, text[start:begin]
+        # the long line's edges with the lines around them: a name ending the line above
+        # and its value starting this one, or a name ending this one and its value below
+        yield (
+            max(begin - SCAN_OVERLAP_CHARS, 0),
+            text[max(begin - SCAN_OVERLAP_CHARS, 0) : begin + SCAN_OVERLAP_CHARS],
+        )
         step = SCAN_LINE_CHARS - SCAN_OVERLAP_CHARS
         for at in range(begin, max(begin + 1, end - SCAN_OVERLAP_CHARS), step):
             yield at, text[at : min(at + SCAN_LINE_CHARS, end)]
+        yield end - SCAN_OVERLAP_CHARS, text[end - SCAN_OVERLAP_CHARS : end + SCAN_OVERLAP_CHARS]
         start = end
     if start < len(text):
         yield start, text[start:]

@@ -74,7 +74,14 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
             0,
         ),
-        ("bearer token", r"\bBearer\s+(?:\\\s+)?[A-Za-z0-9._~+/\-]{16,}=*", re.IGNORECASE),
+        (
+            "bearer token",
+            # after a space, a "\\" line end, or a literal closed and the next one opened
+            # (``"Bearer "`` then ``"…"`` below it, or after ``+``)
+            r"\bBearer(?:\s+(?:\\\s+)?|\s*[\"']\s*[\\+]?\s*[bBrRuUfF]{0,2}[\"'])"
+            r"[A-Za-z0-9._~+/\-]{16,}=*",
+            re.IGNORECASE,
+        ),
         (
             "basic credentials",
             r"\b(?:Authorization|auth)\W{0,5}Basic\s+(?:\\\s+)?[A-Za-z0-9+/]{8,}={0,2}",

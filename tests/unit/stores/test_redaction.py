@@ -186,6 +186,37 @@ def test_a_value_written_as_adjacent_literals_is_redacted_whole():
         assert redact_secrets(text, code=True) == (text, 0), text
 
 
+def test_a_bearer_token_in_a_literal_of_its_own_is_redacted():
+    token = "q9Zk2LmP0xT7vB4nR8sW1yC6"
+    for text in (
+        f'headers = {{"Authorization": ("Bearer "\n    "{token}")}}',
+        f'auth = "Bearer " + "{token}"',
+        f"auth = 'Bearer ' \\\n    '{token}'",
+    ):
+        out, count = redact_secrets(text, code=True)
+        assert count == 1 and token not in out, text
+    text = 'headers = {"Authorization": "Bearer " + token}'
+    assert redact_secrets(text, code=True) == (text, 0)
+
+
+def test_a_value_next_to_a_long_line_is_found_across_its_edge():
+    # a line over 2,000 characters is searched in windows; its edges with the lines around it
+    # are searched too, or a name ending it and the value below it were never seen together
+    token = "q9Zk2LmP0xT7vB4nR8sW1yC6"
+    long_line = "data," * 1000
+    for text in (
+        f'{long_line} client_secret = \\\n "{token}"',
+        f"{long_line} token:\n{token}",
+        f'client_secret = \\\n"{token}" # {long_line}',
+        f"token:\n{token} {long_line}",
+        f"{long_line}\ntoken:\n{token} {long_line}",
+    ):
+        out, count = redact_secrets(text)
+        assert count == 1 and token not in out, text[:40]
+        assert out.count(long_line) == text.count(long_line)
+        assert find_secret(text) == "credential"
+
+
 HOSTILE_TEXTS = {
     "spaces after a credential word": "token" + " " * 100_000 + "!",
     "spaces in an IBM key's assignment": "ibm_api_key" + " " * 100_000 + "= x",
