@@ -111,6 +111,7 @@ CLASSES = (
             "to_an_embeddings_endpoint",
             "source_code_keeps",
             "grep_redacts",
+            "config_shape",
         ),
     ),
     (

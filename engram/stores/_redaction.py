@@ -24,14 +24,19 @@ from engram.stores._secrets import (
     _JOINED_LITERAL,
     _KEYED_VALUE,
     _PASSWORD,
+    _USER_FLAG,
+    _XML_ELEMENT,
     _XML_KEYED,
     PLACEHOLDER,
     SECRET_ENV_NAME,
     SECRET_PATTERNS,
     _is_password,
     _keyed_secret,
+    element_secret,
     joined_secret,
     looks_random,
+    user_flag_secret,
+    value_end,
 )
 
 _BEGIN = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -116,7 +121,7 @@ def _found(text: str, services: bool, code: bool) -> list[Span]:
         if code and not (_quoted(text, m.start("value")) or looks_random(value)):
             continue  # source code: ``token = make_token()`` names a value, it holds none
         if _keyed_secret(value, m.group("sep"), m.group("after")):
-            found.append((m.start("value"), m.end("value"), "credential"))
+            found.append((m.start("value"), value_end(text, m.end("value")), "credential"))
     for m in matches(_XML_KEYED):
         if _keyed_secret(m.group("value"), "=", ""):
             found.append((m.start("value"), m.end("value"), "credential"))
@@ -124,6 +129,12 @@ def _found(text: str, services: bool, code: bool) -> list[Span]:
         if code and not _literal(m.group("value")):
             continue  # source code: ``password=password``, ``password: Password to log in``
         if _is_password(m):
+            found.append((m.start("value"), value_end(text, m.end("value")), "password"))
+    for m in matches(_XML_ELEMENT):
+        if element := element_secret(m):
+            found.append((m.start("value"), m.end("value"), element))
+    for m in matches(_USER_FLAG):
+        if user_flag_secret(m):
             found.append((m.start("value"), m.end("value"), "password"))
     for m in matches(_JOINED_LITERAL):
         if joined := joined_secret(m):

@@ -108,18 +108,21 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 KEYWORD = (
-    r"(?<![A-Za-z])(?:api[ _\-]?key|apikey|secret(?:[ _\-]?key)?|client[ _\-]?secret"
-    r"|access[ _\-]?key(?:[ _\-]?id)?|auth[ _\-]?token|access[ _\-]?token|refresh[ _\-]?token"
-    r"|token|private[ _\-]?key|signing[ _\-]?key|credentials?|license[ _\-]?key"
-    r"|webhook[ _\-]?secret|encryption[ _\-]?key|master[ _\-]?key|session[ _\-]?key"
-    r"|app[ _\-]?key)s?"
+    r"(?<![A-Za-z])(?:api[ _.\-]?key|apikey|secret(?:[ _.\-]?key)?|client[ _.\-]?secret"
+    r"|access[ _.\-]?key(?:[ _.\-]?id)?|auth[ _.\-]?token|access[ _.\-]?token|refresh[ _.\-]?token"
+    r"|token|private[ _.\-]?key|signing[ _.\-]?key|credentials?|license[ _.\-]?key"
+    r"|webhook[ _.\-]?secret|encryption[ _.\-]?key|master[ _.\-]?key|session[ _.\-]?key"
+    r"|app[ _.\-]?key)s?"
 )
 _QUALIFIER = r"(?:\s+(?:for|of|to|on)(?:\s+[\w.@\-]+){1,3}?)?"
 """Up to three words naming what a credential is for ("password for the staging db is …")."""
-_ANNOTATION = r"(?::\s*[A-Za-z_][\w.]*(?:\[[\w.\[\], |]*\])?(?=\s*=))?"
-"""A type annotation between a name and its value (``API_KEY: str = "…"``, ``Final[str]``)."""
-_CONTINUED = r"(?:[\\(]\s*)?"
-"""A value continued on the next line: after a backslash or an opening parenthesis."""
+_ANNOTATION = r"(?::\s*&?(?:'[A-Za-z_]\w*\s+)?[A-Za-z_][\w.]*(?:\[[\w.\[\], |]*\])?(?=\s*=))?"
+"""A type annotation between a name and its value (``API_KEY: str = "…"``, ``Final[str]``,
+Rust's ``&str`` and ``&'static str``)."""
+_CONTINUED = r"(?:[\\(]\s*|[|>][+\-]?[1-9]?[ \t]*\n\s*|(?:\"\"\"|\'\'\')\s*)?"
+"""A value continued on the next line: after a backslash or an opening parenthesis, a YAML
+block scalar's ``|`` or ``>-``, or the quotes opening a multi-line string (TOML, Python)."""
+_PASSWORD_WORD = r"(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin code|[a-z]+_pass)"
 _KEYED_VALUE = re.compile(
     KEYWORD
     + r"[\"']?"
@@ -134,7 +137,26 @@ _XML_KEYED = re.compile(
     r"key=[\"']" + KEYWORD + r"[\"']\s+value=[\"'](?P<value>[^\"'\s]{12,})[\"']", re.IGNORECASE
 )
 """``<add key="ApiKey" value="…"/>`` settings of .NET and Java configuration files."""
-_PASSWORD_WORD = r"(?<![A-Za-z])(?:password|passwd|passphrase|passcode|pwd|pin code|[a-z]+_pass)"
+_XML_ELEMENT = re.compile(
+    r"<(?P<tag>(?:[\w\-]*[.:_\-])?(?:(?P<password>"
+    + _PASSWORD_WORD
+    + r")|"
+    + KEYWORD
+    + r"))(?:\s[^<>]{0,200})?>\s*(?:<!\[CDATA\[)?"
+    + r"(?P<value>[^<>\s]{4,200}?)(?:\]\]>)?\s*</(?P=tag)>",
+    re.IGNORECASE,
+)
+"""An XML element named for a credential (``<password>…</password>`` in Maven's settings,
+``<apiKey>…</apiKey>``, ``<db.password>``), its value on the same line or the next."""
+_USER_FLAG = re.compile(
+    r"\bcurl\b[^\n|;&]{0,300}?\s(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"'$]{1,100}:"
+    r"(?P<value>[^\s\"'@]{3,200})"
+)
+"""``curl -u user:password`` (a password on the command line, in a script or a README)."""
+_VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+"""An environment variable's name (``GPG_PASSPHRASE``), where a value would be."""
+_VALUE_GOES_ON = re.compile(r"(?:\\\n[ \t]*[A-Za-z0-9/+_.=\-]+){1,8}")
+"""A value continued after a backslash ending its line (a Java properties file)."""
 _PASSWORD = re.compile(
     _PASSWORD_WORD
     + r"[\"']?"
@@ -265,6 +287,37 @@ def joined_secret(match: re.Match[str]) -> str | None:
     return "credential" if _keyed_secret(value, match.group("sep"), "") else None
 
 
+def _stand_in(value: str) -> bool:
+    """Tell whether a password-like value stands in for one (``${PW}``, ``SONATYPE_PASSWORD``)."""
+    return bool(
+        PLACEHOLDER.search(value)
+        or value.startswith(("$", "{", "%", "`"))
+        or _VARIABLE_NAME.fullmatch(value)  # replaced by a script before use
+        or re.search(_PASSWORD_WORD, value, re.IGNORECASE)  # "password", "some_password"
+    )
+
+
+def element_secret(match: re.Match[str]) -> str | None:
+    """Judge an XML element named for a credential: the kind of its value, or None."""
+    value = match.group("value")
+    if _stand_in(value):
+        return None
+    if match.group("password"):
+        return "password" if value.lower() not in NOT_A_PASSWORD else None
+    return "credential" if _keyed_secret(value, "=", "") else None
+
+
+def user_flag_secret(match: re.Match[str]) -> bool:
+    """Judge ``curl -u user:VALUE``: a password unless it is a variable or a stand-in."""
+    return not _stand_in(match.group("value"))
+
+
+def value_end(text: str, end: int) -> int:
+    """Return where a value ending at ``end`` really ends (past backslash line continuations)."""
+    more = _VALUE_GOES_ON.match(text, end)
+    return more.end() if more else end
+
+
 def find_secret(text: str) -> str | None:
     """Return the kind of secret found in ``text``, or None when it looks clean.
 
@@ -289,6 +342,11 @@ def _kind_of_secret(text: str) -> str | None:
     for match in _XML_KEYED.finditer(text):
         if _keyed_secret(match.group("value"), "=", ""):
             return "credential"
+    for match in _XML_ELEMENT.finditer(text):
+        if element := element_secret(match):
+            return element
+    if any(map(user_flag_secret, _USER_FLAG.finditer(text))):
+        return "password"
     return next(filter(None, map(joined_secret, _JOINED_LITERAL.finditer(text))), None)
 
 

@@ -7,6 +7,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from engram.stores import LineRedactor, find_secret, redact_lines, redact_secrets
 
 CORPUS = Path(__file__).resolve().parents[3] / "bench" / "reliability" / "secrets_corpus.jsonl"
@@ -215,6 +217,58 @@ def test_a_value_next_to_a_long_line_is_found_across_its_edge():
         assert count == 1 and token not in out, text[:40]
         assert out.count(long_line) == text.count(long_line)
         assert find_secret(text) == "credential"
+
+
+CONFIG_SHAPES = {
+    "YAML block scalar": "token: |\n  {token}\n",
+    "YAML folded scalar": "api_key: >-\n  {token}\n",
+    "TOML multi-line string": 'token = """\n{token}\n"""\n',
+    "XML element": "<apiKey>{token}</apiKey>",
+    "XML element, value below": "<apiKey>\n  {token}\n</apiKey>",
+    "XML element with attributes and CDATA": '<token type="x"><![CDATA[{token}]]></token>',
+    "Maven settings password": "<server><id>x</id><password>{token}</password></server>",
+    "namespaced XML password": "<db.password>{token}</db.password>",
+    "properties value continued": "secret.key={head}\\\n   {tail}\n",
+    "dotted properties key": "api.key={token}",
+    "Rust &str": 'const API_KEY: &str = "{token}";',
+    "Rust &'static str": 'static TOKEN: &\'static str = "{token}";',
+    "curl -u": "curl -s -u admin:{token} https://api.example.org",
+    "curl --user=": "curl --user=admin:{token} https://api.example.org",
+}
+
+
+@pytest.mark.parametrize("shape", CONFIG_SHAPES)
+def test_a_credential_in_a_config_shape_is_redacted(shape: str):
+    token = "q9Zk2LmP0xT7vB4nR8sW1yC6"
+    head, tail = token[:12], token[12:]
+    text = CONFIG_SHAPES[shape].format(token=token, head=head, tail=tail)
+    for code in (False, True):
+        out, count = redact_secrets(text, code=code)
+        assert count >= 1 and token not in out and tail not in out, (shape, code, out)
+        lines = redact_lines(text.splitlines(), code=code)
+        assert not any(token in line or tail in line for line in lines), (shape, code)
+    assert find_secret(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<password>${env.DB_PASSWORD}</password>",
+        "<token>{{ token }}</token>",
+        "<apiKeyFile>/etc/keys/api.pem</apiKeyFile>",
+        "<secret>my-secret-name</secret>",
+        "<password>required</password>",
+        "curl -u $USER:$TOKEN https://api.example.org",
+        'curl -u "${user}:${password}" https://x',
+        "docker run -u 1000:1000 image",
+        "<password>SONATYPE_PASSWORD</password>",
+        'curl -u "some_username:some_password" https://x',
+        "token: |\n  Use the token from your settings page.\n",
+        "description: >-\n  A short text.\n",
+    ],
+)
+def test_config_shapes_that_hold_no_credential_are_left(text: str):
+    assert redact_secrets(text) == (text, 0)
 
 
 HOSTILE_TEXTS = {
