@@ -24,6 +24,7 @@ from engram.stores._secrets import (
     _JOINED_LITERAL,
     _KEYED_VALUE,
     _PASSWORD,
+    _PASSWORD_SHAPES,
     _USER_FLAG,
     _XML_ELEMENT,
     _XML_KEYED,
@@ -35,7 +36,7 @@ from engram.stores._secrets import (
     element_secret,
     joined_secret,
     looks_random,
-    user_flag_secret,
+    shaped_password,
     value_end,
 )
 
@@ -133,9 +134,10 @@ def _found(text: str, services: bool, code: bool) -> list[Span]:
     for m in matches(_XML_ELEMENT):
         if element := element_secret(m):
             found.append((m.start("value"), m.end("value"), element))
-    for m in matches(_USER_FLAG):
-        if user_flag_secret(m):
-            found.append((m.start("value"), m.end("value"), "password"))
+    for pattern in (_USER_FLAG, *_PASSWORD_SHAPES):
+        for m in matches(pattern):
+            if shaped_password(m):
+                found.append((m.start("value"), m.end("value"), "password"))
     for m in matches(_JOINED_LITERAL):
         if joined := joined_secret(m):
             found.append((m.start("value"), m.end("value"), joined))

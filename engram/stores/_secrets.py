@@ -89,7 +89,7 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "URL with credentials",
-            r"\b[a-z][a-z0-9+.\-]{0,31}://[^\s/:@]+:(?!(?:password|passwd|pass|pwd|secret|changeme|\*+|x+"
+            r"\b[a-z][a-z0-9+.\-]{0,31}://[^\s/:@]*:(?!(?:password|passwd|pass|pwd|secret|changeme|\*+|x+"
             r"|<[^>@]*>|\$?\{[^}@]*\}|%\([^)@]*\)s)@)[^\s/@]+@[^\s/]+",
             re.IGNORECASE,
         ),
@@ -104,6 +104,12 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             re.IGNORECASE,
         ),
         ("password", r"(?:密码|口令|密钥|令牌|秘钥)\s*(?:是|为|[:：=])\s*\S{3,}", 0),
+        ("registry credentials", r"\"auth\"\s*:\s*\"[A-Za-z0-9+/]{16,}={0,2}\"", 0),  # Docker's
+        (
+            "password hash",  # crypt(3) and htpasswd forms: crackable offline
+            r"(?<![\w$])\$(?:apr1|2[abxy]|1|5|6|y|argon2(?:id|i|d))\$[./A-Za-z0-9$=,+]{20,}",
+            0,
+        ),
     )
 )
 
@@ -128,9 +134,9 @@ _KEYED_VALUE = re.compile(
     + r"[\"']?"
     + _QUALIFIER
     + _ANNOTATION
-    + r"\s*(?P<sep>[:=]+|\s(?:is|was|are|:|with)\s|\s)\s*"
+    + r"\s*(?P<sep>[:=]+|\s(?:is|was|are|:|with)\s|\s\|\s|\s)\s*"
     + _CONTINUED
-    + r"[\"'`]?(?:base64:)?(?P<value>[A-Za-z0-9/+_.=\-]{12,})(?P<after>[(.\w]?)",
+    + r"(?:[bBrRuU]{0,2}[\"'`])?(?:base64:)?(?P<value>[A-Za-z0-9/+_.=\-]{12,})(?P<after>[(.\w]?)",
     re.IGNORECASE,
 )
 _XML_KEYED = re.compile(
@@ -153,6 +159,26 @@ _USER_FLAG = re.compile(
     r"(?P<value>[^\s\"'@]{3,200})"
 )
 """``curl -u user:password`` (a password on the command line, in a script or a README)."""
+_PASSWORD_SHAPES = (
+    re.compile(  # .netrc
+        r"\b(?:machine\s+\S{1,253}|default)\s+login\s+\S{1,100}\s+password\s+(?P<value>\S{3,200})"
+    ),
+    re.compile(  # .pgpass: host:port:database:user:password
+        r"^[^\s:#]{1,253}:(?:\d{1,5}|\*):[^\s:]{1,100}:[^\s:]{1,100}:(?P<value>\S{3,200})$", re.M
+    ),
+    re.compile(  # mysql -pPASSWORD
+        r"\bmysql(?:dump|admin|sh)?\b[^\n|;&]{0,200}?\s-p(?P<value>[^\s'\"]{3,200})"
+    ),
+    re.compile(  # --password VALUE (the = form is an assignment); not "--password options"
+        r"(?<![\w-])--(?:password|passwd|pass)\s+[\"']?(?P<value>(?![a-z]+\b)[^\s\"'|;&]{3,200})"
+    ),
+    re.compile(  # Terraform: variable "db_password" { default = "…" }
+        _PASSWORD_WORD + r"\w*\"\s*\{[^{}]{0,300}?\bdefault\s*=\s*\"(?P<value>[^\"\n]{3,200})\"",
+        re.IGNORECASE,
+    ),
+)
+"""Passwords in the shapes of a credentials file or a command line, each judged as a password
+(a variable, a template or a stand-in is left)."""
 _VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 """An environment variable's name (``GPG_PASSPHRASE``), where a value would be."""
 _VALUE_GOES_ON = re.compile(r"(?:\\\n[ \t]*[A-Za-z0-9/+_.=\-]+){1,8}")
@@ -163,7 +189,7 @@ _PASSWORD = re.compile(
     + _QUALIFIER
     + r"\s*(?P<sep>[:=]+|\s(?:is|was|:)\s)\s*"
     + _CONTINUED
-    + r"(?P<value>\"[^\"\n]{3,}\"|'[^'\n]{3,}'|\S+)(?P<rest>[^\n]{0,2})",
+    + r"(?:[bBrRuU]{1,2}(?=[\"']))?(?P<value>\"[^\"\n]{3,}\"|'[^'\n]{3,}'|\S+)(?P<rest>[^\n]{0,2})",
     re.IGNORECASE,
 )
 _PIECE = r"[bBrRuUfF]{0,2}(?:\"(?:[^\"\\\n]|\\.){0,200}\"|'(?:[^'\\\n]|\\.){0,200}')(?![\"'])"
@@ -307,8 +333,8 @@ def element_secret(match: re.Match[str]) -> str | None:
     return "credential" if _keyed_secret(value, "=", "") else None
 
 
-def user_flag_secret(match: re.Match[str]) -> bool:
-    """Judge ``curl -u user:VALUE``: a password unless it is a variable or a stand-in."""
+def shaped_password(match: re.Match[str]) -> bool:
+    """Judge a password found by its shape (``curl -u``, ``_PASSWORD_SHAPES``): not a stand-in."""
     return not _stand_in(match.group("value"))
 
 
@@ -345,7 +371,9 @@ def _kind_of_secret(text: str) -> str | None:
     for match in _XML_ELEMENT.finditer(text):
         if element := element_secret(match):
             return element
-    if any(map(user_flag_secret, _USER_FLAG.finditer(text))):
+    if any(map(shaped_password, _USER_FLAG.finditer(text))):
+        return "password"
+    if any(shaped_password(m) for shape in _PASSWORD_SHAPES for m in shape.finditer(text)):
         return "password"
     return next(filter(None, map(joined_secret, _JOINED_LITERAL.finditer(text))), None)
 
