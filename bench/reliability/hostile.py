@@ -127,6 +127,7 @@ CLASSES = (
             "adjacent_literals",
             "literal_of_its_own",
             "across_its_edge",
+            "putty_file",
         ),
     ),
     (

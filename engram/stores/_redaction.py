@@ -21,6 +21,7 @@ from typing import Any
 from engram.stores._regex_literals import TextCheck
 from engram.stores._scan_text import Squeezed, scan_pieces
 from engram.stores._secrets import (
+    _ENCODED_KEY,
     _JOINED_LITERAL,
     _KEYED_VALUE,
     _PASSWORD,
@@ -34,15 +35,19 @@ from engram.stores._secrets import (
     _is_password,
     _keyed_secret,
     element_secret,
+    encoded_key,
     joined_secret,
     looks_random,
     shaped_password,
     value_end,
 )
 
-_BEGIN = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-_KEY_BLOCK = re.compile(rf"{_BEGIN}[\s\S]*?(?:{_END}|\Z)")
+_BEGIN = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d{1,2}:"
+_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MAC:[ \t]*[0-9a-fA-F]*"
+"""A PEM, OpenSSH or PGP private key's first and last lines, or a PuTTY key file's."""
+_KEY_MARKS = ("PRIVATE KEY", "PuTTY-User-Key-File-", "Private-MAC:")
+"""Text a line holds when it may begin or end a private key (``key_open_after``'s shortcut)."""
+_KEY_BLOCK = re.compile(rf"(?:{_BEGIN})[\s\S]*?(?:{_END}|\Z)")
 _KEY_BEGIN = re.compile(_BEGIN)
 _KEY_END = re.compile(_END)
 HIDDEN_KEY_LINE = "[REDACTED private key]"
@@ -115,6 +120,7 @@ def _found(text: str, services: bool, code: bool) -> list[Span]:
         return pattern.finditer(text) if check.may_match(pattern) else iter(())
 
     found: list[Span] = [(m.start(), m.end(), "private key") for m in matches(_KEY_BLOCK)]
+    found += [(m.start(), m.end(), "private key") for m in matches(_ENCODED_KEY) if encoded_key(m)]
     for kind, pattern in (*(service_patterns() if services else ()), *SECRET_PATTERNS):
         found += [(m.start(), m.end(), kind) for m in matches(pattern) if m.end() > m.start()]
     for m in matches(_KEYED_VALUE):
@@ -224,7 +230,7 @@ def redact_window(lines: Sequence[str], *, code: bool, in_key: bool = False) -> 
 
 def key_open_after(open_before: bool, line: str) -> bool:
     """Return whether a private-key block is open after ``line`` (``open_before``: before it)."""
-    if "PRIVATE KEY" not in line:
+    if not any(mark in line for mark in _KEY_MARKS):
         return open_before
     begin = max((m.start() for m in _KEY_BEGIN.finditer(line)), default=-1)
     end = max((m.start() for m in _KEY_END.finditer(line)), default=-1)

@@ -10,6 +10,7 @@ high Shannon entropy, no placeholder words). Random-looking values with no keywo
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 from collections import Counter
@@ -22,6 +23,7 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, flags))
     for kind, pattern, flags in (
         ("private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----", 0),
+        ("private key", r"PuTTY-User-Key-File-\d{1,2}:", 0),
         ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", 0),
         ("OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 0),
         ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}", 0),
@@ -179,6 +181,9 @@ _PASSWORD_SHAPES = (
 )
 """Passwords in the shapes of a credentials file or a command line, each judged as a password
 (a variable, a template or a stand-in is left)."""
+_ENCODED_KEY = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}")
+"""Base64 of a PEM block (``-----BEGIN `` encoded), as Kubernetes secrets and CI variables hold
+one; ``encoded_key`` tells a private key from a certificate."""
 _VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 """An environment variable's name (``GPG_PASSPHRASE``), where a value would be."""
 _VALUE_GOES_ON = re.compile(r"(?:\\\n[ \t]*[A-Za-z0-9/+_.=\-]+){1,8}")
@@ -323,6 +328,15 @@ def _stand_in(value: str) -> bool:
     )
 
 
+def encoded_key(match: re.Match[str]) -> bool:
+    """Tell whether a base64 PEM block (``_ENCODED_KEY``) holds a private key."""
+    head = match.group(0)[:96]
+    try:
+        return b"PRIVATE KEY" in base64.b64decode(head[: len(head) // 4 * 4])
+    except ValueError:
+        return False
+
+
 def element_secret(match: re.Match[str]) -> str | None:
     """Judge an XML element named for a credential: the kind of its value, or None."""
     value = match.group("value")
@@ -368,6 +382,8 @@ def _kind_of_secret(text: str) -> str | None:
     for match in _XML_KEYED.finditer(text):
         if _keyed_secret(match.group("value"), "=", ""):
             return "credential"
+    if any(map(encoded_key, _ENCODED_KEY.finditer(text))):
+        return "private key"
     for match in _XML_ELEMENT.finditer(text):
         if element := element_secret(match):
             return element

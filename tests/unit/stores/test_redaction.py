@@ -3,6 +3,7 @@ formats the detector was not written against."""
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from pathlib import Path
@@ -286,6 +287,36 @@ def test_a_credential_in_a_config_shape_is_redacted(shape: str):
 )
 def test_config_shapes_that_hold_no_credential_are_left(text: str):
     assert redact_secrets(text) == (text, 0)
+
+
+def test_a_private_key_in_base64_or_a_putty_file_is_redacted():
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq9Zk2LmP0xT7vB4nR8sW1yC6\n-----END RSA PRIVATE KEY-----\n"
+    encoded = base64.b64encode(pem.encode()).decode()
+    for text in (f"data:\n  tls.key: {encoded}\n", f"KEY_B64={encoded}"):
+        out, count = redact_secrets(text)
+        assert count == 1 and encoded[20:] not in out, text
+        assert find_secret(text) == "private key"
+    certificate = pem.replace("RSA PRIVATE KEY", "CERTIFICATE")
+    text = "tls.crt: " + base64.b64encode(certificate.encode()).decode()
+    assert redact_secrets(text) == (text, 0)
+
+    body = ["AAABAQCq9Zk2LmP0xT7vB4nR8sW1yC6q9Zk2LmP0xT7", "vB4nR8sW1yC6q9Zk2LmP0xT7vB4nR8sW1yC6"]
+    putty = [
+        "PuTTY-User-Key-File-2: ssh-rsa",
+        "Encryption: none",
+        "Comment: deploy",
+        "Public-Lines: 1",
+        "AAAAB3NzaC1yc2EAAAABJQAAAQEA",
+        *(["x"] * 10),
+        "Private-Lines: 2",
+        *body,
+        "Private-MAC: 1234abcd",
+        "after",
+    ]
+    out = redact_lines(putty)
+    assert out[-1] == "after" and not any(line in out for line in body)
+    page = LineRedactor(putty, code=False).run(17, 18)  # the body alone, far below its first line
+    assert not any(line in page for line in body)
 
 
 HOSTILE_TEXTS = {
