@@ -22,7 +22,6 @@ from engram.stores._regex_literals import TextCheck
 from engram.stores._scan_text import Squeezed, scan_pieces
 from engram.stores._secrets import (
     _ENCODED_KEY,
-    _JOINED_LITERAL,
     _KEYED_VALUE,
     _PASSWORD,
     _PASSWORD_SHAPES,
@@ -36,6 +35,7 @@ from engram.stores._secrets import (
     _keyed_secret,
     element_secret,
     encoded_key,
+    joined_matches,
     joined_secret,
     looks_random,
     shaped_password,
@@ -144,7 +144,7 @@ def _found(text: str, services: bool, code: bool) -> list[Span]:
         for m in matches(pattern):
             if shaped_password(m):
                 found.append((m.start("value"), m.end("value"), "password"))
-    for m in matches(_JOINED_LITERAL):
+    for m in joined_matches(text):
         if joined := joined_secret(m):
             found.append((m.start("value"), m.end("value"), joined))
     for m in _ENV_LINE.finditer(text):
