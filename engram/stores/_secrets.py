@@ -116,10 +116,7 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 KEYWORD = (
-    # the first letters of the words below, checked first: a position that cannot start one
-    # fails there, before the look-behind and the alternation (2.5 times faster on source)
-    r"(?=[acelmprstwACELMPRSTW])(?<![A-Za-z])"
-    r"(?:api[ _.\-]?key|apikey|secret(?:[ _.\-]?key)?|client[ _.\-]?secret"
+    r"(?<![A-Za-z])(?:api[ _.\-]?key|apikey|secret(?:[ _.\-]?key)?|client[ _.\-]?secret"
     r"|access[ _.\-]?key(?:[ _.\-]?id)?|auth[ _.\-]?token|access[ _.\-]?token|refresh[ _.\-]?token"
     r"|token|private[ _.\-]?key|signing[ _.\-]?key|credentials?|license[ _.\-]?key"
     r"|webhook[ _.\-]?secret|encryption[ _.\-]?key|master[ _.\-]?key|session[ _.\-]?key"
