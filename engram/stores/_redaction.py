@@ -25,7 +25,6 @@ from engram.stores._secrets import (
     _KEYED_VALUE,
     _PASSWORD,
     _PASSWORD_SHAPES,
-    _USER_FLAG,
     _XML_ELEMENT,
     _XML_KEYED,
     PLACEHOLDER,
@@ -140,7 +139,7 @@ def _found(text: str, services: bool, code: bool) -> list[Span]:
     for m in matches(_XML_ELEMENT):
         if element := element_secret(m):
             found.append((m.start("value"), m.end("value"), element))
-    for pattern in (_USER_FLAG, *_PASSWORD_SHAPES):
+    for pattern in _PASSWORD_SHAPES:
         for m in matches(pattern):
             if shaped_password(m):
                 found.append((m.start("value"), m.end("value"), "password"))

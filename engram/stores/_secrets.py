@@ -156,12 +156,11 @@ _XML_ELEMENT = re.compile(
 )
 """An XML element named for a credential (``<password>…</password>`` in Maven's settings,
 ``<apiKey>…</apiKey>``, ``<db.password>``), its value on the same line or the next."""
-_USER_FLAG = re.compile(
-    r"\bcurl\b[^\n|;&]{0,300}?\s(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"'$]{1,100}:"
-    r"(?P<value>[^\s\"'@]{3,200})"
-)
-"""``curl -u user:password`` (a password on the command line, in a script or a README)."""
 _PASSWORD_SHAPES = (
+    re.compile(  # curl -u user:password
+        r"\bcurl\b[^\n|;&]{0,300}?\s(?:-u|--user)(?:\s+|=)[\"']?[^\s:\"'$]{1,100}:"
+        r"(?P<value>[^\s\"'@]{3,200})"
+    ),
     re.compile(  # .netrc
         r"\b(?:machine\s+\S{1,253}|default)\s+login\s+\S{1,100}\s+password\s+(?P<value>\S{3,200})"
     ),
@@ -225,6 +224,7 @@ NAME_REACH = 400
 """How far before the first join a value's name can start (its separator, an opening
 parenthesis and a first piece of up to 200 characters)."""
 _JOIN_NAME = re.compile(KEYWORD + "|" + _PASSWORD_WORD, re.IGNORECASE)
+_PASSWORD_NAME = re.compile(_PASSWORD_WORD, re.IGNORECASE)
 _KEY_CHARS = re.compile(r"[A-Za-z0-9/+_.=\-]{12,}")
 """What a keyed value is made of (as ``_KEYED_VALUE``'s value)."""
 _PIECE_TEXT = re.compile(r"(?:\"((?:[^\"\\\n]|\\.)*)\"|'((?:[^'\\\n]|\\.)*)')")
@@ -334,7 +334,7 @@ def joined_secret(match: re.Match[str]) -> str | None:
     value = "".join(a or b for a, b in _PIECE_TEXT.findall(match.group("value")))
     if "{" in value or "%" in value or PLACEHOLDER.search(value):
         return None  # a template filled in later, or a stand-in
-    if re.fullmatch(_PASSWORD_WORD, match.group("word"), re.IGNORECASE):
+    if _PASSWORD_NAME.fullmatch(match.group("word")):
         return "password" if len(value) > 4 else None
     if not _KEY_CHARS.fullmatch(value):
         return None  # words with spaces: a message about a key, not one
@@ -347,7 +347,7 @@ def _stand_in(value: str) -> bool:
         PLACEHOLDER.search(value)
         or value.startswith(("$", "{", "%", "`"))
         or _VARIABLE_NAME.fullmatch(value)  # replaced by a script before use
-        or re.search(_PASSWORD_WORD, value, re.IGNORECASE)  # "password", "some_password"
+        or _PASSWORD_NAME.search(value)  # "password", "some_password"
     )
 
 
@@ -371,7 +371,7 @@ def element_secret(match: re.Match[str]) -> str | None:
 
 
 def shaped_password(match: re.Match[str]) -> bool:
-    """Judge a password found by its shape (``curl -u``, ``_PASSWORD_SHAPES``): not a stand-in."""
+    """Judge a password found by its shape (``_PASSWORD_SHAPES``): one unless a stand-in."""
     return not _stand_in(match.group("value"))
 
 
@@ -410,8 +410,6 @@ def _kind_of_secret(text: str) -> str | None:
     for match in _XML_ELEMENT.finditer(text):
         if element := element_secret(match):
             return element
-    if any(map(shaped_password, _USER_FLAG.finditer(text))):
-        return "password"
     if any(shaped_password(m) for shape in _PASSWORD_SHAPES for m in shape.finditer(text)):
         return "password"
     return next(filter(None, map(joined_secret, joined_matches(text))), None)
